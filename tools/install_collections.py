@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Install the collections named in requirements.yml into a local collections path.
 
 Galaxy is not reachable from every machine this project is built on, but the

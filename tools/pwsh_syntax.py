@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """PowerShell syntax gate: parse .ps1 files with the tree-sitter PowerShell grammar.
 
 No PowerShell runtime exists on the machines this project is built on, so every

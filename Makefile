@@ -1,0 +1,61 @@
+# Entry points for a checkout of kubewin.node. Two of them are all a newcomer needs:
+#   make plan   render the IP plan of inventory/example (no Windows host needed)
+#   make test   every test suite and quality gate (what CI runs)
+# Both create .venv (from the pinned requirements files) and .cache/collections.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+COLLECTIONS := .cache/collections
+PLAN_INVENTORY ?= inventory/example
+PYTEST_ARGS ?=
+
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+export PATH := $(BIN):$(PATH)
+
+.PHONY: help plan test unit pwsh-syntax lint sanity docs-check clean
+
+help:
+	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
+	@echo "make test   run every test suite and quality gate"
+	@echo "make unit | pwsh-syntax | lint | sanity   run one gate"
+	@echo "make clean  remove .venv, .cache and generated output"
+
+$(VENV)/.runtime-stamp: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-stamp: $(VENV)/.runtime-stamp requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+# Rendering the plan needs only this checkout on the collections path.
+$(COLLECTIONS)/.self-stamp: $(VENV)/.runtime-stamp
+	$(BIN)/python tools/install_collections.py --self-only $(COLLECTIONS)
+	touch $@
+
+# Tests also need the collections kubewin.node runs with (requirements.yml).
+$(COLLECTIONS)/.stamp: $(VENV)/.runtime-stamp requirements.yml tools/collections-wheel.txt
+	$(BIN)/python tools/install_collections.py $(COLLECTIONS)
+	touch $(COLLECTIONS)/.self-stamp $@
+
+plan: $(COLLECTIONS)/.self-stamp
+	$(BIN)/ansible-playbook playbooks/plan.yml -i $(PLAN_INVENTORY)
+
+test: pwsh-syntax lint unit sanity
+
+pwsh-syntax: $(VENV)/.dev-stamp
+	$(BIN)/python tools/pwsh_syntax.py
+
+lint: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	$(BIN)/ansible-lint --offline --profile production
+
+unit: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/unit
+
+sanity: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	tools/ansible_test_sanity.sh $(COLLECTIONS)
+
+clean:
+	rm -rf $(VENV) .cache plan logs tests/output
