@@ -13,12 +13,12 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help plan test unit pwsh-syntax lint sanity docs-check clean
+.PHONY: help plan test unit pwsh-syntax lint sanity molecule clean
 
 help:
 	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
 	@echo "make test   run every test suite and quality gate"
-	@echo "make unit | pwsh-syntax | lint | sanity   run one gate"
+	@echo "make unit | pwsh-syntax | lint | sanity | molecule   run one gate"
 	@echo "make clean  remove .venv, .cache and generated output"
 
 $(VENV)/.runtime-stamp: requirements.txt
@@ -43,7 +43,7 @@ $(COLLECTIONS)/.stamp: $(VENV)/.runtime-stamp requirements.yml tools/collections
 plan: $(COLLECTIONS)/.self-stamp
 	$(BIN)/ansible-playbook playbooks/plan.yml -i $(PLAN_INVENTORY)
 
-test: pwsh-syntax lint unit sanity
+test: pwsh-syntax lint unit sanity molecule
 
 pwsh-syntax: $(VENV)/.dev-stamp
 	$(BIN)/python tools/pwsh_syntax.py
@@ -56,6 +56,9 @@ unit: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 
 sanity: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	tools/ansible_test_sanity.sh $(COLLECTIONS)
+
+molecule: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	cd extensions && $(BIN)/molecule test -s default
 
 clean:
 	rm -rf $(VENV) .cache plan logs tests/output

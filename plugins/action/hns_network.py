@@ -1,0 +1,120 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubewin.node.hns_network: desired state of one HNS network."""
+
+from __future__ import annotations
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
+from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError, parse_ipv4_address, parse_ipv4_network
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+
+# The host vNIC gets its address back within seconds; the worker waits at most this long.
+WORKER_SETTLE_SECONDS = 60
+
+
+class ActionModule(NodeAction):
+
+    ARGUMENT_SPEC = {
+        'name': {'type': 'str', 'required': True},
+        'type': {'type': 'str', 'choices': ['L2Bridge', 'Overlay', 'Transparent']},
+        'address_prefix': {'type': 'str'},
+        'gateway': {'type': 'str'},
+        'adapter_name': {'type': 'str'},
+        'vsid': {'type': 'int'},
+        'state': {'type': 'str', 'choices': ['present', 'absent'], 'default': 'present'},
+        'reconnect_timeout': {'type': 'int', 'default': 120},
+    }
+    ARGSPEC_OPTIONS = {'required_if': [('state', 'present', ('type', 'address_prefix'))]}
+    SECTIONS = ('adapters', 'hns')
+
+    def validate(self, args):
+        if args['state'] == 'absent':
+            return
+        try:
+            prefix = parse_ipv4_network('address_prefix', args['address_prefix'])
+            if args['gateway'] and parse_ipv4_address('gateway', args['gateway']) not in prefix:
+                raise NodeActionError('gateway %s is outside address_prefix %s' % (args['gateway'], prefix))
+        except IPPlanError as exc:
+            raise NodeActionError(str(exc))
+        if args['vsid'] is not None and not 1 <= args['vsid'] <= 16777215:
+            raise NodeActionError('vsid %d is outside 1-16777215 (a 24-bit VXLAN network id)' % args['vsid'])
+        if args['reconnect_timeout'] < 1:
+            raise NodeActionError('reconnect_timeout must be at least 1 second')
+
+    def plan(self, args, state):
+        try:
+            operations, before, after, disruptive = _hns.plan_network(args, state['hns'], state['adapters'])
+        except _hns.PlanError as exc:
+            raise NodeActionError(str(exc))
+        notes = []
+        if not state['hns'].get('available', True) and args['state'] == 'present':
+            # Check mode on a fresh node: the Containers feature is enabled by an earlier task.
+            notes.append('the Host Network Service is not available yet (Containers feature not installed or '
+                         'the node not rebooted since)')
+        return Plan(operations, before, after, disruptive, notes)
+
+    def apply(self, args, plan, state):
+        if not state['hns'].get('available', True):
+            raise NodeActionError('the Host Network Service is not available on the node; install the Containers '
+                                  'feature and reboot before creating HNS networks')
+        remove_ids = [op['id'] for op in plan.operations if op['op'] == 'remove']
+        create = next((op['network'] for op in plan.operations if op['op'] == 'create'), None)
+        if not plan.disruptive:
+            parameters = {'RemoveIds': remove_ids}
+            if create:
+                parameters.update(Name=create['name'], Type=create['type'], AddressPrefix=create['address_prefix'],
+                                  AdapterName=create['adapter'])
+                if create['gateway']:
+                    parameters['Gateway'] = create['gateway']
+                if create['vsid'] is not None:
+                    parameters['Vsid'] = create['vsid']
+            applied = self.run_script('hns_network_apply', parameters)
+            return {'disruptive': False, 'ip_restored': False, 'state': applied['state']}
+
+        self._management_before = _hns.ip_configuration(state['adapters'], create['adapter'])
+        outcome = self.run_detached(
+            'hns_network_worker',
+            {'remove_ids': remove_ids, 'create': create,
+             'management': self._management_before if (self._management_before or {}).get('address') else None,
+             'settle_seconds': min(WORKER_SETTLE_SECONDS, args['reconnect_timeout'])},
+            args['reconnect_timeout'],
+            "creating HNS network '%s', the first vSwitch on adapter '%s'" % (create['name'], create['adapter']))
+        return {'disruptive': True, 'ip_restored': bool(outcome.get('ip_restored'))}
+
+    def check_applied(self, args, plan, state):
+        matches = _hns.networks_named(state['hns']['networks'], args['name'])
+        if args['state'] == 'absent':
+            if matches:
+                raise NodeActionError('HNS network %r still exists after removal (ids: %s)'
+                                      % (args['name'], ', '.join(n['id'] for n in matches)))
+            return
+        if len(matches) != 1:
+            raise NodeActionError('expected exactly one HNS network named %r after the change, found %d (ids: %s)'
+                                  % (args['name'], len(matches), ', '.join(n['id'] for n in matches) or 'none'))
+        differences = _hns.network_differences(_hns.describe_network(matches[0]), plan.after)
+        if differences:
+            raise NodeActionError('HNS network %r differs from the request after the change: %s'
+                                  % (args['name'], ', '.join(differences)))
+        if plan.disruptive:
+            self._check_management_kept(state)
+
+    def _check_management_kept(self, state):
+        before = self._management_before
+        if not before or not before.get('address'):
+            return
+        after = _hns.ip_configuration(state['adapters'], before['adapter'])
+        keys = ('address', 'prefix_length') if before['dhcp'] else ('address', 'prefix_length', 'gateway', 'dns_servers')
+        changed = [key for key in keys if (after or {}).get(key) != before.get(key)]
+        if changed:
+            raise NodeActionError(
+                'the IPv4 configuration of adapter %r changed when the vSwitch was created (%s): before %s, now %s'
+                % (before['adapter'], ', '.join(changed), {k: before[k] for k in keys},
+                   {k: (after or {}).get(k) for k in keys}))
+
+    def report(self, args, state, plan):
+        if args['state'] == 'absent':
+            return {'network': {}}
+        matches = _hns.networks_named(state['hns']['networks'], args['name'])
+        if self._task.check_mode and plan.changed:
+            return {'network': dict(plan.after, id=None)}
+        return {'network': _hns.describe_network(matches[0]) if matches else {}}

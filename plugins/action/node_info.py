@@ -1,0 +1,40 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubewin.node.node_info: one remote call that reads what the other modules decide from."""
+
+from __future__ import annotations
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, Plan
+
+# Services the collection installs or depends on, on any topology.
+DEFAULT_SERVICES = ['containerd', 'docker', 'cri-dockerd', 'kubelet', 'kube-proxy', 'flanneld',
+                    'ovs-vswitchd', 'ovsdb-server', 'ovn-controller']
+DEFAULT_FEATURES = ['Containers', 'Hyper-V', 'Hyper-V-PowerShell']
+
+
+class ActionModule(NodeAction):
+
+    ARGUMENT_SPEC = {
+        'gather': {'type': 'list', 'elements': 'str', 'choices': list(_snapshot.SECTIONS),
+                   'default': list(_snapshot.SECTIONS)},
+        'features': {'type': 'list', 'elements': 'str', 'default': DEFAULT_FEATURES},
+        'services': {'type': 'list', 'elements': 'str', 'default': DEFAULT_SERVICES},
+        'files': {'type': 'list', 'elements': 'str', 'default': []},
+        'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
+    }
+
+    def scope(self, args):
+        return {'features': args['features'], 'services': args['services'], 'files': args['files']}
+
+    def read_state(self, args):
+        # node_info is the query: it always reads the node.
+        return self.query(args, sections=args['gather']), False
+
+    def plan(self, args, state):
+        return Plan()
+
+    def report(self, args, state, plan):
+        self._fresh_state = None  # the snapshot below replaces, not merges
+        snapshot = _snapshot.merge(None, state, max_age=args['max_age'])
+        return {'ansible_facts': {_snapshot.FACT: snapshot}, 'node': snapshot}

@@ -1,0 +1,30 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+
+    # What every kubewin.node module that manages node state has in common.
+    DOCUMENTATION = r'''
+attributes:
+  action:
+    support: full
+    details: The logic runs on the controller; the node only runs small PowerShell scripts
+      through M(ansible.windows.win_powershell).
+  check_mode:
+    support: full
+    details: Check mode reports C(changed) and the diff exactly as a real run would, and changes nothing.
+  diff_mode:
+    support: full
+  platform:
+    platforms: windows
+notes:
+  - The decision is made from the C(kubewin_node) fact that M(kubewin.node.node_info) returns when
+    that fact covers what the module needs and has not expired; then a module that has nothing to
+    change makes no remote call at all. When the fact says something must change, the module
+    reads the node again before changing anything. After a change it returns the state it
+    verified, which keeps the fact current.
+  - Requires the C(ansible.windows) collection on the controller.
+'''

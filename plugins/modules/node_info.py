@@ -1,0 +1,109 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: node_info
+short_description: Read a Windows node's state in one remote call
+version_added: 0.1.0
+description:
+  - Reads, in one call, what the other kubewin.node modules decide from and returns it as the
+    fact C(kubewin_node), the node state snapshot.
+  - Windows version and build with its product name, installed features and whether a reboot
+    is pending, network adapters with their IPv4 configuration (which one holds the default
+    route, and the physical adapter behind each C(vEthernet) adapter), HNS networks and
+    endpoints, services of interest with state, start mode and command line, and files of
+    interest with their SHA256.
+  - Later modules that find what they need in a fresh snapshot make no remote call when they
+    have nothing to change. Run this module again after anything outside this collection
+    changed the node (a reboot, a script).
+options:
+  gather:
+    description: Sections to read.
+    type: list
+    elements: str
+    choices: [os, features, adapters, hns, services, files]
+    default: [os, features, adapters, hns, services, files]
+  features:
+    description: Windows features whose install state to report.
+    type: list
+    elements: str
+    default: [Containers, Hyper-V, Hyper-V-PowerShell]
+  services:
+    description: Services to report (a missing service is reported with C(exists=false)).
+    type: list
+    elements: str
+    default: [containerd, docker, cri-dockerd, kubelet, kube-proxy, flanneld, ovs-vswitchd, ovsdb-server,
+              ovn-controller]
+  files:
+    description: Absolute paths of files whose existence, size and SHA256 to report.
+    type: list
+    elements: str
+    default: []
+  max_age:
+    description: Seconds for which other modules may use the snapshot instead of reading the node.
+    type: int
+    default: 900
+extends_documentation_fragment:
+  - kubewin.node.node_action
+attributes:
+  diff_mode:
+    support: none
+seealso:
+  - module: kubewin.node.hns_network
+author:
+  - kubewin.node contributors
+'''
+
+EXAMPLES = r'''
+- name: Take the node state snapshot
+  kubewin.node.node_info:
+    files:
+      - C:\k\kubelet.exe
+
+- name: Show the Windows release
+  ansible.builtin.debug:
+    msg: "{{ kubewin_node.os.product }} build {{ kubewin_node.os.build }}"
+'''
+
+RETURN = r'''
+node:
+  description: The snapshot, also returned as the fact C(kubewin_node).
+  returned: success
+  type: dict
+  contains:
+    os:
+      description: Hostname, version, build, UBR, product, release, edition, last boot time, free bytes on
+        the system drive.
+      type: dict
+      sample: {"build": 20348, "product": "Windows Server 2022", "release": "21H2", "version": "10.0.20348"}
+    features:
+      description: Install state (C(installed), C(available), C(installpending), ...) of each feature asked for.
+      type: dict
+      sample: {"Containers": "installed"}
+    reboot_pending:
+      description: Whether Windows waits for a reboot.
+      type: bool
+    adapters:
+      description: Network adapters with C(name), C(if_index), C(mac_address), C(status), C(virtual),
+        C(physical_adapter), C(default_route), C(ipv4), C(gateway), C(dns_servers), C(dhcp).
+      type: list
+      elements: dict
+    hns:
+      description: C(available), C(networks) and C(endpoints) of the Host Networking Service.
+      type: dict
+    services:
+      description: Each service asked for, by name.
+      type: dict
+    files:
+      description: Each file asked for, by path, with C(exists), C(size) and C(sha256).
+      type: dict
+    collected_at:
+      description: Controller time at which each section was read.
+      type: dict
+    max_age:
+      description: Seconds for which the snapshot is used.
+      type: int
+'''

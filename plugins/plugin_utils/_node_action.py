@@ -1,0 +1,213 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Base class of every kubewin.node module that manages state on a Windows node.
+
+Internal to kubewin.node, not a public API.
+
+Every module follows one rhythm, implemented once in ``NodeAction.run``:
+
+1. validate the arguments against the module's ``ARGUMENT_SPEC``;
+2. read the node state it decides from: from the ``kubewin_node`` snapshot
+   when that covers it (no remote call), else with one ``node_info`` call;
+3. ``plan``: a pure function of (arguments, state) returning the operations
+   to perform; none means ``changed: false``. A plan made from the snapshot
+   that wants changes is made again from a fresh query first, so the
+   snapshot can only ever save work, never cause it;
+4. in check mode stop here, reporting ``changed`` and ``diff`` exactly as a
+   real run would;
+5. ``apply`` the operations with one script run, which also returns the node
+   state after the change (a change that drops the node's network runs
+   detached and is followed by a query); verify that state and fold it back
+   into the snapshot.
+
+A subclass sets ``ARGUMENT_SPEC`` and ``SECTIONS`` and implements ``plan``,
+``apply`` and, where useful, ``scope``, ``validate``, ``report`` and
+``check_applied``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh, _reconnect, _snapshot, _windows
+
+
+class NodeActionError(Exception):
+    """A failure the module explains to the user; ``details`` go into the result."""
+
+    def __init__(self, message, **details):
+        self.details = details
+        super().__init__(message)
+
+
+class Plan:
+    """What a module would do: operations, the diff to show, and whether it drops the network."""
+
+    def __init__(self, operations=(), before=None, after=None, disruptive=False, notes=()):
+        self.operations = list(operations)
+        self.before = before
+        self.after = after
+        self.disruptive = disruptive
+        self.notes = list(notes)
+
+    @property
+    def changed(self):
+        return bool(self.operations)
+
+    def diff(self):
+        return {'before': self.before if self.before is not None else {},
+                'after': self.after if self.after is not None else {}}
+
+
+class NodeAction(ActionBase):
+    """Validate -> query -> plan -> (check mode stops) -> apply -> verify."""
+
+    ARGUMENT_SPEC = {}
+    ARGSPEC_OPTIONS = {}
+    SECTIONS = ()
+
+    # -- hooks for subclasses -------------------------------------------------
+
+    def scope(self, args):
+        """Names this call asks about in keyed sections, e.g. {'services': ['kubelet']}."""
+        return {}
+
+    def validate(self, args):
+        """Checks beyond the argument spec; raise NodeActionError."""
+
+    def plan(self, args, state):
+        """Pure: return a Plan for these arguments and this node state."""
+        raise NotImplementedError
+
+    def apply(self, args, plan, state):
+        """Perform plan.operations on the node; return result data.
+
+        Apply scripts return the node state after the change; put it under the
+        key ``state`` and it is used for verification instead of a new query.
+        """
+        raise NotImplementedError
+
+    def report(self, args, state, plan):
+        """Result data describing the managed object (as it is, or would be in check mode)."""
+        return {}
+
+    def check_applied(self, args, plan, state):
+        """Raise NodeActionError when the freshly queried state does not show the change."""
+
+    # -- helpers ----------------------------------------------------------------
+
+    def run_script(self, name, parameters=None, secrets=None):
+        return _pwsh.run_script(self, name, parameters, self._task_vars, secrets=secrets)
+
+    def query(self, args, sections=None):
+        """Read the node with one node_info call limited to what this module needs."""
+        sections = list(sections or self.SECTIONS)
+        scope = self.scope(args)
+        parameters = {'Sections': sections}
+        for section, parameter in (('features', 'Features'), ('services', 'Services'), ('files', 'Files')):
+            if section in sections:
+                parameters[parameter] = list(scope.get(section) or [])
+        return self.remember(self.run_script('node_info', parameters))
+
+    def remember(self, state):
+        """Keep a freshly read node state: it is what the snapshot fact gets updated with."""
+        if state.get('os'):
+            state['os'].update(_windows.describe_build(state['os']['build']))
+        self._fresh_state = state
+        return state
+
+    def read_state(self, args):
+        snapshot = _snapshot.from_task_vars(self._task_vars)
+        if _snapshot.covers(snapshot, self.SECTIONS, self.scope(args)):
+            return _snapshot.extract(snapshot, self.SECTIONS, self.scope(args)), True
+        return self.query(args), False
+
+    def run_detached(self, worker, arguments, timeout, what):
+        """Run ``worker`` detached on the node and wait for it to report, through a network drop.
+
+        Returns the worker's result document. Raises NodeActionError when the
+        node does not come back within ``timeout`` seconds or the worker failed.
+        """
+        operation_id = uuid.uuid4().hex
+        try:
+            self.run_script('detached_start', {
+                'OperationId': operation_id,
+                'WorkerScript': _pwsh.load_script(worker),
+                'ArgumentsJson': json.dumps(arguments, sort_keys=True),
+            })
+        except AnsibleConnectionFailure:
+            # The worker can drop the network before this call returns; the
+            # status probe below tells whether it ran.
+            pass
+
+        def probe():
+            status = self.run_script('detached_status', {'OperationId': operation_id})
+            return status if status.get('state') in ('done', 'failed', 'unknown') else None
+
+        try:
+            status = _reconnect.wait_for(probe, timeout, reset=self._connection.reset)
+        except _reconnect.NodeDidNotReturn as exc:
+            raise NodeActionError(
+                'The node did not come back within %d s after %s (%s). Creating the first vSwitch on an '
+                'adapter drops the node\'s network for seconds; when it never returns, check that MAC address '
+                'spoofing is allowed on the VM\'s network adapter, that the adapter name is the management '
+                'adapter, and that the static IPv4 configuration survived (on the console: Get-NetIPAddress '
+                '-InterfaceAlias "vEthernet (<adapter>)"). The worker log is '
+                'C:\\ProgramData\\kubewin\\operations\\%s.log on the node.' % (timeout, what, exc, operation_id),
+                operation_id=operation_id, reason='node_did_not_return')
+        if status['state'] == 'unknown':
+            raise NodeActionError('The worker for %s did not run or left no result on the node (operation %s).'
+                                  % (what, operation_id), operation_id=operation_id, reason='worker_vanished')
+        outcome = status.get('result') or {}
+        if status['state'] == 'failed':
+            raise NodeActionError('%s failed on the node: %s' % (what, outcome.get('error')),
+                                  operation_id=operation_id, reason='worker_failed', worker_result=outcome)
+        return outcome
+
+    # -- the rhythm ---------------------------------------------------------------
+
+    def run(self, tmp=None, task_vars=None):
+        self._supports_check_mode = True
+        self._supports_async = False
+        result = super().run(tmp, task_vars)
+        del tmp
+        self._task_vars = task_vars or {}
+        self._fresh_state = None
+        try:
+            _, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.ARGSPEC_OPTIONS)
+        except AnsibleActionFail as exc:
+            result.update(failed=True, msg=str(exc))
+            return result
+
+        try:
+            self.validate(args)
+            state, from_snapshot = self.read_state(args)
+            plan = self.plan(args, state)
+            if plan.changed and from_snapshot:
+                state = self.query(args)
+                plan = self.plan(args, state)
+            result['changed'] = plan.changed
+            if plan.notes:
+                result['notes'] = plan.notes
+            if self._task.diff and plan.changed:
+                result['diff'] = plan.diff()
+            if plan.changed and not self._task.check_mode:
+                applied = self.apply(args, plan, state) or {}
+                fresh = applied.pop('state', None)
+                result.update(applied)
+                state = self.remember(fresh) if fresh is not None else self.query(args)
+                self.check_applied(args, plan, state)
+            result.update(self.report(args, state, plan))
+        except NodeActionError as exc:
+            result.update(exc.details)
+            result.update(failed=True, msg=str(exc))
+        except _pwsh.ScriptError as exc:
+            result.update(failed=True, msg=str(exc), error_record=exc.error_record)
+        if self._fresh_state is not None and not result.get('failed'):
+            snapshot = _snapshot.from_task_vars(self._task_vars)
+            result['ansible_facts'] = {_snapshot.FACT: _snapshot.merge(snapshot, self._fresh_state)}
+        return result

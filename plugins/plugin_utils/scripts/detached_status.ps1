@@ -1,0 +1,24 @@
+# kubewin-script: detached_status
+# Reports whether a detached worker is still running, finished, or vanished.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [Parameter(Mandatory)][ValidatePattern('^[a-z0-9-]+$')][string]$OperationId
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: files
+
+$status = [ordered]@{ operation_id = $OperationId; state = 'unknown'; result = $null }
+$resultPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.result.json'
+$pidPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.pid'
+if (Test-Path -LiteralPath $resultPath) {
+    $status.result = Get-Content -LiteralPath $resultPath -Raw | ConvertFrom-Json
+    $status.state = $status.result.state
+}
+elseif (Test-Path -LiteralPath $pidPath) {
+    $workerPid = [int](Get-Content -LiteralPath $pidPath -Raw)
+    if (Get-Process -Id $workerPid -ErrorAction SilentlyContinue) { $status.state = 'running' }
+}
+
+$Ansible.Changed = $false
+$Ansible.Result = ConvertTo-Json -InputObject $status -Depth 10 -Compress

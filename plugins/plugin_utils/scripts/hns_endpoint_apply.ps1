@@ -1,0 +1,53 @@
+# kubewin-script: hns_endpoint_apply
+# Removes and/or creates an HNS endpoint, and attaches it to the host compartment
+# (the l2bridge host endpoint that lets the node reach its own pods). Returns the
+# node's HNS state after the change, which is what the module verifies.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [string[]]$RemoveIds = @(),
+    [string]$Name,
+    [string]$NetworkId,
+    [string]$IPAddress,
+    [string]$AttachId,
+    [switch]$AttachHost
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: state
+
+function Connect-HostEndpoint {
+    param([string]$Id, [string]$EndpointName)
+    try {
+        $null = Invoke-KubeWinHns -Method POST -Path "/endpoints/$Id/attach" -Body @{ SystemType = 'Host'; CompartmentId = 1 }
+    }
+    catch {
+        # A second attach of the same endpoint fails; that is the state we want.
+        if (-not (Get-NetAdapter -Name "vEthernet ($EndpointName)" -ErrorAction SilentlyContinue)) { throw }
+    }
+    # The node routes between its pods and the host endpoint.
+    Set-NetIPInterface -InterfaceAlias "vEthernet ($EndpointName)" -AddressFamily IPv4 -Forwarding Enabled
+}
+
+foreach ($id in $RemoveIds) {
+    $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
+}
+$endpoint = $null
+if ($Name -and -not $AttachId) {
+    $created = Invoke-KubeWinHns -Method POST -Path '/endpoints/' -Body ([ordered]@{
+            Name = $Name
+            VirtualNetwork = $NetworkId
+            IPAddress = $IPAddress
+        })
+    $AttachId = $created.ID
+}
+if ($AttachId -and $AttachHost) {
+    Connect-HostEndpoint -Id $AttachId -EndpointName $Name
+}
+if ($AttachId) {
+    $endpoint = ConvertTo-KubeWinEndpoint -Endpoint (Invoke-KubeWinHns -Method GET -Path "/endpoints/$AttachId")
+}
+$Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{
+        removed = @($RemoveIds)
+        endpoint = $endpoint
+        state = Get-KubeWinNodeState -Sections @('hns')
+    })

@@ -1,0 +1,36 @@
+# kubewin-script: hns_network_apply
+# Removes and/or creates an HNS network on a node whose adapter already carries a
+# vSwitch (no network drop expected). The first network on an adapter goes through
+# hns_network_worker instead. Returns the node's HNS and adapter state after the
+# change, which is what the module verifies.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [string[]]$RemoveIds = @(),
+    [string]$Name,
+    [ValidateSet('L2Bridge', 'Overlay', 'Transparent')][string]$Type,
+    [string]$AddressPrefix,
+    [string]$Gateway,
+    [string]$AdapterName,
+    [int]$Vsid
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: state
+
+foreach ($id in $RemoveIds) {
+    Remove-KubeWinHnsNetwork -Id $id
+}
+$created = $null
+if ($Name) {
+    $vsidValue = $null
+    if ($PSBoundParameters.ContainsKey('Vsid')) { $vsidValue = $Vsid }
+    $created = New-KubeWinHnsNetwork -Spec ([ordered]@{
+            name = $Name; type = $Type; address_prefix = $AddressPrefix
+            gateway = $Gateway; adapter = $AdapterName; vsid = $vsidValue
+        })
+}
+$Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{
+        removed = @($RemoveIds)
+        created = $created
+        state = Get-KubeWinNodeState -Sections @('adapters', 'hns')
+    })

@@ -1,0 +1,42 @@
+# --- lib/services: Windows service configuration as the service control manager keeps it
+function Get-KubeWinServiceRecovery {
+    # FailureActions is a SERVICE_FAILURE_ACTIONS blob: reset period, two string
+    # pointers, the action count, a pointer, then (type, delay in ms) pairs.
+    param([byte[]]$Blob)
+    if ($null -eq $Blob -or $Blob.Length -lt 20) { return $null }
+    $count = [BitConverter]::ToUInt32($Blob, 12)
+    $types = @{ 0 = 'none'; 1 = 'restart'; 2 = 'reboot'; 3 = 'run_command' }
+    return [ordered]@{
+        reset_period_seconds = [int][BitConverter]::ToUInt32($Blob, 0)
+        actions = @(for ($i = 0; $i -lt $count -and (20 + 8 * $i + 8) -le $Blob.Length; $i++) {
+                [ordered]@{
+                    type = $types[[int][BitConverter]::ToUInt32($Blob, 20 + 8 * $i)]
+                    delay_ms = [int][BitConverter]::ToUInt32($Blob, 24 + 8 * $i)
+                }
+            })
+    }
+}
+
+function Get-KubeWinService {
+    param([Parameter(Mandatory)][string]$Name)
+    $service = Get-Service -Name $Name -ErrorAction SilentlyContinue
+    if (-not $service) { return [ordered]@{ name = $Name; exists = $false } }
+    $key = Get-ItemProperty -LiteralPath "HKLM:\SYSTEM\CurrentControlSet\Services\$Name"
+    $startModes = @{ 0 = 'boot'; 1 = 'system'; 2 = 'auto'; 3 = 'manual'; 4 = 'disabled' }
+    $startMode = $startModes[[int]$key.Start]
+    if ($startMode -eq 'auto' -and $key.DelayedAutostart -eq 1) { $startMode = 'delayed' }
+    return [ordered]@{
+        name = $service.Name
+        exists = $true
+        display_name = $service.DisplayName
+        description = $key.Description
+        state = ([string]$service.Status).ToLowerInvariant()
+        start_mode = $startMode
+        command_line = $key.ImagePath
+        dependencies = @($key.DependOnService | Where-Object { $_ })
+        environment = @($key.Environment | Where-Object { $_ })
+        account = $key.ObjectName
+        recovery = Get-KubeWinServiceRecovery -Blob $key.FailureActions
+    }
+}
+# --- end lib/services --------------------------------------------------------------

@@ -1,0 +1,17 @@
+# kubewin-script: node_info
+# Read-only snapshot of everything kubewin.node modules decide from, in one call.
+# Sections lets a module ask for only the part it needs.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [string[]]$Sections = @('os', 'features', 'adapters', 'hns', 'services', 'files'),
+    [string[]]$Features = @(),
+    [string[]]$Services = @(),
+    [string[]]$Files = @()
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: state
+
+$state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files
+$Ansible.Changed = $false
+$Ansible.Result = ConvertTo-Json -InputObject $state -Depth 10 -Compress

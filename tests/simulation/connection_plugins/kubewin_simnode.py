@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+"""Connection plugin for tests: local execution that stands in for a simulated Windows node."""
+
+DOCUMENTATION = r'''
+name: kubewin_simnode
+short_description: Run tasks locally against a simulated Windows node
+description:
+  - Test-only. Executes like C(ansible.builtin.local), and for hosts of the C(windows_nodes)
+    group makes the fake C(ansible.windows) modules act on that host's simulated node.
+  - While the simulated node is cut off by a network drop, every command fails with a
+    connection error, as a WinRM connection would.
+options:
+  host_name:
+    description: The inventory hostname (names the node's state file).
+    vars:
+      - name: inventory_hostname
+  host_groups:
+    description: Groups of the host; members of windows_nodes are simulated Windows nodes.
+    type: list
+    elements: str
+    default: []
+    vars:
+      - name: group_names
+  management_ip:
+    description: The address the simulated node's adapter starts with.
+    vars:
+      - name: kubewin_management_ip
+      - name: ansible_host
+  profile:
+    description: Settings of the simulated node when it is created (see tests/simulation/README.md).
+    type: dict
+    default: {}
+    vars:
+      - name: kubewin_sim
+'''
+
+import os
+
+from ansible.errors import AnsibleConnectionFailure
+from ansible.plugins.connection.local import Connection as LocalConnection
+
+from kubewin_sim import fake, node as sim_node
+
+WINDOWS_GROUP = 'windows_nodes'
+
+
+class Connection(LocalConnection):
+
+    transport = 'kubewin_simnode'
+
+    def _node_host(self):
+        if WINDOWS_GROUP not in (self.get_option('host_groups') or []):
+            return None
+        return self.get_option('host_name')
+
+    def _enter(self):
+        """Point the fake modules at this host's node, or fail as WinRM would during a drop."""
+        host = self._node_host()
+        if host is None:
+            os.environ.pop(fake.HOST_ENV, None)
+            return
+        state_dir = os.environ[fake.STATE_DIR_ENV]
+        existing = sim_node.peek(state_dir, host)
+        if existing is None:
+            profile = dict(self.get_option('profile') or {})
+            profile.setdefault('ip', self.get_option('management_ip'))
+            with sim_node.open_node(state_dir, host, profile=profile):
+                pass
+        elif not existing.reachable():
+            with sim_node.open_node(state_dir, host) as node:
+                node.data['unreachable_attempts'] += 1
+            raise AnsibleConnectionFailure('kubewin_simnode: %s did not answer (simulated network drop)' % host)
+        os.environ[fake.HOST_ENV] = host
+
+    def exec_command(self, cmd, in_data=None, sudoable=True):
+        self._enter()
+        return super().exec_command(cmd, in_data=in_data, sudoable=sudoable)
+
+    def put_file(self, in_path, out_path):
+        self._enter()
+        return super().put_file(in_path, out_path)

@@ -1,0 +1,50 @@
+"""Remote-call accounting for tests/simulation/ansible-playbook.
+
+``snapshot DIR`` prints the cumulative counters of every node as JSON;
+``report DIR BEFORE`` prints, per node, the calls made since that snapshot.
+"""
+
+import json
+import os
+import sys
+
+from kubewin_sim.node import peek
+
+
+def counters(state_dir):
+    result = {}
+    if not os.path.isdir(state_dir):
+        return result
+    for name in sorted(os.listdir(state_dir)):
+        if name.endswith('.json') and os.path.exists(os.path.join(state_dir, name + '.lock')):
+            node = peek(state_dir, name[:-5])
+            result[name[:-5]] = {'total': node.data['calls']['total'], 'by_kind': node.data['calls']['by_kind'],
+                                 'unreachable_attempts': node.data['unreachable_attempts']}
+    return result
+
+
+def difference(before, after):
+    report = {}
+    for host, now in after.items():
+        then = before.get(host, {'total': 0, 'by_kind': {}, 'unreachable_attempts': 0})
+        kinds = {kind: count - then['by_kind'].get(kind, 0) for kind, count in now['by_kind'].items()}
+        report[host] = {'total': now['total'] - then['total'],
+                        'by_kind': {kind: count for kind, count in sorted(kinds.items()) if count},
+                        'unreachable_attempts': now['unreachable_attempts'] - then['unreachable_attempts']}
+    return report
+
+
+def main(argv):
+    if argv[1] == 'snapshot':
+        print(json.dumps(counters(argv[2])))
+    elif argv[1] == 'report':
+        report = difference(json.loads(argv[3]), counters(argv[2]))
+        print('\nREMOTE CALLS (simulated nodes) ' + '*' * 48)
+        for host, entry in report.items():
+            print('%-30s calls=%-4d unreachable_attempts=%d' % (host, entry['total'], entry['unreachable_attempts']))
+        with open(os.path.join(argv[2], 'last-run-calls.json'), 'w', encoding='utf-8') as handle:
+            json.dump(report, handle, indent=1, sort_keys=True)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -1,0 +1,51 @@
+"""Glue between the fake ansible.windows modules and the simulated node of the current host.
+
+The connection plugin (connection_plugins/kubewin_simnode.py) puts the
+inventory hostname and the state directory into the environment of every
+module it runs; the fake modules call into here with it.
+"""
+
+import os
+
+from kubewin_sim import scripts
+from kubewin_sim.node import open_node
+
+STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
+HOST_ENV = 'KUBEWIN_SIM_HOST'
+
+
+def current_host():
+    host = os.environ.get(HOST_ENV)
+    if not host:
+        raise RuntimeError('not running against a simulated Windows node (%s is unset); run the playbook '
+                           'with tests/simulation/ansible-playbook' % HOST_ENV)
+    return host, os.environ[STATE_DIR_ENV]
+
+
+def error_record(script_name, failure):
+    """An error record shaped like win_powershell's ``error`` entries."""
+    return {
+        'output': '%s\n    + CategoryInfo          : %s\n    + FullyQualifiedErrorId : %s' % (
+            failure, failure.category, failure.error_id),
+        'error_details': None,
+        'exception': {'message': str(failure), 'type': 'System.Management.Automation.RuntimeException',
+                      'help_link': None, 'source': None, 'hresult': -2146233087},
+        'target_object': None,
+        'category_info': {'category': failure.category, 'category_id': 0, 'activity': '',
+                          'reason': 'RuntimeException', 'target_name': '', 'target_type': ''},
+        'fully_qualified_error_id': failure.error_id,
+        'script_stack_trace': 'at <ScriptBlock>, <No file>: line 1 (%s)' % script_name,
+        'pipeline_iteration_info': [],
+    }
+
+
+def run_powershell(script_text, parameters, check_mode):
+    host, state_dir = current_host()
+    with open_node(state_dir, host) as node:
+        name = scripts.marker_of(script_text) or 'unnamed'
+        node.count_call('win_powershell:%s' % name)
+        try:
+            result = scripts.run(node, script_text, parameters, {'check_mode': check_mode})
+        except scripts.ScriptFailure as failure:
+            return {'failed': True, 'error_record': error_record(name, failure)}
+    return {'failed': False, 'result': result}

@@ -1,0 +1,84 @@
+"""Run playbooks against simulated nodes from pytest and read back what happened."""
+
+import json
+import os
+import subprocess
+
+import yaml
+
+from kubewin_sim.node import open_node, peek
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+WRAPPER = os.path.join(HERE, 'ansible-playbook')
+
+
+class RunResult:
+    """Outcome of one tests/simulation/ansible-playbook run."""
+
+    def __init__(self, rc, output, records, calls):
+        self.rc = rc
+        self.output = output
+        self.tasks = [r for r in records if r['type'] == 'task']
+        stats = [r for r in records if r['type'] == 'stats']
+        self.stats = stats[-1]['hosts'] if stats else {}
+        self.calls = calls
+
+    def results(self, task, host=None):
+        return [t for t in self.tasks if t['task'] == task and (host is None or t['host'] == host)]
+
+    def result(self, task, host):
+        found = self.results(task, host)
+        assert len(found) == 1, 'expected one result of %r on %s, got %d\n%s' % (task, host, len(found), self.output)
+        return found[0]
+
+    def changed(self, host):
+        return self.stats[host]['changed']
+
+
+class Simulation:
+    """A scratch directory with an inventory, playbooks and the state of its simulated nodes."""
+
+    def __init__(self, workdir):
+        self.workdir = str(workdir)
+        self.state_dir = os.path.join(self.workdir, 'state')
+        os.makedirs(self.state_dir, exist_ok=True)
+
+    def path(self, name):
+        return os.path.join(self.workdir, name)
+
+    def write(self, name, content):
+        path = self.path(name)
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
+        return path
+
+    def inventory(self, hosts, group_vars=None, name='inventory.yml'):
+        """hosts: {hostname: hostvars}; all in windows_nodes."""
+        return self.write(name, {'windows_nodes': {'hosts': hosts, 'vars': group_vars or {}}})
+
+    def node(self, host):
+        return peek(self.state_dir, host)
+
+    def edit_node(self, host, profile=None):
+        """Context manager giving the node to change its state before a run."""
+        return open_node(self.state_dir, host, profile=profile)
+
+    def run(self, playbook, inventory, *args, env=None):
+        results = self.path('results.jsonl')
+        if os.path.exists(results):
+            os.remove(results)
+        environment = dict(os.environ, KUBEWIN_SIM_STATE_DIR=self.state_dir, KUBEWIN_SIM_RESULTS=results,
+                           ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0', **(env or {}))
+        process = subprocess.run([WRAPPER, playbook, '-i', inventory] + list(args), cwd=ROOT, env=environment,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+        records = []
+        if os.path.exists(results):
+            with open(results, encoding='utf-8') as handle:
+                records = [json.loads(line) for line in handle if line.strip()]
+        calls_path = os.path.join(self.state_dir, 'last-run-calls.json')
+        calls = {}
+        if os.path.exists(calls_path):
+            with open(calls_path, encoding='utf-8') as handle:
+                calls = json.load(handle)
+        return RunResult(process.returncode, process.stdout, records, calls)

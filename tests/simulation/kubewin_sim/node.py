@@ -1,0 +1,375 @@
+"""The state of one simulated Windows node, persisted as JSON between tasks and runs.
+
+A node lives in ``<state dir>/<inventory hostname>.json``. Every access goes
+through ``open_node`` (an exclusive file lock, load, save), so forks that touch
+the same node never interleave. The model keeps what the collection's scripts
+read and change: OS build, features and pending reboot, adapters and their IPv4
+configuration, HNS networks and endpoints, services, files (hash, size and,
+for text, content), machine environment variables, firewall rules, and the
+counters of remote calls the tests assert on.
+"""
+
+import contextlib
+import copy
+import fcntl
+import hashlib
+import ipaddress
+import json
+import os
+import time
+import uuid
+
+EXTERNAL_TYPES = {'l2bridge', 'l2tunnel', 'overlay', 'transparent'}
+
+PRODUCT_NAMES = {
+    17763: 'Windows Server 2019 Datacenter',
+    20348: 'Windows Server 2022 Datacenter',
+    25398: 'Windows Server Datacenter',
+    26100: 'Windows Server 2025 Datacenter',
+}
+DISPLAY_VERSIONS = {17763: '1809', 20348: '21H2', 25398: '23H2', 26100: '24H2'}
+
+DEFAULT_PROFILE = {
+    'build': 20348,
+    'ubr': 2582,
+    'adapter': 'Ethernet',
+    'prefix_length': 24,
+    'dhcp': False,
+    'features': {'Containers': 'available', 'Hyper-V': 'available', 'Hyper-V-PowerShell': 'available'},
+    'free_disk_bytes': 100 * 1024 ** 3,
+    # Seconds the node is unreachable after a vSwitch is created or removed.
+    'network_drop_seconds': 2,
+    # The host vNIC comes up with an APIPA address instead of the static configuration.
+    'wipe_static_ip': False,
+    # ... and re-applying it fails, so the node never returns at its address.
+    'static_ip_restore_fails': False,
+}
+
+
+class SimulationError(Exception):
+    """The simulation itself was misused (not a simulated Windows failure)."""
+
+
+def sha256_text(text):
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def new_guid():
+    return str(uuid.uuid4())
+
+
+def initial_state(hostname, profile):
+    profile = dict(DEFAULT_PROFILE, **(profile or {}))
+    address = profile.get('ip') or '10.0.0.10'
+    interface = ipaddress.ip_interface('%s/%s' % (address, profile['prefix_length']))
+    gateway = profile.get('gateway') or str(interface.network.network_address + 1)
+    build = int(profile['build'])
+    return {
+        'hostname': hostname.split('.')[0].upper()[:15],
+        'profile': profile,
+        'os': {
+            'build': build,
+            'ubr': int(profile['ubr']),
+            'product_name': PRODUCT_NAMES.get(build, 'Windows Server Datacenter'),
+            'display_version': DISPLAY_VERSIONS.get(build, ''),
+            'edition': 'ServerDatacenter',
+            'installation_type': 'Server',
+            'last_boot': time.time() - 3600,
+        },
+        'features': dict(profile['features']),
+        'reboot_pending': False,
+        'adapters': [{
+            'name': profile['adapter'],
+            'description': 'Microsoft Hyper-V Network Adapter',
+            'if_index': 4,
+            'mac_address': '00-15-5D-%02X-%02X-%02X' % tuple(int(octet) for octet in address.split('.')[1:]),
+            'status': 'Up',
+            'ipv4': [{'address': address, 'prefix_length': int(profile['prefix_length']),
+                      'origin': 'Dhcp' if profile['dhcp'] else 'Manual'}],
+            'gateway': gateway,
+            'dns_servers': list(profile.get('dns_servers') or [gateway]),
+            'dhcp': bool(profile['dhcp']),
+        }],
+        'hns': {'networks': [], 'endpoints': []},
+        'services': {},
+        'files': {},
+        'directories': [],
+        'environment': {},
+        'firewall_rules': {},
+        'operations': {},
+        'unreachable_until': 0,
+        'calls': {'total': 0, 'by_kind': {}},
+        'unreachable_attempts': 0,
+        'log': [],
+    }
+
+
+class SimNode:
+    """One node's state with the operations the simulated scripts perform on it."""
+
+    def __init__(self, data):
+        self.data = data
+
+    # -- bookkeeping ------------------------------------------------------------------
+
+    @property
+    def profile(self):
+        return self.data['profile']
+
+    def count_call(self, kind):
+        calls = self.data['calls']
+        calls['total'] += 1
+        calls['by_kind'][kind] = calls['by_kind'].get(kind, 0) + 1
+
+    def record(self, message):
+        self.data['log'].append(message)
+        del self.data['log'][:-200]
+
+    def reachable(self, now=None):
+        return (now or time.time()) >= self.data['unreachable_until']
+
+    def drop_network(self, seconds):
+        self.data['unreachable_until'] = max(self.data['unreachable_until'], time.time() + seconds)
+
+    # -- features and reboots ---------------------------------------------------------
+
+    def hns_available(self):
+        return self.data['features'].get('Containers') == 'installed'
+
+    def reboot(self):
+        for name, state in self.data['features'].items():
+            if state == 'installpending':
+                self.data['features'][name] = 'installed'
+            elif state == 'removepending':
+                self.data['features'][name] = 'available'
+        self.data['reboot_pending'] = False
+        self.data['os']['last_boot'] = time.time()
+        # HNS networks other than those HNS persists do not survive a reboot on
+        # older builds; the collection re-creates them, the simulation keeps them.
+        for service in self.data['services'].values():
+            service['state'] = 'running' if service.get('start_mode') in ('auto', 'delayed') else 'stopped'
+
+    # -- adapters -----------------------------------------------------------------------
+
+    def adapter(self, name):
+        for adapter in self.data['adapters']:
+            if adapter['name'] == name:
+                return adapter
+        return None
+
+    def _default_route_index(self):
+        candidates = [a for a in self.data['adapters'] if a.get('gateway') and a['status'] == 'Up']
+        return candidates[-1]['if_index'] if candidates else None
+
+    def adapters_view(self):
+        default_index = self._default_route_index()
+        view = []
+        for adapter in sorted(self.data['adapters'], key=lambda a: a['if_index']):
+            entry = copy.deepcopy(adapter)
+            entry['virtual'] = adapter['name'].startswith('vEthernet (')
+            entry['physical_adapter'] = adapter['name'][11:-1] if entry['virtual'] else None
+            entry['default_route'] = adapter['if_index'] == default_index
+            view.append({key: entry[key] for key in (
+                'name', 'description', 'if_index', 'mac_address', 'status', 'virtual', 'physical_adapter',
+                'default_route', 'ipv4', 'gateway', 'dns_servers', 'dhcp')})
+        return view
+
+    def _vswitch_adapters(self):
+        return {n['adapter'] for n in self.data['hns']['networks']
+                if n['type'].lower() in EXTERNAL_TYPES and n.get('adapter')}
+
+    def _bind_vswitch(self, adapter_name):
+        """Creating the first external network on an adapter: its IP moves to a host vNIC."""
+        physical = self.adapter(adapter_name)
+        vnic = copy.deepcopy(physical)
+        vnic['name'] = 'vEthernet (%s)' % adapter_name
+        vnic['description'] = 'Hyper-V Virtual Ethernet Adapter'
+        vnic['if_index'] = max(a['if_index'] for a in self.data['adapters']) + 1
+        if self.profile.get('wipe_static_ip') and not physical['dhcp']:
+            vnic['ipv4'] = [{'address': '169.254.%d.%d' % (vnic['if_index'], 17), 'prefix_length': 16,
+                             'origin': 'WellKnown'}]
+            vnic['gateway'] = None
+            vnic['dns_servers'] = []
+            vnic['dhcp'] = True
+        physical.update(ipv4=[], gateway=None, dns_servers=[])
+        self.data['adapters'].append(vnic)
+        self.drop_network(self.profile['network_drop_seconds'])
+        self.record('vSwitch created on %s' % adapter_name)
+
+    def _unbind_vswitch(self, adapter_name):
+        vnic = self.adapter('vEthernet (%s)' % adapter_name)
+        physical = self.adapter(adapter_name)
+        if vnic and physical:
+            physical.update(ipv4=vnic['ipv4'], gateway=vnic['gateway'], dns_servers=vnic['dns_servers'],
+                            dhcp=vnic['dhcp'])
+            self.data['adapters'].remove(vnic)
+        self.drop_network(self.profile['network_drop_seconds'])
+        self.record('vSwitch removed from %s' % adapter_name)
+
+    def set_static_ip(self, alias, address, prefix_length, gateway, dns_servers):
+        adapter = self.adapter(alias)
+        if adapter is None:
+            raise SimulationError('no adapter %s' % alias)
+        adapter.update(ipv4=[{'address': address, 'prefix_length': int(prefix_length), 'origin': 'Manual'}],
+                       gateway=gateway, dns_servers=list(dns_servers or []), dhcp=False)
+
+    # -- HNS ------------------------------------------------------------------------------
+
+    def hns_view(self):
+        if not self.hns_available():
+            return {'available': False, 'networks': [], 'endpoints': []}
+        endpoints = []
+        for endpoint in self.data['hns']['endpoints']:
+            entry = copy.deepcopy(endpoint)
+            entry['host_attached'] = self.adapter('vEthernet (%s)' % endpoint['name']) is not None
+            endpoints.append(entry)
+        return {'available': True, 'networks': copy.deepcopy(self.data['hns']['networks']), 'endpoints': endpoints}
+
+    def require_hns(self):
+        if not self.hns_available():
+            raise SimulationError('HNS is not available')
+
+    def create_network(self, spec):
+        adapter_name = spec.get('adapter')
+        if spec['type'].lower() in EXTERNAL_TYPES:
+            if not adapter_name or self.adapter(adapter_name) is None:
+                raise SimulationError("HNS failed with error : The network adapter '%s' was not found" % adapter_name)
+        if adapter_name and adapter_name not in self._vswitch_adapters() and spec['type'].lower() in EXTERNAL_TYPES:
+            self._bind_vswitch(adapter_name)
+        vnic = self.adapter('vEthernet (%s)' % adapter_name) if adapter_name else None
+        network = {
+            'id': new_guid(),
+            'name': spec['name'],
+            'type': spec['type'],
+            'subnets': [{'address_prefix': spec['address_prefix'], 'gateway': spec.get('gateway') or None,
+                         'vsid': spec.get('vsid')}],
+            'adapter': adapter_name,
+            'management_ip': (vnic['ipv4'][0]['address'] if vnic and vnic['ipv4'] else None),
+        }
+        self.data['hns']['networks'].append(network)
+        return copy.deepcopy(network)
+
+    def remove_network(self, network_id):
+        networks = self.data['hns']['networks']
+        match = [n for n in networks if n['id'] == network_id.lower()]
+        if not match:
+            raise SimulationError('HNS failed with error : Element not found.')
+        network = match[0]
+        networks.remove(network)
+        self.data['hns']['endpoints'] = [e for e in self.data['hns']['endpoints'] if e['network_id'] != network['id']]
+        adapter_name = network.get('adapter')
+        if adapter_name and network['type'].lower() in EXTERNAL_TYPES and adapter_name not in self._vswitch_adapters():
+            self._unbind_vswitch(adapter_name)
+
+    def create_endpoint(self, name, network_id, ip_address):
+        networks = [n for n in self.data['hns']['networks'] if n['id'] == (network_id or '').lower()]
+        if not networks:
+            raise SimulationError('HNS failed with error : Element not found.')
+        endpoint = {'id': new_guid(), 'name': name, 'network_id': networks[0]['id'],
+                    'network_name': networks[0]['name'], 'ip_address': ip_address,
+                    'mac_address': '00-15-5D-00-00-%02X' % (len(self.data['hns']['endpoints']) + 1),
+                    'is_remote': False}
+        self.data['hns']['endpoints'].append(endpoint)
+        return endpoint
+
+    def endpoint(self, endpoint_id):
+        for endpoint in self.data['hns']['endpoints']:
+            if endpoint['id'] == (endpoint_id or '').lower():
+                return endpoint
+        raise SimulationError('HNS failed with error : Element not found.')
+
+    def remove_endpoint(self, endpoint_id):
+        endpoint = self.endpoint(endpoint_id)
+        self.data['hns']['endpoints'].remove(endpoint)
+        vnic = self.adapter('vEthernet (%s)' % endpoint['name'])
+        if vnic:
+            self.data['adapters'].remove(vnic)
+
+    def attach_host_endpoint(self, endpoint_id):
+        endpoint = self.endpoint(endpoint_id)
+        alias = 'vEthernet (%s)' % endpoint['name']
+        if self.adapter(alias):
+            raise SimulationError('HNS failed with error : The endpoint is already attached.')
+        self.data['adapters'].append({
+            'name': alias, 'description': 'Hyper-V Virtual Ethernet Adapter',
+            'if_index': max(a['if_index'] for a in self.data['adapters']) + 1,
+            'mac_address': endpoint['mac_address'], 'status': 'Up',
+            'ipv4': [{'address': endpoint['ip_address'], 'prefix_length': 32, 'origin': 'Manual'}],
+            'gateway': None, 'dns_servers': [], 'dhcp': False, 'forwarding': False,
+        })
+
+    # -- files ----------------------------------------------------------------------------
+
+    def _file_key(self, path):
+        lowered = path.lower()
+        for key in self.data['files']:
+            if key.lower() == lowered:
+                return key
+        return None
+
+    def file(self, path):
+        key = self._file_key(path)
+        return self.data['files'][key] if key else None
+
+    def write_file(self, path, content=None, sha256=None, size=None):
+        key = self._file_key(path) or path
+        if content is not None:
+            data = content.encode('utf-8')
+            entry = {'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data), 'content': content}
+        else:
+            entry = {'sha256': sha256, 'size': size}
+        self.data['files'][key] = entry
+        return entry
+
+    def remove_file(self, path):
+        key = self._file_key(path)
+        if key:
+            del self.data['files'][key]
+
+    def is_directory(self, path):
+        lowered = path.lower().rstrip('\\')
+        return (lowered in (d.lower() for d in self.data['directories'])
+                or any(f.lower().startswith(lowered + '\\') for f in self.data['files']))
+
+    def file_view(self, path):
+        entry = self.file(path)
+        if entry is not None:
+            return {'exists': True, 'type': 'file', 'size': entry['size'], 'sha256': entry['sha256']}
+        if self.is_directory(path):
+            return {'exists': True, 'type': 'directory'}
+        return {'exists': False}
+
+
+def state_path(state_dir, host):
+    return os.path.join(state_dir, '%s.json' % host)
+
+
+@contextlib.contextmanager
+def open_node(state_dir, host, profile=None, create=True):
+    """Lock, load (creating from ``profile`` when new) and, on success, save a node."""
+    os.makedirs(state_dir, exist_ok=True)
+    path = state_path(state_dir, host)
+    with open(path + '.lock', 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(path):
+            with open(path, encoding='utf-8') as handle:
+                data = json.load(handle)
+        elif create:
+            data = initial_state(host, profile)
+        else:
+            raise SimulationError('no simulated node %r in %s' % (host, state_dir))
+        node = SimNode(data)
+        yield node
+        temporary = path + '.tmp'
+        with open(temporary, 'w', encoding='utf-8') as handle:
+            json.dump(node.data, handle, indent=1, sort_keys=True)
+        os.replace(temporary, path)
+
+
+def peek(state_dir, host):
+    """Read a node without locking it for long (None when it does not exist yet)."""
+    path = state_path(state_dir, host)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding='utf-8') as handle:
+        return SimNode(json.load(handle))

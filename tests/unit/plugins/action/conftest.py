@@ -1,0 +1,30 @@
+"""Fixtures for running the collection's modules against simulated Windows nodes."""
+
+import os
+import sys
+
+import pytest
+
+SIMULATION = os.path.join(os.path.dirname(__file__), '..', '..', '..', 'simulation')
+sys.path.insert(0, os.path.abspath(SIMULATION))
+
+from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-import-position
+
+# A node whose Containers feature is installed, so HNS answers.
+CONTAINERS_READY = {'features': {'Containers': 'installed', 'Hyper-V': 'available',
+                                 'Hyper-V-PowerShell': 'available'}}
+
+
+@pytest.fixture
+def sim(tmp_path):
+    return Simulation(tmp_path)
+
+
+@pytest.fixture
+def one_node(sim):
+    """Inventory with one simulated node; returns a function taking extra profile settings."""
+
+    def make(**profile):
+        return sim.inventory({'win1': {'ansible_host': '10.127.130.38',
+                                       'kubewin_sim': dict(CONTAINERS_READY, **profile)}})
+    return make

@@ -1,0 +1,44 @@
+"""kubewin.node.node_info against a simulated node."""
+
+INFO = '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: info
+      kubewin.node.node_info:
+        files: ['C:\\k\\kubelet.exe', 'C:\\k']
+    - name: partial
+      kubewin.node.node_info:
+        gather: [os]
+'''
+
+
+def test_snapshot_in_one_call_per_invocation(sim):
+    inventory = sim.inventory({'win1': {'ansible_host': '10.1.2.3', 'kubewin_sim': {'build': 17763}}})
+    with sim.edit_node('win1', profile={'build': 17763, 'ip': '10.1.2.3'}) as node:
+        node.write_file('C:\\k\\kubelet.exe', sha256='ab' * 32, size=120)
+    run = sim.run(sim.write('info.yml', INFO), inventory, '--check')
+    assert run.rc == 0, run.output
+    assert run.changed('win1') == 0
+    facts = run.result('info', 'win1')['result']['ansible_facts']['kubewin_node']
+    assert facts['os']['build'] == 17763
+    assert (facts['os']['product'], facts['os']['release']) == ('Windows Server 2019', '1809')
+    assert facts['features']['Containers'] == 'available' and facts['reboot_pending'] is False
+    [adapter] = facts['adapters']
+    assert adapter['name'] == 'Ethernet' and adapter['default_route'] is True
+    assert adapter['ipv4'] == [{'address': '10.1.2.3', 'prefix_length': 24, 'origin': 'Manual'}]
+    assert facts['hns'] == {'available': False, 'networks': [], 'endpoints': []}
+    assert facts['services']['kubelet'] == {'name': 'kubelet', 'exists': False}
+    assert facts['files']['C:\\k\\kubelet.exe'] == {'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32}
+    assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory'}
+    assert set(facts['collected_at']) == {'os', 'features', 'adapters', 'hns', 'services', 'files'}
+    partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']
+    assert set(partial['collected_at']) == {'os'} and 'adapters' not in partial
+    assert run.calls['win1']['total'] == 2
+
+
+def test_unknown_build_is_named(sim):
+    inventory = sim.inventory({'win1': {'ansible_host': '10.1.2.3', 'kubewin_sim': {'build': 99999}}})
+    run = sim.run(sim.write('info.yml', INFO), inventory)
+    assert run.rc == 0, run.output
+    assert run.result('info', 'win1')['result']['node']['os']['product'] == 'unknown Windows build 99999'
