@@ -13,12 +13,13 @@ PYTEST_ARGS ?=
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help plan test unit pwsh-syntax lint sanity molecule clean
+.PHONY: help plan test unit pwsh-syntax lint sanity molecule bench-plan clean
 
 help:
 	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
 	@echo "make test   run every test suite and quality gate"
 	@echo "make unit | pwsh-syntax | lint | sanity | molecule   run one gate"
+	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
 	@echo "make clean  remove .venv, .cache and generated output"
 
 $(VENV)/.runtime-stamp: requirements.txt
@@ -59,6 +60,10 @@ sanity: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 
 molecule: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	cd extensions && $(BIN)/molecule test -s default
+
+# Benchmark (not a timed test): validate a 5,000-node plan and render every node's CNI config.
+bench-plan: $(VENV)/.dev-stamp $(COLLECTIONS)/.self-stamp
+	$(BIN)/python tools/bench_plan.py
 
 clean:
 	rm -rf $(VENV) .cache plan logs tests/output

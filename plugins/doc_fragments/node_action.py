@@ -10,15 +10,20 @@ class ModuleDocFragment:
     DOCUMENTATION = r'''
 attributes:
   action:
+    description: Indicates this has a corresponding action plugin so some parts of the task run on the controller.
     support: full
-    details: The logic runs on the controller; the node only runs small PowerShell scripts
-      through M(ansible.windows.win_powershell).
+    details: The decisions are made on the controller; the node only runs small PowerShell scripts through
+      M(ansible.windows.win_powershell).
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Check mode reports C(changed) and the diff exactly as a real run would, and changes nothing.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
   platform:
+    description: Target OS/families that can be operated against.
+    support: full
     platforms: windows
 notes:
   - The decision is made from the C(kubewin_node) fact that M(kubewin.node.node_info) returns when

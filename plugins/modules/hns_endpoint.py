@@ -40,7 +40,7 @@ extends_documentation_fragment:
 seealso:
   - module: kubewin.node.hns_network
 author:
-  - kubewin.node contributors
+  - kubewin.node contributors (@kubewin)
 '''
 
 EXAMPLES = r'''

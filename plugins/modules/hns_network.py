@@ -57,7 +57,7 @@ seealso:
   - module: kubewin.node.hns_endpoint
   - module: kubewin.node.node_info
 author:
-  - kubewin.node contributors
+  - kubewin.node contributors (@kubewin)
 '''
 
 EXAMPLES = r'''

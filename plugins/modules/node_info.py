@@ -51,10 +51,11 @@ extends_documentation_fragment:
 attributes:
   diff_mode:
     support: none
+    details: It changes nothing.
 seealso:
   - module: kubewin.node.hns_network
 author:
-  - kubewin.node contributors
+  - kubewin.node contributors (@kubewin)
 '''
 
 EXAMPLES = r'''

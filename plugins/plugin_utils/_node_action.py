@@ -178,7 +178,7 @@ class NodeAction(ActionBase):
         self._task_vars = task_vars or {}
         self._fresh_state = None
         try:
-            _, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.ARGSPEC_OPTIONS)
+            args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.ARGSPEC_OPTIONS)[1]
         except AnsibleActionFail as exc:
             result.update(failed=True, msg=str(exc))
             return result

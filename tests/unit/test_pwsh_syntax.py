@@ -18,7 +18,8 @@ _spec.loader.exec_module(gate)
     '$table = @{ a = 1; b = \n',                          # unterminated hashtable
     "$text = 'never closed\n",                           # unterminated string
     'param([string]$Name\n$x = 1\n',                      # unclosed param block
-    'foreach ($i in ) { }\n',                             # bad expression
+    '$total = 1 +\n',                                   # dangling operator
+    'if ($a) { } else if { }\n',                        # else if is not PowerShell
 ])
 def test_gate_rejects_broken_scripts(tmp_path, broken):
     path = tmp_path / 'broken.ps1'

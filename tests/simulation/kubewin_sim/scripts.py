@@ -28,9 +28,10 @@ class ScriptFailure(Exception):
         super().__init__(message)
 
 
-def script(name, registry=HANDLERS):
+def script(name, worker=False):
+    """Register the simulation of a script; workers are started by detached_start."""
     def register(function):
-        registry[name] = function
+        (WORKERS if worker else HANDLERS)[name] = function
         return function
     return register
 
@@ -175,7 +176,7 @@ def _usable(adapter):
     return any(not entry['address'].startswith('169.254.') for entry in (adapter or {}).get('ipv4') or [])
 
 
-@script('hns_network_worker', registry=WORKERS)
+@script('hns_network_worker', worker=True)
 def hns_network_worker(node, spec, operation_id):
     outcome = {'operation_id': operation_id, 'state': 'failed', 'created': None, 'removed': [],
                'ip_restored': False, 'error': None}

@@ -195,4 +195,4 @@ def test_bad_arguments_fail_before_touching_the_node(sim, one_node):
     run = sim.run(bad, inventory)
     assert run.rc != 0
     assert '192.168.255.0/30' in run.result('bad prefix', 'win1')['result']['msg']
-    assert run.calls['win1']['total'] == 0
+    assert sim.node('win1') is None, 'the node was never contacted'

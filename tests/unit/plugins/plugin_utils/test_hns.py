@@ -50,14 +50,13 @@ def test_first_external_network_on_an_adapter_is_disruptive_and_gateway_defaults
 
 
 def test_gateway_default_uses_integer_math_for_any_prefix():
-    _, _, after, _ = _hns.plan_network(args(address_prefix='10.10.187.64/26'), {'networks': []}, ADAPTERS)
+    after = _hns.plan_network(args(address_prefix='10.10.187.64/26'), {'networks': []}, ADAPTERS)[2]
     assert after['gateway'] == '10.10.187.65'
 
 
 def test_transparent_networks_get_no_default_gateway():
-    _, _, after, _ = _hns.plan_network(args(type='Transparent', address_prefix='10.0.1.0/24'), {'networks': []},
-                                       ADAPTERS)
-    assert after['gateway'] is None
+    transparent = args(type='Transparent', address_prefix='10.0.1.0/24')
+    assert _hns.plan_network(transparent, {'networks': []}, ADAPTERS)[2]['gateway'] is None
 
 
 def test_same_settings_mean_nothing_to_do_case_insensitively():
@@ -79,10 +78,12 @@ def test_other_settings_replace_the_network(change, differing):
 
 
 def test_replacing_beside_another_network_on_the_adapter_is_not_disruptive():
-    state = {'networks': [network('External'), network('cbr0', prefix='10.244.1.0/24', gateway='10.244.1.1',
-                                                        network_id='n2')]}
-    ops, _, _, disruptive = _hns.plan_network(args(name='cbr0', address_prefix='10.244.2.0/24'), state, ADAPTERS)
+    pods = network('cbr0', prefix='10.244.1.0/24', gateway='10.244.1.1', network_id='n2')
+    state = {'networks': [network('External'), pods]}
+    ops, before, after, disruptive = _hns.plan_network(args(name='cbr0', address_prefix='10.244.2.0/24'), state,
+                                                       ADAPTERS)
     assert [op['op'] for op in ops] == ['remove', 'create'] and disruptive is False
+    assert (before['address_prefix'], after['address_prefix']) == ('10.244.1.0/24', '10.244.2.0/24')
 
 
 def test_duplicates_are_an_error_naming_ids():
@@ -112,8 +113,9 @@ def test_endpoint_plans():
         {'op': 'attach', 'id': 'e1'}]
     ops = _hns.plan_endpoint(EP_ARGS, dict(HNS, endpoints=[endpoint(ip='10.244.1.9')]))[0]
     assert [op['op'] for op in ops] == ['remove', 'create'] and ops[1]['network_id'] == 'n2'
-    ops, _, _, notes = _hns.plan_endpoint(EP_ARGS, {'networks': [], 'endpoints': []})
+    ops, before, after, notes = _hns.plan_endpoint(EP_ARGS, {'networks': [], 'endpoints': []})
     assert ops[0]['network_id'] is None and 'does not exist' in notes[0]
+    assert before == {} and after['ip_address'] == '10.244.1.2'
     twice = [endpoint(endpoint_id='e1'), endpoint(endpoint_id='e2')]
     assert _hns.plan_endpoint(EP_ARGS, dict(HNS, endpoints=twice))[0] == [{'op': 'remove', 'id': 'e2'}]
     absent = dict(EP_ARGS, state='absent')

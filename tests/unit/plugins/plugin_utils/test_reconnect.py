@@ -21,9 +21,9 @@ class Clock:
 
 def test_backoff_doubles_up_to_the_cap_with_bounded_jitter():
     delays = _reconnect.backoff_delays(initial=1, factor=2, cap=8, jitter=0.5, rng=lambda: 0.0)
-    assert [next(delays) for _ in range(6)] == [1, 2, 4, 8, 8, 8]
+    assert [next(delays) for unused in range(6)] == [1, 2, 4, 8, 8, 8]
     jittered = _reconnect.backoff_delays(initial=1, factor=2, cap=8, jitter=0.5, rng=lambda: 1.0)
-    assert [next(jittered) for _ in range(3)] == [1.5, 3.0, 6.0]
+    assert [next(jittered) for unused in range(3)] == [1.5, 3.0, 6.0]
 
 
 def test_returns_once_the_node_answers_and_resets_after_each_failure():

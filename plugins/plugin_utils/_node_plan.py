@@ -1,0 +1,114 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""From inventory variables to each Windows node's share of the IP plan.
+
+Internal to kubewin.node, not a public API. The public interface is the
+filters in plugins/filter/node_plan.py, used by the ``plan`` role that both
+``playbooks/plan.yml`` and ``playbooks/site.yml`` run, so the two render the
+same configuration by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import typing as t
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan
+from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError
+
+VARIABLE_PREFIX = 'kubewin_'
+# Plan keys that describe the cluster: every Windows node must carry the same value.
+CLUSTER_KEYS = tuple(key for key in _ip_plan.PLAN_KEYS if key != 'nodes')
+DEFAULT_CONTAINER_RUNTIME = 'containerd'
+
+
+def _variable(host_vars: t.Mapping, name: str) -> t.Any:
+    value = host_vars.get(name)
+    # An inventory variable set to nothing (``kubewin_node_count:``) means "use the default".
+    return None if value == '' else value
+
+
+def _same_everywhere(hostvars: t.Mapping, hosts: t.Sequence[str], key: str) -> t.Any:
+    variable = VARIABLE_PREFIX + key
+    seen: dict[str, tuple[t.Any, list[str]]] = {}
+    for host in hosts:
+        value = _variable(hostvars[host], variable)
+        seen.setdefault(json.dumps(value, sort_keys=True, default=str), (value, []))[1].append(host)
+    if len(seen) > 1:
+        described = '; '.join('%s on %s' % (value if value is not None else 'unset', ', '.join(names[:3])
+                                            + (' and %d more' % (len(names) - 3) if len(names) > 3 else ''))
+                              for value, names in seen.values())
+        raise IPPlanError('%s must be the same on every Windows node, found: %s' % (variable, described))
+    return next(iter(seen.values()))[0]
+
+
+def _management_ip(host: str, host_vars: t.Mapping) -> t.Any:
+    address = _variable(host_vars, 'kubewin_management_ip') or _variable(host_vars, 'ansible_host')
+    if not address:
+        raise IPPlanError('%s has neither kubewin_management_ip nor ansible_host; set kubewin_management_ip '
+                          'to its IPv4 address on the management network' % host)
+    return address
+
+
+def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
+    """Gather the IP plan and each node's container runtime from the inventory.
+
+    Returns ``{'plan': <input for ip_plan>, 'container_runtimes': {host: runtime}}``.
+    """
+    hosts = list(hosts or [])
+    if not hosts:
+        raise IPPlanError('the inventory has no Windows nodes: put them in the group windows_nodes')
+    plan: dict[str, t.Any] = {}
+    for key in CLUSTER_KEYS:
+        value = _same_everywhere(hostvars, hosts, key)
+        if value is not None:
+            plan[key] = value
+    plan['nodes'] = [{'name': host,
+                      'management_ip': _management_ip(host, hostvars[host]),
+                      'pod_cidr': _variable(hostvars[host], 'kubewin_pod_cidr')} for host in hosts]
+    runtimes = {host: _variable(hostvars[host], 'kubewin_container_runtime') or DEFAULT_CONTAINER_RUNTIME
+                for host in hosts}
+    return {'plan': plan, 'container_runtimes': runtimes}
+
+
+def as_file_text(document: t.Any) -> str:
+    """The one way a JSON configuration file's text is made (UTF-8, no BOM, trailing newline)."""
+    return json.dumps(document, indent=2) + '\n'
+
+
+def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str]) -> dict[str, dict[str, t.Any]]:
+    """Each node's network configuration, keyed by node name.
+
+    For every node: management_ip, pod_cidr, container_runtime, cni_config,
+    pod_gateways (when the node's pod CIDR is known), flannel_net_conf (flannel
+    topologies), static_routes (l2bridge with static routes) and exception_list
+    (topologies with OutBoundNAT); the files the node gets, as the exact text
+    written (``cni_config_text``, ``flannel_net_conf_text``), so the plan that
+    ``plan.yml`` renders and what ``site.yml`` writes cannot differ.
+    """
+    normalized = _ip_plan.normalize_plan(plan)
+    topology = normalized['topology']
+    flannel = normalized['l2bridge_routing'] == 'flannel'
+    net_conf = _ip_plan.flannel_net_conf(normalized) if flannel else None
+    net_conf_text = as_file_text(net_conf) if flannel else None
+    exceptions = _ip_plan.exception_list(normalized) if topology != 'ovn' else None
+    routes = (_ip_plan.static_routes(normalized) if normalized['l2bridge_routing'] == 'static_routes'
+              else None)
+    result = {}
+    for node in normalized['nodes']:
+        name = node['name']
+        runtime = container_runtimes.get(name, DEFAULT_CONTAINER_RUNTIME)
+        cni = _ip_plan.cni_config(normalized, topology, runtime, node['management_ip'], node['pod_cidr'])
+        result[name] = {
+            'management_ip': node['management_ip'],
+            'pod_cidr': node['pod_cidr'],
+            'container_runtime': runtime,
+            'cni_config': cni,
+            'cni_config_text': as_file_text(cni),
+            'pod_gateways': _ip_plan.pod_gateways(node['pod_cidr']) if node['pod_cidr'] else None,
+            'flannel_net_conf': net_conf,
+            'flannel_net_conf_text': net_conf_text,
+            'static_routes': routes[name] if routes is not None else None,
+            'exception_list': exceptions,
+        }
+    return result
