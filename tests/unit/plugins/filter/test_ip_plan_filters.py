@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +15,6 @@ from ansible.errors import AnsibleError, AnsibleFilterError
 from ansible.parsing.dataloader import DataLoader
 from ansible.template import Templar, trust_as_template
 
-import ansible_collections.kubewin.node as collection
 from ansible_collections.kubewin.node.plugins.filter import ip_plan as filter_module
 
 FILTER_NAMES = ["cni_config", "exception_list", "flannel_net_conf", "ip_plan", "pod_gateways", "static_routes"]
