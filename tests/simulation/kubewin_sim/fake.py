@@ -7,7 +7,9 @@ module it runs; the fake modules call into here with it.
 
 import os
 
-from kubewin_sim import scripts
+# Importing the handlers registers the script simulations.
+from kubewin_sim import handlers  # noqa: F401  pylint: disable=unused-import
+from kubewin_sim import registry
 from kubewin_sim.node import open_node
 
 STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
@@ -42,10 +44,10 @@ def error_record(script_name, failure):
 def run_powershell(script_text, parameters, check_mode):
     host, state_dir = current_host()
     with open_node(state_dir, host) as node:
-        name = scripts.marker_of(script_text) or 'unnamed'
+        name = registry.marker_of(script_text) or 'unnamed'
         node.count_call('win_powershell:%s' % name)
         try:
-            result = scripts.run(node, script_text, parameters, {'check_mode': check_mode})
-        except scripts.ScriptFailure as failure:
+            result = registry.run(node, script_text, parameters, {'check_mode': check_mode})
+        except registry.ScriptFailure as failure:
             return {'failed': True, 'error_record': error_record(name, failure)}
     return {'failed': False, 'result': result}

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
-from kubewin_sim import params, scripts  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import handlers, params, registry  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # noqa: E402
 
@@ -54,7 +54,7 @@ def test_every_shipped_script_has_a_simulation_and_a_readable_param_block():
     for name in sorted(os.listdir(_pwsh.SCRIPT_DIR)):
         if name.endswith('.ps1'):
             marker = name[:-4]
-            assert marker in scripts.HANDLERS or marker in scripts.WORKERS, 'no simulation for %s' % name
+            assert marker in registry.HANDLERS or marker in registry.WORKERS, 'no simulation for %s' % name
             params.declared_parameters(_pwsh.load_script(marker))
-    assert set(scripts.HANDLERS) | set(scripts.WORKERS) == {
+    assert set(registry.HANDLERS) | set(registry.WORKERS) == {
         n[:-4] for n in os.listdir(_pwsh.SCRIPT_DIR) if n.endswith('.ps1')}, 'simulations of scripts that do not exist'
