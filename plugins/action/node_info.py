@@ -17,15 +17,19 @@ class ActionModule(NodeAction):
 
     ARGUMENT_SPEC = {
         'gather': {'type': 'list', 'elements': 'str', 'choices': list(_snapshot.SECTIONS),
-                   'default': list(_snapshot.SECTIONS)},
+                   'default': list(_snapshot.SECTIONS)},  # a section with nothing asked of it costs nothing
         'features': {'type': 'list', 'elements': 'str', 'default': DEFAULT_FEATURES},
         'services': {'type': 'list', 'elements': 'str', 'default': DEFAULT_SERVICES},
         'files': {'type': 'list', 'elements': 'str', 'default': []},
+        'contents': {'type': 'list', 'elements': 'str', 'default': []},
+        'environment': {'type': 'list', 'elements': 'str', 'default': []},
+        'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
     }
 
-    def scope(self, args):
-        return {'features': args['features'], 'services': args['services'], 'files': args['files']}
+    def scope(self, args, live=False):
+        return {'features': args['features'], 'services': args['services'], 'files': args['files'],
+                'contents': args['contents'], 'environment': args['environment'], 'firewall': args['firewall_rules']}
 
     def read_state(self, args):
         # node_info is the query: it always reads the node.

@@ -24,8 +24,8 @@ options:
     description: Sections to read.
     type: list
     elements: str
-    choices: [os, features, adapters, hns, services, files]
-    default: [os, features, adapters, hns, services, files]
+    choices: [os, features, adapters, hns, services, files, artifacts, contents, environment, firewall]
+    default: [os, features, adapters, hns, services, files, artifacts, contents, environment, firewall]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -38,7 +38,23 @@ options:
     default: [containerd, docker, cri-dockerd, kubelet, kube-proxy, flanneld, ovs-vswitchd, ovsdb-server,
               ovn-controller]
   files:
-    description: Absolute paths of files whose existence, size and SHA256 to report.
+    description: Absolute paths of files whose existence, size, SHA256 and ACL profile to report, besides every
+      file the collection manages (which are always reported).
+    type: list
+    elements: str
+    default: []
+  contents:
+    description: Absolute paths of small text files (up to 1 MiB) whose content to report.
+    type: list
+    elements: str
+    default: []
+  environment:
+    description: Names of machine-scope environment variables whose value to report.
+    type: list
+    elements: str
+    default: []
+  firewall_rules:
+    description: Names (ids) of Windows Firewall rules to report.
     type: list
     elements: str
     default: []
@@ -100,6 +116,20 @@ node:
       type: dict
     files:
       description: Each file asked for, by path, with C(exists), C(size) and C(sha256).
+      type: dict
+    artifacts:
+      description: Each artifact destination M(kubewin.node.artifact) installed, with its C(url), C(checksum)
+        and the verified SHA-256 of each of its C(files).
+      type: dict
+    contents:
+      description: Each text file asked for, by path, with C(exists) and C(text).
+      type: dict
+    environment:
+      description: Each machine environment variable asked for, by name (null when unset).
+      type: dict
+    firewall:
+      description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
+        C(protocol) and C(local_port).
       type: dict
     collected_at:
       description: Controller time at which each section was read.

@@ -47,18 +47,22 @@ class NodeActionError(Exception):
 class Plan:
     """What a module would do: operations, the diff to show, and whether it drops the network."""
 
-    def __init__(self, operations=(), before=None, after=None, disruptive=False, notes=()):
+    def __init__(self, operations=(), before=None, after=None, disruptive=False, notes=(), text_diff=None):
         self.operations = list(operations)
         self.before = before
         self.after = after
         self.disruptive = disruptive
         self.notes = list(notes)
+        # A file's diff: {'before', 'after', 'before_header', 'after_header'} as text.
+        self.text_diff = text_diff
 
     @property
     def changed(self):
         return bool(self.operations)
 
     def diff(self):
+        if self.text_diff is not None:
+            return self.text_diff
         return {'before': self.before if self.before is not None else {},
                 'after': self.after if self.after is not None else {}}
 
@@ -72,9 +76,17 @@ class NodeAction(ActionBase):
 
     # -- hooks for subclasses -------------------------------------------------
 
-    def scope(self, args):
-        """Names this call asks about in keyed sections, e.g. {'services': ['kubelet']}."""
+    def scope(self, args, live=False):
+        """Names this call asks about in keyed sections (_snapshot.KEYED_SECTIONS), e.g. {'services': ['kubelet']}.
+
+        ``live`` is true for a query of the node itself (not the snapshot): a
+        module can ask for more there, e.g. a file's text for a diff.
+        """
         return {}
+
+    def live_sections(self, args):
+        """Sections a query of the node reads; by default the ones the module decides from."""
+        return self.SECTIONS
 
     def validate(self, args):
         """Checks beyond the argument spec; raise NodeActionError."""
@@ -105,10 +117,10 @@ class NodeAction(ActionBase):
 
     def query(self, args, sections=None):
         """Read the node with one node_info call limited to what this module needs."""
-        sections = list(sections or self.SECTIONS)
-        scope = self.scope(args)
+        sections = list(sections or self.live_sections(args))
+        scope = self.scope(args, live=True)
         parameters = {'Sections': sections}
-        for section, parameter in (('features', 'Features'), ('services', 'Services'), ('files', 'Files')):
+        for section, parameter in _snapshot.KEYED_SECTIONS.items():
             if section in sections:
                 parameters[parameter] = list(scope.get(section) or [])
         return self.remember(self.run_script('node_info', parameters))

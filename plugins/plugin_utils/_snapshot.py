@@ -25,9 +25,12 @@ import copy
 import time
 
 FACT = 'kubewin_node'
-SECTIONS = ('os', 'features', 'adapters', 'hns', 'services', 'files')
-# Sections whose content is a mapping keyed by the names the query asked for.
-KEYED_SECTIONS = {'features': 'features', 'services': 'services', 'files': 'files'}
+SECTIONS = ('os', 'features', 'adapters', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
+            'firewall')
+# Sections whose content is a mapping keyed by the names the query asked for, and the
+# node_info script parameter that carries those names.
+KEYED_SECTIONS = {'features': 'Features', 'services': 'Services', 'files': 'Files', 'contents': 'Contents',
+                  'environment': 'Environment', 'firewall': 'FirewallRules'}
 DEFAULT_MAX_AGE = 900
 
 

@@ -3,15 +3,19 @@
 # Sections lets a module ask for only the part it needs.
 [CmdletBinding(SupportsShouldProcess)]
 param(
-    [string[]]$Sections = @('os', 'features', 'adapters', 'hns', 'services', 'files'),
+    [string[]]$Sections = @('os', 'features', 'adapters', 'hns', 'services', 'files', 'artifacts'),
     [string[]]$Features = @(),
     [string[]]$Services = @(),
-    [string[]]$Files = @()
+    [string[]]$Files = @(),
+    [string[]]$Contents = @(),
+    [string[]]$Environment = @(),
+    [string[]]$FirewallRules = @()
 )
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
-$state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files
+$state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files `
+    -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules
 $Ansible.Changed = $false
 $Ansible.Result = ConvertTo-Json -InputObject $state -Depth 10 -Compress

@@ -18,6 +18,8 @@ def counters(state_dir):
     for name in sorted(os.listdir(state_dir)):
         if name.endswith('.json') and os.path.exists(os.path.join(state_dir, name + '.lock')):
             node = peek(state_dir, name[:-5])
+            if 'calls' not in node.data:
+                continue  # web.json and other shared models, not a node
             result[name[:-5]] = {'total': node.data['calls']['total'], 'by_kind': node.data['calls']['by_kind'],
                                  'unreachable_attempts': node.data['unreachable_attempts']}
     return result

@@ -5,6 +5,7 @@ inventory hostname and the state directory into the environment of every
 module it runs; the fake modules call into here with it.
 """
 
+import contextlib
 import os
 
 # Importing the handlers registers the script simulations.
@@ -22,6 +23,15 @@ def current_host():
         raise RuntimeError('not running against a simulated Windows node (%s is unset); run the playbook '
                            'with tests/simulation/ansible-playbook' % HOST_ENV)
     return host, os.environ[STATE_DIR_ENV]
+
+
+@contextlib.contextmanager
+def node_for_module(kind):
+    """The current host's node, for a fake module; counts the call."""
+    host, state_dir = current_host()
+    with open_node(state_dir, host) as node:
+        node.count_call(kind)
+        yield node
 
 
 def error_record(script_name, failure):

@@ -94,6 +94,10 @@ def initial_state(hostname, profile):
         'services': {},
         'files': {},
         'directories': [],
+        # C:\ProgramData\kubewin\managed.json: the files the collection manages.
+        'managed': [],
+        # Per artifact destination: its url, checksum and the verified hash of each file.
+        'artifacts': {},
         'environment': {},
         'firewall_rules': {},
         'operations': {},
@@ -311,20 +315,43 @@ class SimNode:
         key = self._file_key(path)
         return self.data['files'][key] if key else None
 
-    def write_file(self, path, content=None, sha256=None, size=None):
+    def write_file(self, path, content=None, sha256=None, size=None, acl='inherited'):
+        """Write a file: text ``content``, or a binary known by its ``sha256`` and ``size``."""
         key = self._file_key(path) or path
         if content is not None:
             data = content.encode('utf-8')
             entry = {'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data), 'content': content}
         else:
             entry = {'sha256': sha256, 'size': size}
+        entry['acl'] = acl
         self.data['files'][key] = entry
         return entry
+
+    def register(self, paths=(), forget=()):
+        """Register-KubeWinFile: the collection now manages these files."""
+        forgotten = {f.lower() for f in forget}
+        managed = [p for p in self.data['managed'] if p.lower() not in forgotten]
+        self.data['artifacts'] = {k: v for k, v in self.data['artifacts'].items() if k.lower() not in forgotten}
+        for path in paths:
+            if path.lower() not in {p.lower() for p in managed}:
+                managed.append(path)
+        self.data['managed'] = sorted(managed)
 
     def remove_file(self, path):
         key = self._file_key(path)
         if key:
             del self.data['files'][key]
+
+    def content_view(self, path):
+        entry = self.file(path)
+        if entry is None:
+            return {'exists': False, 'text': None}
+        if entry.get('content') is None:
+            raise SimulationError('%s holds binary content in the simulation; not read as text' % path)
+        if entry['size'] > 1024 * 1024:
+            raise SimulationError('%s is larger than 1 MiB; not read as text' % path)
+        # ReadAllText drops a byte order mark.
+        return {'exists': True, 'text': entry['content'].lstrip('\ufeff')}
 
     def is_directory(self, path):
         lowered = path.lower().rstrip('\\')
@@ -334,9 +361,10 @@ class SimNode:
     def file_view(self, path):
         entry = self.file(path)
         if entry is not None:
-            return {'exists': True, 'type': 'file', 'size': entry['size'], 'sha256': entry['sha256']}
+            return {'exists': True, 'type': 'file', 'size': entry['size'], 'sha256': entry['sha256'],
+                    'acl': entry.get('acl', 'inherited')}
         if self.is_directory(path):
-            return {'exists': True, 'type': 'directory'}
+            return {'exists': True, 'type': 'directory', 'acl': 'protected'}
         return {'exists': False}
 
 

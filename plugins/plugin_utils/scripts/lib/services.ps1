@@ -17,6 +17,21 @@ function Get-KubeWinServiceRecovery {
     }
 }
 
+function Get-KubeWinNssmSettings {
+    # nssm keeps what it runs under the service's Parameters key.
+    param([Parameter(Mandatory)][string]$Name)
+    $parameters = Get-ItemProperty -LiteralPath "HKLM:\SYSTEM\CurrentControlSet\Services\$Name\Parameters" -ErrorAction SilentlyContinue
+    if (-not $parameters -or -not $parameters.Application) { return $null }
+    return [ordered]@{
+        application = $parameters.Application
+        app_parameters = $parameters.AppParameters
+        app_directory = $parameters.AppDirectory
+        app_stdout = $parameters.AppStdout
+        app_stderr = $parameters.AppStderr
+        app_rotate_bytes = [int64]$parameters.AppRotateBytes
+    }
+}
+
 function Get-KubeWinService {
     param([Parameter(Mandatory)][string]$Name)
     $service = Get-Service -Name $Name -ErrorAction SilentlyContinue
@@ -37,6 +52,8 @@ function Get-KubeWinService {
         environment = @($key.Environment | Where-Object { $_ })
         account = $key.ObjectName
         recovery = Get-KubeWinServiceRecovery -Blob $key.FailureActions
+        exit_code = [int](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
+        nssm = Get-KubeWinNssmSettings -Name $service.Name
     }
 }
 # --- end lib/services --------------------------------------------------------------

@@ -2,6 +2,7 @@
 # kubewin-include: hns
 # kubewin-include: netconfig
 # kubewin-include: services
+# kubewin-include: files
 
 function Test-KubeWinRebootPending {
     $keys = @(
@@ -14,12 +15,41 @@ function Test-KubeWinRebootPending {
     return $false
 }
 
+function Get-KubeWinFirewallRule {
+    param([Parameter(Mandatory)][string]$Name)
+    $rule = Get-NetFirewallRule -Name $Name -ErrorAction SilentlyContinue
+    if (-not $rule) { return [ordered]@{ name = $Name; exists = $false } }
+    $ports = $rule | Get-NetFirewallPortFilter
+    return [ordered]@{
+        name = $rule.Name
+        exists = $true
+        display_name = $rule.DisplayName
+        enabled = ([string]$rule.Enabled -eq 'True')
+        direction = ([string]$rule.Direction).ToLowerInvariant()
+        action = ([string]$rule.Action).ToLowerInvariant()
+        protocol = ([string]$ports.Protocol).ToLowerInvariant()
+        local_port = @($ports.LocalPort | ForEach-Object { [string]$_ })
+    }
+}
+
+function Get-KubeWinTextContent {
+    # Small text files a module decides from (kubeadm-flags.env, artifact manifests).
+    param([Parameter(Mandatory)][string]$Path)
+    $item = Get-Item -LiteralPath $Path -Force -ErrorAction SilentlyContinue
+    if (-not $item -or $item.PSIsContainer) { return [ordered]@{ exists = $false; text = $null } }
+    if ($item.Length -gt 1MB) { throw "$Path is larger than 1 MiB; not read as text" }
+    return [ordered]@{ exists = $true; text = [System.IO.File]::ReadAllText($Path) }
+}
+
 function Get-KubeWinNodeState {
     param(
         [string[]]$Sections = @(),
         [string[]]$Features = @(),
         [string[]]$Services = @(),
-        [string[]]$Files = @()
+        [string[]]$Files = @(),
+        [string[]]$Contents = @(),
+        [string[]]$Environment = @(),
+        [string[]]$FirewallRules = @()
     )
     $state = [ordered]@{ sections = @($Sections) }
 
@@ -69,25 +99,46 @@ function Get-KubeWinNodeState {
     }
 
     if ('files' -in $Sections) {
+        # The files asked for and every file the collection manages on this node.
+        $registry = Get-KubeWinRegistry
         $state.files = [ordered]@{}
-        foreach ($path in $Files) {
-            $item = Get-Item -LiteralPath $path -Force -ErrorAction SilentlyContinue
-            if (-not $item) {
-                $state.files[$path] = [ordered]@{ exists = $false }
-            }
-            elseif ($item.PSIsContainer) {
-                $state.files[$path] = [ordered]@{ exists = $true; type = 'directory' }
-            }
-            else {
-                $state.files[$path] = [ordered]@{
-                    exists = $true
-                    type = 'file'
-                    size = [int64]$item.Length
-                    sha256 = (Get-FileHash -LiteralPath $path -Algorithm SHA256).Hash.ToLowerInvariant()
-                }
+        foreach ($path in @($Files) + @($registry.files.Keys | Sort-Object)) {
+            if (-not $state.files.Contains($path)) {
+                $state.files[$path] = Get-KubeWinFileState -Path $path -Registry $registry
             }
         }
     }
+
+    if ('artifacts' -in $Sections) {
+        # Where each artifact destination came from, as recorded when it was verified.
+        $state.artifacts = [ordered]@{}
+        $artifacts = (Get-KubeWinRegistry).artifacts
+        foreach ($key in @($artifacts.Keys | Sort-Object)) { $state.artifacts[$key] = $artifacts[$key] }
+    }
+
+    if ('contents' -in $Sections) {
+        $state.contents = [ordered]@{}
+        foreach ($path in $Contents) {
+            $state.contents[$path] = Get-KubeWinTextContent -Path $path
+        }
+    }
+
+    if ('environment' -in $Sections) {
+        $state.environment = [ordered]@{}
+        foreach ($name in $Environment) {
+            $state.environment[$name] = [Environment]::GetEnvironmentVariable($name, 'Machine')
+        }
+    }
+
+    if ('firewall' -in $Sections) {
+        # The rules asked for and every rule the collection created (their names start with kubewin-).
+        $state.firewall = [ordered]@{}
+        $managed = @(Get-NetFirewallRule -Name 'kubewin-*' -ErrorAction SilentlyContinue | ForEach-Object { $_.Name })
+        foreach ($name in @($FirewallRules) + @($managed | Sort-Object)) {
+            if (-not $state.firewall.Contains($name)) { $state.firewall[$name] = Get-KubeWinFirewallRule -Name $name }
+        }
+    }
+
     return $state
 }
 # --- end lib/state ----------------------------------------------------------------

@@ -1,3 +1,8 @@
 """Script simulations, one module per area; importing this package registers them all."""
 
-from kubewin_sim.handlers import core  # noqa: F401  pylint: disable=unused-import
+# pylint: disable=unused-import
+from kubewin_sim.handlers import artifacts  # noqa: F401
+from kubewin_sim.handlers import core  # noqa: F401
+from kubewin_sim.handlers import files  # noqa: F401
+from kubewin_sim.handlers import firewall  # noqa: F401
+from kubewin_sim.handlers import services  # noqa: F401

@@ -18,10 +18,11 @@ def _operation_path(operation_id, suffix):
 
 @script('node_info')
 def node_info(node, p, context):
-    return node_state(node, p['Sections'], p['Features'], p['Services'], p['Files'])
+    return node_state(node, p['Sections'], p['Features'], p['Services'], p['Files'], p['Contents'],
+                      p['Environment'], p['FirewallRules'])
 
 
-def node_state(node, sections, features=(), services=(), files=()):
+def node_state(node, sections, features=(), services=(), files=(), contents=(), environment=(), firewall=()):
     """lib/state.ps1 Get-KubeWinNodeState."""
     state = {'sections': list(sections)}
     data = node.data
@@ -49,8 +50,26 @@ def node_state(node, sections, features=(), services=(), files=()):
     if 'services' in sections:
         state['services'] = {name: service_view(node, name) for name in services}
     if 'files' in sections:
-        state['files'] = {path: node.file_view(path) for path in files}
+        # The files asked for and every file the collection manages (lib/files registry).
+        state['files'] = {path: node.file_view(path) for path in list(files) + node.data['managed']}
+    if 'artifacts' in sections:
+        state['artifacts'] = dict(node.data['artifacts'])
+    if 'contents' in sections:
+        state['contents'] = {path: node.content_view(path) for path in contents}
+    if 'environment' in sections:
+        state['environment'] = {name: node.data['environment'].get(name) for name in environment}
+    if 'firewall' in sections:
+        # The rules asked for and every rule whose name starts with kubewin- (lib/state.ps1).
+        managed = sorted(name for name in node.data['firewall_rules'] if name.startswith('kubewin-'))
+        state['firewall'] = {name: firewall_view(node, name) for name in list(firewall) + managed}
     return state
+
+
+def firewall_view(node, name):
+    rule = node.data['firewall_rules'].get(name)
+    if rule is None:
+        return {'name': name, 'exists': False}
+    return dict(rule, name=name, exists=True)
 
 
 def service_view(node, name):
@@ -59,7 +78,7 @@ def service_view(node, name):
         return {'name': name, 'exists': False}
     return {key: service.get(key) for key in (
         'name', 'exists', 'display_name', 'description', 'state', 'start_mode', 'command_line',
-        'dependencies', 'environment', 'account', 'recovery')}
+        'dependencies', 'environment', 'account', 'recovery', 'exit_code', 'nssm')}
 
 
 # -- detached operations -------------------------------------------------------------------

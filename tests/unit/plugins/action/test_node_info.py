@@ -31,7 +31,8 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['services']['kubelet'] == {'name': 'kubelet', 'exists': False}
     assert facts['files']['C:\\k\\kubelet.exe'] == {'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32}
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory'}
-    assert set(facts['collected_at']) == {'os', 'features', 'adapters', 'hns', 'services', 'files'}
+    assert set(facts['collected_at']) == {'os', 'features', 'adapters', 'hns', 'services', 'files', 'artifacts', 'contents',
+                                         'environment', 'firewall'}
     partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']
     assert set(partial['collected_at']) == {'os'} and 'adapters' not in partial
     assert run.calls['win1']['total'] == 2

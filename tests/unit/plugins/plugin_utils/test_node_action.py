@@ -15,7 +15,7 @@ class Switch(NodeAction):
     ARGUMENT_SPEC = {'name': {'type': 'str', 'required': True}}
     SECTIONS = ('services',)
 
-    def scope(self, args):
+    def scope(self, args, live=False):
         return {'services': [args['name']]}
 
     def plan(self, args, state):

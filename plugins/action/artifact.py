@@ -1,0 +1,170 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubewin.node.artifact: a downloaded file (or archive members) verified by checksum before it is installed."""
+
+from __future__ import annotations
+
+import ntpath
+import re
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+
+ARCHIVE_SUFFIXES = {'.zip': 'zip', '.tar.gz': 'tar.gz', '.tgz': 'tar.gz'}
+
+
+class ActionModule(NodeAction):
+
+    ARGUMENT_SPEC = {
+        'url': {'type': 'str', 'required': True},
+        'dest': {'type': 'str', 'required': True},
+        'checksum': {'type': 'str'},
+        'skip_checksum': {'type': 'bool', 'default': False},
+        'extract': {'type': 'dict', 'options': {
+            'format': {'type': 'str', 'choices': ['zip', 'tar.gz']},
+            'members': {'type': 'list', 'elements': 'str', 'required': True},
+            'rename': {'type': 'dict', 'default': {}},
+        }},
+        'proxy': {'type': 'dict', 'no_log': False, 'options': {
+            'url': {'type': 'str', 'required': True},
+            'username': {'type': 'str'},
+            'password': {'type': 'str', 'no_log': True},
+        }},
+        'force': {'type': 'bool', 'default': False},
+        'retries': {'type': 'int', 'default': 4},
+        'timeout': {'type': 'int', 'default': 300},
+        'source': {'type': 'str', 'choices': ['node', 'controller'], 'default': 'node'},
+        'cache_dir': {'type': 'path', 'default': '~/.cache/kubewin/artifacts'},
+    }
+    ARGSPEC_OPTIONS = {'mutually_exclusive': [('checksum', 'skip_checksum')]}
+    SECTIONS = ('files', 'artifacts')
+
+    def validate(self, args):
+        if not re.match(r'^https?://', args['url']):
+            raise NodeActionError('url %r must be an http:// or https:// URL' % args['url'])
+        if not re.match(r'^[A-Za-z]:\\', args['dest']):
+            raise NodeActionError('dest %r must be an absolute Windows path such as C:\\k\\kubelet.exe' % args['dest'])
+        if args['checksum']:
+            try:
+                self._algorithm, self._pinned, self._checksum_url = _artifacts.parse_checksum(args['checksum'])
+            except _artifacts.ChecksumError as exc:
+                raise NodeActionError(str(exc))
+        elif not args['skip_checksum']:
+            raise NodeActionError(
+                'no checksum for %s: give checksum (sha256:<hex>, sha512:<hex>, or sha256:<URL of the upstream hash '
+                'file>), or set skip_checksum: true to install this artifact unverified' % args['url'])
+        else:
+            self._algorithm, self._pinned, self._checksum_url = 'sha256', None, None
+        if args['skip_checksum'] and args['source'] == 'controller':
+            raise NodeActionError('source: controller caches artifacts by their verified hash and needs a checksum')
+        if args['extract']:
+            members = args['extract']['members']
+            names = self._names(args)
+            unknown = sorted(set(args['extract']['rename']) - set(members))
+            if not members or len(set(n.lower() for n in names)) != len(names) or unknown:
+                raise NodeActionError('extract.members %s must be a non-empty list whose file names (after rename) '
+                                      'are unique, and extract.rename may only name members (not: %s)'
+                                      % (members, ', '.join(unknown) or 'none'))
+
+    def _format(self, args):
+        if not args['extract']:
+            return 'file'
+        if args['extract']['format']:
+            return args['extract']['format']
+        for suffix, archive_format in ARCHIVE_SUFFIXES.items():
+            if _artifacts.file_name(args['url']).lower().endswith(suffix):
+                return archive_format
+        raise NodeActionError('cannot tell the archive format of %s; set extract.format' % args['url'])
+
+    @staticmethod
+    def _names(args):
+        # Each member lands in dest under its own file name, or the name extract.rename gives it.
+        rename = args['extract']['rename']
+        return [rename.get(member) or ntpath.basename(member.replace('/', '\\')) for member in args['extract']['members']]
+
+    def _targets(self, args):
+        if not args['extract']:
+            return [args['dest']]
+        return [ntpath.join(args['dest'], name) for name in self._names(args)]
+
+    def _spec(self, args):
+        return args['checksum'] or 'none'
+
+    def scope(self, args, live=False):
+        return {'files': self._targets(args)}
+
+    def plan(self, args, state):
+        targets = self._targets(args)
+        files = state['files']
+        record = (state.get('artifacts') or {}).get(args['dest'])
+        before = {'url': record['url'], 'checksum': record['checksum']} if record else {}
+        before['files'] = {path: files[path].get('sha256') for path in targets if files[path]['exists']}
+        after = {'url': args['url'], 'checksum': self._spec(args), 'files': targets}
+        if not args['force']:
+            recorded = (record or {}).get('files') or {}
+            if (record and record['checksum'] == self._spec(args) and self._spec(args) != 'none'
+                    and sorted(recorded) == sorted(targets)
+                    and all(files[path]['exists'] and files[path].get('sha256') == recorded[path] for path in targets)):
+                return Plan(before=before, after=before)
+            # A file that already has the pinned hash needs no download, recorded or not.
+            current = files[targets[0]]
+            if (not args['extract'] and self._algorithm == 'sha256' and self._pinned
+                    and current['exists'] and current.get('sha256') == self._pinned):
+                return Plan(before=before, after=before)
+        return Plan([{'op': 'fetch'}], before=before, after=after)
+
+    def apply(self, args, plan, state):
+        parameters = {
+            'Url': args['url'], 'Dest': args['dest'], 'Algorithm': self._algorithm,
+            'ChecksumSpec': self._spec(args), 'Format': self._format(args),
+            'Retries': args['retries'], 'TimeoutSeconds': args['timeout'],
+        }
+        if args['extract']:
+            parameters['Members'] = args['extract']['members']
+            parameters['Names'] = self._names(args)
+        if self._pinned:
+            parameters['Checksum'] = self._pinned
+        if self._checksum_url:
+            parameters['ChecksumUrl'] = self._checksum_url
+        secrets = {}
+        if args['proxy']:
+            parameters['Proxy'] = args['proxy']['url']
+            if args['proxy']['username']:
+                parameters['ProxyUsername'] = args['proxy']['username']
+                secrets['ProxyPassword'] = args['proxy']['password'] or ''
+        if args['source'] == 'controller':
+            return self._push_from_controller(args, parameters, secrets)
+        return self._fetch(parameters, secrets)
+
+    def _fetch(self, parameters, secrets):
+        applied = self.run_script('artifact_fetch', parameters, secrets=secrets)
+        return {'state': applied['state'], 'attempts': applied['attempts']}
+
+    def _push_from_controller(self, args, parameters, secrets):
+        """Download once on the controller (cached by hash), then copy to the node over WinRM."""
+        try:
+            local, verified = _artifacts.controller_copy(
+                args['url'], self._algorithm, self._pinned, self._checksum_url, args['cache_dir'],
+                retries=args['retries'], timeout=args['timeout'], proxy=(args['proxy'] or {}).get('url'))
+        except (_artifacts.DownloadError, _artifacts.ChecksumError) as exc:
+            raise NodeActionError('controller download: %s' % exc)
+        temporary = self._make_tmp_path()
+        try:
+            staged = self._connection._shell.join_path(temporary, _artifacts.file_name(args['url']))
+            self._transfer_file(local, staged)
+            parameters.update(StagedPath=staged, Checksum=verified)
+            parameters.pop('ChecksumUrl', None)
+            return self._fetch(parameters, secrets)
+        finally:
+            self._remove_tmp_path(temporary)
+
+    def check_applied(self, args, plan, state):
+        record = (state.get('artifacts') or {}).get(args['dest']) or {}
+        missing = [path for path in self._targets(args) if not state['files'][path]['exists']]
+        if record.get('checksum') != self._spec(args) or missing:
+            raise NodeActionError('%s is not installed as verified after the download (missing: %s)'
+                                  % (args['dest'], ', '.join(missing) or 'none'))
+
+    def report(self, args, state, plan):
+        return {'dest': args['dest'], 'checksum': self._spec(args),
+                'files': {path: state['files'][path].get('sha256') for path in self._targets(args)}}

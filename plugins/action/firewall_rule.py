@@ -1,0 +1,72 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubewin.node.firewall_rule: one Windows Firewall rule (kubelet 10250/TCP, VXLAN 4789/UDP, ...)."""
+
+from __future__ import annotations
+
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+
+SETTINGS = ('display_name', 'enabled', 'direction', 'action', 'protocol', 'local_port')
+
+
+class ActionModule(NodeAction):
+
+    ARGUMENT_SPEC = {
+        'name': {'type': 'str', 'required': True},
+        'display_name': {'type': 'str'},
+        'direction': {'type': 'str', 'choices': ['inbound', 'outbound'], 'default': 'inbound'},
+        'protocol': {'type': 'str', 'choices': ['tcp', 'udp'], 'default': 'tcp'},
+        'local_port': {'type': 'list', 'elements': 'str', 'default': []},
+        'action': {'type': 'str', 'choices': ['allow', 'block'], 'default': 'allow'},
+        'state': {'type': 'str', 'choices': ['present', 'absent'], 'default': 'present'},
+    }
+    SECTIONS = ('firewall',)
+
+    def validate(self, args):
+        for port in args['local_port']:
+            bounds = port.split('-', 1)
+            if not all(part.isdigit() and 0 < int(part) < 65536 for part in bounds):
+                raise NodeActionError('local_port %r is not a port (1-65535) or a range such as 30000-32767' % port)
+
+    def scope(self, args, live=False):
+        return {'firewall': [args['name']]}
+
+    def desired(self, args):
+        return {'display_name': args['display_name'] or args['name'], 'enabled': True,
+                'direction': args['direction'], 'action': args['action'], 'protocol': args['protocol'],
+                'local_port': sorted(args['local_port'])}
+
+    @staticmethod
+    def _settings(rule):
+        settings = {key: rule.get(key) for key in SETTINGS}
+        settings['local_port'] = sorted(str(port) for port in rule.get('local_port') or [])
+        return settings
+
+    def plan(self, args, state):
+        current = state['firewall'][args['name']]
+        before = self._settings(current) if current.get('exists') else {}
+        if args['state'] == 'absent':
+            return Plan([{'op': 'remove'}] if current.get('exists') else [], before=before, after={})
+        after = self.desired(args)
+        if before == after:
+            return Plan(before=before, after=after)
+        return Plan([{'op': 'update' if before else 'create'}], before=before, after=after)
+
+    def apply(self, args, plan, state):
+        if args['state'] == 'absent':
+            parameters = {'Name': args['name'], 'Remove': True}
+        else:
+            desired = self.desired(args)
+            parameters = {'Name': args['name'], 'DisplayName': desired['display_name'], 'Direction': args['direction'],
+                          'Protocol': args['protocol'], 'LocalPort': desired['local_port'], 'Action': args['action']}
+        return {'state': self.run_script('firewall_rule_apply', parameters)['state']}
+
+    def check_applied(self, args, plan, state):
+        current = state['firewall'][args['name']]
+        if args['state'] == 'absent' and current.get('exists'):
+            raise NodeActionError('firewall rule %s still exists after removal' % args['name'])
+        if args['state'] == 'present' and self._settings(current) != self.desired(args):
+            raise NodeActionError('firewall rule %s is not as configured after the change' % args['name'])
+
+    def report(self, args, state, plan):
+        return {'rule': state['firewall'][args['name']]}

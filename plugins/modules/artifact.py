@@ -1,0 +1,140 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: artifact
+short_description: Install a downloaded file on a Windows node, verified by its checksum first
+version_added: 0.1.0
+description:
+  - The node downloads O(url) to a temporary file next to O(dest), verifies its hash, and only then
+    replaces O(dest) (or, with O(extract), puts the archive members asked for into the O(dest)
+    directory). On any failure the previous file stays as it was.
+  - Transient failures (connection reset, timeout, HTTP 5xx) are retried with exponential backoff
+    (2, 4, 8, ... seconds, at most 30) up to O(retries) more times; HTTP 4xx and a hash mismatch fail at
+    once, naming the URL and both hashes.
+  - No artifact is installed without a checksum unless O(skip_checksum) opts out for that artifact.
+  - Where it came from (URL, checksum) and the hash of every file installed is recorded on the node, so
+    a later run whose snapshot from M(kubewin.node.node_info) shows the same checksum and unchanged files
+    makes no remote call and downloads nothing. A file that already has the pinned SHA-256 is not
+    downloaded either.
+options:
+  url:
+    description: The http(s) URL of the artifact.
+    type: str
+    required: true
+  dest:
+    description: Absolute path of the file on the node; with O(extract), the directory the members go to.
+    type: str
+    required: true
+  checksum:
+    description:
+      - C(sha256:<hex>) or C(sha512:<hex>) pins the hash.
+      - C(sha256:<url>) or C(sha512:<url>) takes it from the upstream hash file, such as the C(.sha256)
+        files published next to Kubernetes binaries (a bare hash, or C(sha256sum) lines naming the file).
+    type: str
+  skip_checksum:
+    description: Install the artifact without verifying it. Mutually exclusive with O(checksum).
+    type: bool
+    default: false
+  extract:
+    description: Treat the download as an archive and install only some of its members.
+    type: dict
+    suboptions:
+      format:
+        description: Archive format; by default taken from the URL (C(.zip), C(.tar.gz), C(.tgz)).
+        type: str
+        choices: [zip, tar.gz]
+      members:
+        description: Paths inside the archive to install; each lands in O(dest) under its file name.
+        type: list
+        elements: str
+        required: true
+      rename:
+        description: Member path to the file name it gets in O(dest) instead of its own.
+        type: dict
+        default: {}
+  proxy:
+    description: HTTP proxy for the download.
+    type: dict
+    suboptions:
+      url:
+        description: Proxy URL.
+        type: str
+        required: true
+      username:
+        description: Proxy user name.
+        type: str
+      password:
+        description: Proxy password; passed to the node as a SecureString, never logged.
+        type: str
+  force:
+    description: Download and install again even when the installed files match.
+    type: bool
+    default: false
+  retries:
+    description: Further attempts after a transient failure.
+    type: int
+    default: 4
+  timeout:
+    description: Seconds one download attempt may take.
+    type: int
+    default: 300
+  source:
+    description:
+      - C(node) downloads on the node.
+      - C(controller) downloads once on the controller into O(cache_dir) (keyed by the verified hash, so
+        a cached file is reused and a corrupt one never served), then copies it to the node through the
+        connection, for air-gapped sites without a mirror. WinRM transfers are slow (base64 chunks,
+        typically a few MB/s at best), so prefer a mirror reachable from the nodes for large fleets.
+    type: str
+    choices: [node, controller]
+    default: node
+  cache_dir:
+    description: Controller directory for O(source=controller).
+    type: path
+    default: ~/.cache/kubewin/artifacts
+extends_documentation_fragment:
+  - kubewin.node.node_action
+seealso:
+  - module: kubewin.node.node_file
+author:
+  - kubewin.node contributors (@kubewin)
+'''
+
+EXAMPLES = r'''
+- name: Install the kubelet, verified against the hash file published next to it
+  kubewin.node.artifact:
+    url: https://dl.k8s.io/release/v1.31.4/bin/windows/amd64/kubelet.exe
+    checksum: sha256:https://dl.k8s.io/release/v1.31.4/bin/windows/amd64/kubelet.exe.sha256
+    dest: C:\k\kubelet.exe
+
+- name: Install containerd's binaries from the release archive
+  kubewin.node.artifact:
+    url: https://github.com/containerd/containerd/releases/download/v1.7.24/containerd-1.7.24-windows-amd64.tar.gz
+    checksum: sha256:https://github.com/containerd/containerd/releases/download/v1.7.24/containerd-1.7.24-windows-amd64.tar.gz.sha256sum
+    dest: C:\Program Files\containerd
+    extract:
+      members: [bin/containerd.exe, bin/containerd-shim-runhcs-v1.exe, bin/ctr.exe]
+'''
+
+RETURN = r'''
+dest:
+  description: The destination.
+  returned: success
+  type: str
+checksum:
+  description: The checksum specification the files were verified against (C(none) with O(skip_checksum)).
+  returned: success
+  type: str
+files:
+  description: Each installed file with its SHA-256 now.
+  returned: success
+  type: dict
+attempts:
+  description: Download attempts the node needed (0 when the file was pushed from the controller).
+  returned: changed and not check mode
+  type: int
+'''

@@ -1,0 +1,142 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Checksums of downloaded artifacts, and the controller-side download cache.
+
+Internal to kubewin.node, not a public API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+
+from ansible.module_utils.urls import open_url
+
+HEX_LENGTH = {'sha256': 64, 'sha512': 128}
+_SPEC = re.compile(r'^(sha256|sha512):(.+)$')
+
+
+class ChecksumError(ValueError):
+    """A checksum specification or hash file that cannot be used."""
+
+
+class DownloadError(Exception):
+    """A download failed; ``transient`` says whether another attempt could help."""
+
+    def __init__(self, message, transient):
+        self.transient = transient
+        super().__init__(message)
+
+
+def parse_checksum(spec):
+    """'sha256:<hex>' -> ('sha256', hex, None); 'sha256:<url>' -> ('sha256', None, url)."""
+    match = _SPEC.match((spec or '').strip())
+    if not match:
+        raise ChecksumError('checksum %r must be sha256:<hex>, sha512:<hex>, or sha256:/sha512: followed by the '
+                            'URL of the upstream hash file' % spec)
+    algorithm, value = match.groups()
+    if value.startswith(('https://', 'http://')):
+        return algorithm, None, value
+    if not re.fullmatch(r'[0-9a-fA-F]{%d}' % HEX_LENGTH[algorithm], value):
+        raise ChecksumError('checksum %r: a %s is %d hexadecimal digits' % (spec, algorithm, HEX_LENGTH[algorithm]))
+    return algorithm, value.lower(), None
+
+
+def file_name(url):
+    return posixpath.basename(urllib.parse.urlparse(url).path)
+
+
+def parse_hash_file(text, algorithm, name):
+    """The hash for ``name`` in a hash file: a bare hash, or sha256sum-style '<hash>  <name>' lines."""
+    length = HEX_LENGTH[algorithm]
+    candidates = []
+    for line in (text or '').splitlines():
+        fields = line.strip().split()
+        if fields and re.fullmatch(r'[0-9a-fA-F]{%d}' % length, fields[0]) and (
+                len(fields) == 1 or fields[-1].lstrip('*').endswith(name)):
+            candidates.append(fields[0].lower())
+    if len(candidates) != 1:
+        raise ChecksumError('the hash file holds %s %s for %s' % (
+            'no' if not candidates else '%d candidate' % len(candidates), algorithm, name))
+    return candidates[0]
+
+
+def _fetch(url, destination, timeout):
+    """One download attempt into ``destination``; raise DownloadError."""
+    try:
+        response = open_url(url, timeout=timeout, validate_certs=True, follow_redirects='all',
+                            use_proxy=True, http_agent='kubewin.node')
+        with open(destination, 'wb') as handle:
+            shutil.copyfileobj(response, handle, 1024 * 1024)
+    except urllib.error.HTTPError as exc:
+        raise DownloadError('%s: HTTP %d %s' % (url, exc.code, exc.reason), transient=exc.code >= 500)
+    except (urllib.error.URLError, OSError, ConnectionError) as exc:
+        raise DownloadError('%s: %s' % (url, getattr(exc, 'reason', exc)), transient=True)
+
+
+def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep):
+    """Download with bounded retries and exponential backoff for transient failures. Returns attempts."""
+    previous = {}
+    if proxy:
+        # open_url honours the standard proxy environment variables.
+        previous = {name: os.environ.get(name) for name in ('https_proxy', 'http_proxy')}
+        os.environ.update(https_proxy=proxy, http_proxy=proxy)
+    try:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                _fetch(url, destination, timeout)
+                return attempt
+            except DownloadError as exc:
+                if not exc.transient or attempt > retries:
+                    raise DownloadError('%s (after %d attempt%s)' % (exc, attempt, 's' if attempt > 1 else ''),
+                                        exc.transient)
+                sleep(min(30, 2 ** attempt))
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def file_digest(path, algorithm):
+    digest = hashlib.new(algorithm)
+    with open(path, 'rb') as handle:
+        for block in iter(lambda: handle.read(1024 * 1024), b''):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def controller_copy(url, algorithm, expected, checksum_url, cache_dir, retries=4, timeout=300, proxy=None):
+    """Download an artifact once on the controller, verify it, and return (path, hash) in the cache.
+
+    The cache is keyed by the verified hash, so a cached file is reused without
+    any download and a corrupt one can never be served.
+    """
+    if checksum_url:
+        with tempfile.TemporaryDirectory() as scratch:
+            hash_file = os.path.join(scratch, 'checksum')
+            download(checksum_url, hash_file, retries, timeout, proxy)
+            with open(hash_file, encoding='utf-8', errors='replace') as handle:
+                expected = parse_hash_file(handle.read(), algorithm, file_name(url))
+    cached = os.path.join(os.path.expanduser(cache_dir), '%s-%s' % (algorithm, expected), file_name(url))
+    if os.path.exists(cached) and file_digest(cached, algorithm) == expected:
+        return cached, expected
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    partial = cached + '.partial'
+    download(url, partial, retries, timeout, proxy)
+    actual = file_digest(partial, algorithm)
+    if actual != expected:
+        os.remove(partial)
+        raise ChecksumError('checksum mismatch for %s: expected %s %s, got %s' % (url, algorithm, expected, actual))
+    os.replace(partial, cached)
+    return cached, expected

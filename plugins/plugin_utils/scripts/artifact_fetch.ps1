@@ -1,0 +1,162 @@
+# kubewin-script: artifact_fetch
+# Downloads an artifact to a temporary file next to its destination, verifies its
+# hash, and only then puts it (or the archive members asked for) in place; on any
+# failure the previous file stays as it was. Transient failures (connection reset,
+# timeout, HTTP 5xx) are retried with backoff; HTTP 4xx and a hash mismatch fail at once.
+# With -StagedPath the artifact was pushed from the controller instead of downloaded.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [Parameter(Mandatory)][string]$Url,
+    [Parameter(Mandatory)][string]$Dest,
+    [Parameter(Mandatory)][ValidateSet('sha256', 'sha512')][string]$Algorithm,
+    [string]$Checksum,
+    [string]$ChecksumUrl,
+    [Parameter(Mandatory)][string]$ChecksumSpec,
+    [ValidateSet('file', 'zip', 'tar.gz')][string]$Format = 'file',
+    [string[]]$Members = @(),
+    # The file name each member gets in Dest (same order as Members).
+    [string[]]$Names = @(),
+    [string]$StagedPath,
+    [int]$Retries = 4,
+    [int]$TimeoutSeconds = 300,
+    [string]$Proxy,
+    [string]$ProxyUsername,
+    [securestring]$ProxyPassword
+)
+$ErrorActionPreference = 'Stop'
+$ProgressPreference = 'SilentlyContinue'  # the progress bar slows Invoke-WebRequest down many times over
+
+# kubewin-include: files
+
+[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12
+
+function Test-TransientFailure {
+    # Worth another attempt: no HTTP answer at all (reset, timeout, DNS) or a 5xx.
+    param($ErrorRecord)
+    $response = $ErrorRecord.Exception.Response
+    if ($null -eq $response) { return $true }
+    return ([int]$response.StatusCode -ge 500)
+}
+
+function Invoke-Download {
+    param([string]$From, [string]$To)
+    $request = @{ Uri = $From; OutFile = $To; UseBasicParsing = $true; TimeoutSec = $TimeoutSeconds }
+    if ($Proxy) {
+        $request.Proxy = $Proxy
+        if ($ProxyUsername) {
+            $request.ProxyCredential = New-Object -TypeName System.Management.Automation.PSCredential -ArgumentList @(
+                $ProxyUsername, $ProxyPassword)
+        }
+    }
+    $attempt = 0
+    while ($true) {
+        $attempt++
+        try {
+            Invoke-WebRequest @request
+            return $attempt
+        }
+        catch {
+            if (Test-Path -LiteralPath $To) { Remove-Item -LiteralPath $To -Force }
+            $status = ''
+            if ($_.Exception.Response) { $status = " (HTTP $([int]$_.Exception.Response.StatusCode))" }
+            if (-not (Test-TransientFailure -ErrorRecord $_)) {
+                throw "download of $From failed$status; not retried: $($_.Exception.Message)"
+            }
+            if ($attempt -gt $Retries) {
+                throw "download of $From failed$status after $attempt attempts: $($_.Exception.Message)"
+            }
+            Start-Sleep -Seconds ([Math]::Min(30, [Math]::Pow(2, $attempt)))
+        }
+    }
+}
+
+function Get-ExpectedHash {
+    if ($Checksum) { return $Checksum.ToLowerInvariant() }
+    $file = Join-Path -Path $env:TEMP -ChildPath ('kubewin-checksum-' + [guid]::NewGuid().ToString('N'))
+    try {
+        $null = Invoke-Download -From $ChecksumUrl -To $file
+        $text = [System.IO.File]::ReadAllText($file)
+    }
+    finally {
+        if (Test-Path -LiteralPath $file) { Remove-Item -LiteralPath $file -Force }
+    }
+    # A bare hash, or "<hash>  <file name>" lines as sha256sum writes them.
+    $length = 64
+    if ($Algorithm -eq 'sha512') { $length = 128 }
+    $name = [System.IO.Path]::GetFileName(([Uri]$Url).AbsolutePath)
+    $candidates = @(foreach ($line in $text -split "`r?`n") {
+            $fields = @($line.Trim() -split '\s+')
+            if ($fields[0] -match "^[0-9a-fA-F]{$length}$" -and
+                ($fields.Count -eq 1 -or $fields[-1].TrimStart('*').EndsWith($name))) { $fields[0].ToLowerInvariant() }
+        })
+    if ($candidates.Count -ne 1) {
+        throw "$ChecksumUrl holds no single $Algorithm for $name"
+    }
+    return $candidates[0]
+}
+
+$expected = Get-ExpectedHash
+$directory = $Dest
+if ($Format -eq 'file') { $directory = Split-Path -Path $Dest -Parent }
+New-KubeWinDirectory -Path $directory
+# The temporary file sits next to the destination so the final move stays on one volume.
+$download = Join-Path -Path $directory -ChildPath ('.kubewin-download-' + [guid]::NewGuid().ToString('N'))
+$unpacked = "$download.d"
+$attempts = 0
+$placed = @()
+try {
+    if ($StagedPath) {
+        Move-Item -LiteralPath $StagedPath -Destination $download -Force
+    }
+    else {
+        $attempts = Invoke-Download -From $Url -To $download
+    }
+    $actual = (Get-FileHash -LiteralPath $download -Algorithm $Algorithm).Hash.ToLowerInvariant()
+    if ($actual -ne $expected) {
+        throw "checksum mismatch for ${Url}: expected $Algorithm $expected, got $actual; the file was not installed"
+    }
+    if ($Format -eq 'file') {
+        Set-KubeWinAcl -Path $download -Profile protected
+        Move-Item -LiteralPath $download -Destination $Dest -Force
+        $placed = @($Dest)
+    }
+    else {
+        $null = New-Item -Path $unpacked -ItemType Directory -Force
+        if ($Format -eq 'zip') {
+            Add-Type -AssemblyName System.IO.Compression.FileSystem
+            [System.IO.Compression.ZipFile]::ExtractToDirectory($download, $unpacked)
+        }
+        else {
+            & "$env:SystemRoot\System32\tar.exe" -x -z -f $download -C $unpacked
+            if ($LASTEXITCODE -ne 0) { throw "tar.exe could not extract $Url (exit code $LASTEXITCODE)" }
+        }
+        $missing = @($Members | Where-Object { -not (Test-Path -LiteralPath (Join-Path -Path $unpacked -ChildPath $_)) })
+        if ($missing) { throw "$Url does not contain: $($missing -join ', ')" }
+        for ($index = 0; $index -lt $Members.Count; $index++) {
+            $target = Join-Path -Path $Dest -ChildPath $Names[$index]
+            $source = Join-Path -Path $unpacked -ChildPath $Members[$index]
+            Set-KubeWinAcl -Path $source -Profile protected
+            Move-Item -LiteralPath $source -Destination $target -Force
+            $placed += $target
+        }
+    }
+}
+finally {
+    foreach ($leftover in @($download, $unpacked)) {
+        if (Test-Path -LiteralPath $leftover) { Remove-Item -LiteralPath $leftover -Recurse -Force }
+    }
+}
+
+Register-KubeWinFile -Path $placed -ArtifactDest $Dest -Artifact ([ordered]@{ url = $Url; checksum = $ChecksumSpec })
+$registry = Get-KubeWinRegistry
+$files = [ordered]@{}
+foreach ($path in $placed) { $files[$path] = Get-KubeWinFileState -Path $path -Registry $registry }
+$Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
+        attempts = $attempts
+        sha = $expected
+        state = [ordered]@{
+            sections = @('files', 'artifacts')
+            files = $files
+            artifacts = [ordered]@{ $Dest = $registry.artifacts[$Dest] }
+        }
+    })

@@ -1,0 +1,113 @@
+# kubewin-script: node_service_apply
+# Creates, reconfigures, starts, stops, restarts or removes one Windows service,
+# then reports its state. The command line arrives already quoted for Windows.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [Parameter(Mandatory)][ValidatePattern('^[A-Za-z0-9_.-]+$')][string]$Name,
+    [string]$CommandLine,
+    [string]$DisplayName,
+    [string]$Description,
+    [ValidateSet('auto', 'delayed', 'manual', 'disabled')][string]$StartMode = 'auto',
+    [string[]]$Dependencies = @(),
+    [string[]]$Environment = @(),
+    # sc.exe failure syntax: restart/10000/restart/30000; empty clears the actions.
+    [string]$FailureActions = '',
+    [int]$ResetPeriodSeconds = 86400,
+    # nssm settings (Application, AppParameters, ...) as JSON, when nssm wraps the service.
+    [string]$NssmJson,
+    [ValidateSet('running', 'stopped', 'absent')][string]$Ensure = 'running',
+    [switch]$Restart,
+    [int]$StartTimeoutSeconds = 60
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: services
+
+$key = "HKLM:\SYSTEM\CurrentControlSet\Services\$Name"
+
+function Invoke-Sc {
+    # sc.exe writes its errors to stdout and sets the exit code.
+    $output = & "$env:SystemRoot\System32\sc.exe" @args 2>&1
+    if ($LASTEXITCODE -ne 0) { throw "sc.exe $($args -join ' ') failed ($LASTEXITCODE): $output" }
+}
+
+function Wait-ServiceStatus {
+    param([string]$Status)
+    $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
+    while ((Get-Service -Name $Name).Status -ne $Status) {
+        if ((Get-Date) -gt $deadline) {
+            $exitCode = (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
+            throw "service $Name did not reach $Status within $StartTimeoutSeconds s (status $((Get-Service -Name $Name).Status), exit code $exitCode)"
+        }
+        Start-Sleep -Milliseconds 500
+    }
+}
+
+$existing = Get-Service -Name $Name -ErrorAction SilentlyContinue
+if ($Ensure -eq 'absent') {
+    if ($existing) {
+        if ($existing.Status -ne 'Stopped') { Stop-Service -Name $Name -Force; Wait-ServiceStatus -Status Stopped }
+        Invoke-Sc delete $Name
+        # The SCM removes the name only when no handle to the service is open.
+        $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
+        while ((Get-Service -Name $Name -ErrorAction SilentlyContinue) -and (Get-Date) -lt $deadline) { Start-Sleep -Milliseconds 500 }
+    }
+}
+else {
+    $startType = @{ auto = 'Automatic'; delayed = 'Automatic'; manual = 'Manual'; disabled = 'Disabled' }[$StartMode]
+    if (-not $existing) {
+        $null = New-Service -Name $Name -BinaryPathName $CommandLine -DisplayName $DisplayName -StartupType $startType
+    }
+    else {
+        $service = Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'"
+        $changed = Invoke-CimMethod -InputObject $service -MethodName Change -Arguments @{
+            PathName = $CommandLine
+            DisplayName = $DisplayName
+        }
+        if ($changed.ReturnValue -ne 0) { throw "Win32_Service.Change failed for $Name with code $($changed.ReturnValue)" }
+    }
+    $startArgument = @{ auto = 'auto'; delayed = 'delayed-auto'; manual = 'demand'; disabled = 'disabled' }[$StartMode]
+    $dependArgument = '/'
+    if ($Dependencies.Count -gt 0) { $dependArgument = $Dependencies -join '/' }
+    Invoke-Sc config $Name start= $startArgument depend= $dependArgument
+    Set-Service -Name $Name -Description $Description
+    # The SCM passes the Environment value to the service process when it starts.
+    if ($Environment.Count -gt 0) {
+        New-ItemProperty -LiteralPath $key -Name Environment -PropertyType MultiString -Value $Environment -Force | Out-Null
+    }
+    else {
+        Remove-ItemProperty -LiteralPath $key -Name Environment -ErrorAction SilentlyContinue
+    }
+    if ($FailureActions) {
+        Invoke-Sc failure $Name reset= $ResetPeriodSeconds actions= $FailureActions
+    }
+    else {
+        Invoke-Sc failure $Name reset= 0 actions= '""'
+    }
+    if ($NssmJson) {
+        $parameters = "$key\Parameters"
+        if (-not (Test-Path -LiteralPath $parameters)) { $null = New-Item -Path $parameters -Force }
+        foreach ($entry in (ConvertFrom-Json -InputObject $NssmJson).PSObject.Properties) {
+            $type = 'ExpandString'
+            if ($entry.Value -is [int] -or $entry.Value -is [long]) { $type = 'DWord' }
+            New-ItemProperty -LiteralPath $parameters -Name $entry.Name -PropertyType $type -Value $entry.Value -Force | Out-Null
+        }
+    }
+    $status = (Get-Service -Name $Name).Status
+    if ($Ensure -eq 'stopped' -and $status -ne 'Stopped') {
+        Stop-Service -Name $Name -Force
+        Wait-ServiceStatus -Status Stopped
+    }
+    elseif ($Ensure -eq 'running') {
+        if ($Restart -and $status -ne 'Stopped') { Restart-Service -Name $Name -Force }
+        elseif ($status -ne 'Running') { Start-Service -Name $Name }
+        Wait-ServiceStatus -Status Running
+    }
+}
+
+$Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
+        state = [ordered]@{
+            sections = @('services')
+            services = [ordered]@{ $Name = Get-KubeWinService -Name $Name }
+        }
+    })

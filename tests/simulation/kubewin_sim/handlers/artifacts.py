@@ -1,0 +1,79 @@
+"""Simulation of artifact_fetch.ps1: download with retries, verify, then install."""
+
+import hashlib
+import ntpath
+import os
+
+from kubewin_sim import web
+from kubewin_sim.node import SimulationError
+from kubewin_sim.registry import ScriptFailure, script
+
+
+def _download(url, retries):
+    """Invoke-Download: returns (attempts, what was served); the simulation does not wait out the backoff."""
+    state_dir = os.environ['KUBEWIN_SIM_STATE_DIR']
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return attempt, web.request(state_dir, url)
+        except web.WebError as exc:
+            status = ' (HTTP %s)' % exc.status if exc.status.isdigit() else ''
+            if not exc.transient:
+                raise ScriptFailure('download of %s failed%s; not retried: %s' % (url, status, exc))
+            if attempt > retries:
+                raise ScriptFailure('download of %s failed%s after %d attempts: %s' % (url, status, attempt, exc))
+
+
+def _expected(p):
+    if p['Checksum']:
+        return p['Checksum'].lower()
+    if not p['ChecksumUrl']:
+        return None
+    text = _download(p['ChecksumUrl'], p['Retries'])[1].get('text') or ''
+    length = 128 if p['Algorithm'] == 'sha512' else 64
+    name = p['Url'].rsplit('/', 1)[-1]
+    candidates = [fields[0].lower() for fields in (line.split() for line in text.splitlines())
+                  if fields and len(fields[0]) == length and (len(fields) == 1 or fields[-1].lstrip('*').endswith(name))]
+    if len(candidates) != 1:
+        raise ScriptFailure('%s holds no single %s for %s' % (p['ChecksumUrl'], p['Algorithm'], name))
+    return candidates[0]
+
+
+@script('artifact_fetch')
+def artifact_fetch(node, p, context):
+    expected = _expected(p)
+    attempts = 0
+    if p['StagedPath']:
+        staged = node.file(p['StagedPath'])
+        if staged is None:
+            raise SimulationError("Cannot find path '%s' because it does not exist." % p['StagedPath'])
+        served = dict(staged)
+        node.remove_file(p['StagedPath'])
+    else:
+        attempts, served = _download(p['Url'], p['Retries'])
+    actual = served.get(p['Algorithm'])
+    if expected is not None and actual != expected:
+        raise ScriptFailure('checksum mismatch for %s: expected %s %s, got %s; the file was not installed'
+                            % (p['Url'], p['Algorithm'], expected, actual))
+    placed = []
+    if p['Format'] == 'file':
+        node.write_file(p['Dest'], sha256=served['sha256'], size=served['size'], acl='protected')
+        placed.append(p['Dest'])
+    else:
+        contained = web.archive_members(os.environ['KUBEWIN_SIM_STATE_DIR'], p['Url'])
+        missing = [member for member in p['Members'] if member.lstrip('./') not in contained]
+        if missing:
+            raise ScriptFailure('%s does not contain: %s' % (p['Url'], ', '.join(missing)))
+        for member, name in zip(p['Members'], p['Names']):
+            target = ntpath.join(p['Dest'], name)
+            digest = hashlib.sha256(('%s#%s#%s' % (p['Url'], actual, member)).encode()).hexdigest()
+            node.write_file(target, sha256=digest, size=4096, acl='protected')
+            placed.append(target)
+    node.register(placed)
+    record = {'url': p['Url'], 'checksum': p['ChecksumSpec'],
+              'files': {path: node.file(path)['sha256'] for path in placed}}
+    node.data['artifacts'][p['Dest']] = record
+    return {'attempts': attempts, 'sha': expected or actual,
+            'state': {'sections': ['files', 'artifacts'], 'files': {path: node.file_view(path) for path in placed},
+                      'artifacts': {p['Dest']: record}}}

@@ -1,0 +1,129 @@
+"""The web the simulated nodes download from: content identities, archive layouts, faults.
+
+Every URL serves a deterministic file whose bytes are ``kubewin-sim:<url>`` (so
+its SHA-256 and SHA-512 are real hashes a test can compute), and a URL ending
+in ``.sha256``/``.sha512`` serves the matching hash of the URL without that
+suffix, as upstream release sites do: an honest mirror.
+
+``<state dir>/web.json`` changes that, shared by all nodes:
+
+    {"served": {"<url>": {"sha256": "<hex>", "size": 123}},   # what a URL serves instead
+     "archives": {"<url>": ["member/path", ...]},             # members of an archive
+     "faults": {"<url>": ["503", "503", "200"]}}              # answers, consumed in order
+
+A fault is one of 200, 404, 403, 500, 503, timeout, reset, corrupt (the body
+differs from what the URL normally serves), truncated.
+"""
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+
+HASH_SUFFIXES = {'.sha256': 'sha256', '.sha512': 'sha512'}
+TRANSIENT = {'500', '502', '503', 'timeout', 'reset'}
+
+# What upstream release archives contain, as far as the collection uses them
+# (so a wrong member name in the artifact table fails in the tests too).
+KNOWN_LAYOUTS = [
+    (r'/containerd-[^/]+-windows-amd64\.tar\.gz$',
+     ['bin/containerd.exe', 'bin/containerd-shim-runhcs-v1.exe', 'bin/ctr.exe', 'bin/containerd-stress.exe']),
+    (r'/crictl-v[^/]+-windows-amd64\.tar\.gz$', ['crictl.exe']),
+    (r'/cni-plugins-windows-amd64-v[^/]+\.tgz$', ['win-bridge.exe', 'win-overlay.exe', 'host-local.exe']),
+    (r'/cni-plugin-flannel-windows-amd64-v[^/]+\.tgz$', ['flannel-amd64.exe']),
+    (r'/windows-container-networking-cni-amd64-v[^/]+\.zip$', ['sdnbridge.exe', 'sdnoverlay.exe', 'nat.exe']),
+    (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
+]
+
+
+class WebError(Exception):
+    def __init__(self, message, status, transient):
+        self.status = status
+        self.transient = transient
+        super().__init__(message)
+
+
+def body(url):
+    return ('kubewin-sim:%s' % url).encode('utf-8')
+
+
+def _path(state_dir):
+    return os.path.join(state_dir, 'web.json')
+
+
+@contextlib.contextmanager
+def _web(state_dir):
+    path = _path(state_dir)
+    with open(path + '.lock', 'a') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = {'served': {}, 'archives': {}, 'faults': {}}
+        if os.path.exists(path):
+            with open(path, encoding='utf-8') as handle:
+                data.update(json.load(handle))
+        yield data
+        with open(path, 'w', encoding='utf-8') as handle:
+            json.dump(data, handle, indent=1, sort_keys=True)
+
+
+def configure(state_dir, served=None, archives=None, faults=None):
+    """For tests: declare what URLs serve, archive layouts and faults."""
+    with _web(state_dir) as data:
+        data['served'].update(served or {})
+        data['archives'].update(archives or {})
+        data['faults'].update(faults or {})
+
+
+def identity(data, url):
+    """{'sha256', 'sha512', 'size'} of what ``url`` serves when nothing goes wrong."""
+    if url in data['served']:
+        return dict(data['served'][url])
+    content = body(url)
+    return {'sha256': hashlib.sha256(content).hexdigest(), 'sha512': hashlib.sha512(content).hexdigest(),
+            'size': len(content)}
+
+
+def _hash_file(data, url):
+    for suffix, algorithm in HASH_SUFFIXES.items():
+        if url.endswith(suffix):
+            target = url[:-len(suffix)]
+            return '%s  %s\n' % (identity(data, target).get(algorithm) or '', target.rsplit('/', 1)[-1])
+    return None
+
+
+def request(state_dir, url):
+    """One HTTP GET. Returns {'sha256', 'sha512', 'size'} or {'text'} for hash files; raises WebError."""
+    with _web(state_dir) as data:
+        queue = data['faults'].get(url) or []
+        answer = queue.pop(0) if queue else '200'
+        text = _hash_file(data, url) if answer == '200' else None
+        served = identity(data, url)
+    # Raised after the block, so the consumed fault is saved.
+    if answer in ('404', '403', '500', '502', '503'):
+        raise WebError('The remote server returned an error: (%s).' % answer, answer, answer in TRANSIENT)
+    if answer == 'timeout':
+        raise WebError('The operation has timed out.', 'timeout', True)
+    if answer == 'reset':
+        raise WebError('The underlying connection was closed: An unexpected error occurred on a receive.',
+                       'reset', True)
+    if text is not None:
+        return {'text': text}
+    if answer == 'corrupt':
+        served = {'sha256': hashlib.sha256(b'corrupt' + body(url)).hexdigest(),
+                  'sha512': hashlib.sha512(b'corrupt' + body(url)).hexdigest(), 'size': served['size']}
+    elif answer == 'truncated':
+        short = body(url)[:5]
+        served = {'sha256': hashlib.sha256(short).hexdigest(), 'sha512': hashlib.sha512(short).hexdigest(),
+                  'size': len(short)}
+    return served
+
+
+def archive_members(state_dir, url):
+    with _web(state_dir) as data:
+        if url in data['archives']:
+            return list(data['archives'][url])
+    for pattern, members in KNOWN_LAYOUTS:
+        if re.search(pattern, url):
+            return list(members)
+    return []

@@ -1,0 +1,117 @@
+"""kubewin.node.node_service against a simulated node."""
+
+import yaml
+
+SERVICE = {
+    'name': 'kube-proxy',
+    'path': 'C:\\Program Files\\kubernetes\\kube-proxy.exe',
+    'args': ['--windows-service', '--hostname-override=win1', '--cluster-cidr=10.244.0.0/16',
+             '--kubeconfig=C:\\etc\\kubernetes\\kube proxy.conf', 'quote"inside', ''],
+    'env': {'KUBE_NETWORK': 'cbr0'},
+    'dependencies': ['kubelet'],
+}
+
+
+def playbook(sim, name='svc.yml', **overrides):
+    tasks = [{'name': 'snapshot', 'kubewin.node.node_info': {}},
+             {'name': 'service', 'kubewin.node.node_service': dict(SERVICE, **overrides)}]
+    return sim.write(name, yaml.safe_dump([{'hosts': 'windows_nodes', 'gather_facts': False, 'tasks': tasks}]))
+
+
+def prepared(sim, one_node):
+    """A node that has the program and a running kubelet to depend on."""
+    inventory = one_node()
+    with sim.edit_node('win1', profile={'ip': '10.127.130.38', 'features': {'Containers': 'installed'}}) as node:
+        node.write_file(SERVICE['path'], sha256='aa' * 32, size=10)
+        node.data['services']['kubelet'] = {'name': 'kubelet', 'exists': True, 'state': 'running',
+                                            'start_mode': 'auto', 'command_line': 'C:\\k\\kubelet.exe',
+                                            'dependencies': [], 'environment': [], 'nssm': None}
+    return inventory
+
+
+def service(sim):
+    return sim.node('win1').data['services']['kube-proxy']
+
+
+def test_check_create_idempotent_check(sim, one_node):
+    inventory = prepared(sim, one_node)
+    check = sim.run(playbook(sim), inventory, '--check', '--diff')
+    assert check.rc == 0 and check.result('service', 'win1')['changed'], check.output
+    assert check.result('service', 'win1')['result']['operations'] == ['create', 'start']
+    assert 'kube-proxy' not in sim.node('win1').data['services']
+
+    run = sim.run(playbook(sim), inventory)
+    assert run.rc == 0, run.output
+    created = service(sim)
+    assert created['state'] == 'running' and created['environment'] == ['KUBE_NETWORK=cbr0']
+    assert created['command_line'] == (
+        '"C:\\Program Files\\kubernetes\\kube-proxy.exe" --windows-service --hostname-override=win1 '
+        '--cluster-cidr=10.244.0.0/16 "--kubeconfig=C:\\etc\\kubernetes\\kube proxy.conf" quote\\"inside ""')
+    assert created['recovery']['actions'] == [{'type': 'restart', 'delay_ms': 10000},
+                                              {'type': 'restart', 'delay_ms': 30000},
+                                              {'type': 'restart', 'delay_ms': 60000}]
+
+    again = sim.run(playbook(sim), inventory)
+    assert again.rc == 0 and again.changed('win1') == 0, again.output
+    assert again.calls['win1']['total'] == 1
+    assert sim.run(playbook(sim), inventory, '--check').changed('win1') == 0
+    assert service(sim)['starts'] == 1, 'never restarted when nothing changed'
+
+
+def test_a_changed_flag_reconfigures_and_restarts(sim, one_node):
+    inventory = prepared(sim, one_node)
+    assert sim.run(playbook(sim), inventory).rc == 0
+    changed = sim.run(playbook(sim, 'b.yml', args=SERVICE['args'] + ['--v=4']), inventory, '--diff')
+    assert changed.rc == 0, changed.output
+    result = changed.result('service', 'win1')['result']
+    assert result['operations'] == ['configure', 'restart']
+    assert result['diff']['after']['command_line'][-1] == '--v=4'
+    assert service(sim)['starts'] == 2
+
+
+def test_quoting_differences_alone_are_no_change(sim, one_node):
+    inventory = prepared(sim, one_node)
+    assert sim.run(playbook(sim), inventory).rc == 0
+    with sim.edit_node('win1') as node:
+        line = node.data['services']['kube-proxy']['command_line']
+        node.data['services']['kube-proxy']['command_line'] = line.replace('--windows-service', '"--windows-service"')
+    assert sim.run(playbook(sim), inventory).changed('win1') == 0
+
+
+def test_missing_program_fails_with_the_windows_error(sim, one_node):
+    inventory = prepared(sim, one_node)
+    run = sim.run(playbook(sim, path='C:\\k\\nope.exe'), inventory)
+    assert run.rc != 0
+    assert 'cannot find the file specified' in run.result('service', 'win1')['result']['msg']
+
+
+def test_stop_and_remove(sim, one_node):
+    inventory = prepared(sim, one_node)
+    assert sim.run(playbook(sim), inventory).rc == 0
+    stopped = sim.run(playbook(sim, 'stop.yml', state='stopped'), inventory)
+    assert stopped.rc == 0 and service(sim)['state'] == 'stopped'
+    removed = sim.run(playbook(sim, 'rm.yml', state='absent'), inventory)
+    assert removed.rc == 0 and removed.changed('win1') == 1
+    assert 'kube-proxy' not in sim.node('win1').data['services']
+    assert sim.run(playbook(sim, 'rm.yml', state='absent'), inventory).changed('win1') == 0
+
+
+def test_log_file_needs_a_runner_or_nssm(sim, one_node):
+    inventory = prepared(sim, one_node)
+    refused = sim.run(playbook(sim, log_file='C:\\var\\log\\kp.log'), inventory)
+    assert refused.rc != 0 and 'kube-log-runner' in refused.result('service', 'win1')['result']['msg']
+    with sim.edit_node('win1') as node:
+        node.write_file('C:\\k\\kube-log-runner.exe', sha256='bb' * 32, size=10)
+        node.write_file('C:\\k\\nssm.exe', sha256='cc' * 32, size=10)
+    native = sim.run(playbook(sim, log_file='C:\\var\\log\\kp.log', log_runner='C:\\k\\kube-log-runner.exe'),
+                     inventory)
+    assert native.rc == 0, native.output
+    assert service(sim)['command_line'].startswith('C:\\k\\kube-log-runner.exe -log-file=C:\\var\\log\\kp.log '
+                                                   '"C:\\Program Files\\kubernetes\\kube-proxy.exe"')
+    nssm = sim.run(playbook(sim, 'n.yml', log_file='C:\\var\\log\\kp.log', wrapper='nssm',
+                            nssm_path='C:\\k\\nssm.exe'), inventory)
+    assert nssm.rc == 0, nssm.output
+    assert service(sim)['command_line'] == 'C:\\k\\nssm.exe'
+    assert service(sim)['nssm']['app_stdout'] == 'C:\\var\\log\\kp.log'
+    assert sim.run(playbook(sim, 'n.yml', log_file='C:\\var\\log\\kp.log', wrapper='nssm',
+                            nssm_path='C:\\k\\nssm.exe'), inventory).changed('win1') == 0
