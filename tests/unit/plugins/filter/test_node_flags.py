@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,10 @@ def test_flanneld_args_documented_example():
 
 
 def test_kubeadm_flags_and_folding_in_jinja():
-    env_text = 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --pod-infra-container-image=registry.k8s.io/pause:3.10"\n'
+    env_text = (
+        'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd '
+        '--pod-infra-container-image=registry.k8s.io/pause:3.10"\n'
+    )
     assert render("{{ text | kubewin.node.kubeadm_flags }}", text=env_text) == [
         "--container-runtime-endpoint=npipe:////./pipe/containerd-containerd",
         "--pod-infra-container-image=registry.k8s.io/pause:3.10",
@@ -173,9 +177,11 @@ EXAMPLE_VARIABLES = {
         "args": ["--v=2", "--windows-service"],
         "wrapper": ["C:\\k\\kube-log-runner.exe", "-log-file=C:\\var\\log\\kubelet\\kubelet.log"],
     },
-    # base64 of a kubeadm-flags.env, as win_slurp returns it.
+    # A kubeadm-flags.env as win_slurp returns it (base64).
     "kubeadm_env": {
-        "content": "S1VCRUxFVF9LVUJFQURNX0FSR1M9Ii0tY29udGFpbmVyLXJ1bnRpbWUtZW5kcG9pbnQ9bnBpcGU6Ly8vLy4vcGlwZS9jb250YWluZXJkLWNvbnRhaW5lcmQgLS1wb2QtaW5mcmEtY29udGFpbmVyLWltYWdlPXJlZ2lzdHJ5Lms4cy5pby9wYXVzZTozLjEwIgo="
+        "content": base64.b64encode(
+            b'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd"\n'
+        ).decode("ascii")
     },
     "kubelet_service": {"path": '"C:\\Program Files\\k\\kubelet.exe" --v=2 "x y"'},
 }

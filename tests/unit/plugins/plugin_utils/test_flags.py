@@ -184,7 +184,10 @@ def test_kubelet_without_reservations():
         ({"example.k8s.io/x": "y"}, "node label 'example.k8s.io/x' is in the example.k8s.io namespace"),
         ({"team": "a b"}, "node label 'team' has value 'a b'"),
         ({"-bad": "x"}, "node label key '-bad' is not a valid label key"),
-        ({"node.kubernetes.io/windows-build": "10.0.17763"}, "node_labels sets node.kubernetes.io/windows-build=10.0.17763, but windows_build 20348 means 10.0.20348"),
+        (
+            {"node.kubernetes.io/windows-build": "10.0.17763"},
+            "node_labels sets node.kubernetes.io/windows-build=10.0.17763, but windows_build 20348 means 10.0.20348",
+        ),
     ],
 )
 def test_kubelet_refuses_labels_it_may_not_set(labels, message):
@@ -384,7 +387,10 @@ ENV_1_31 = 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/
 # The same file after Windows PowerShell 5 rewrote it with Set-Content -Encoding UTF8 (BOM, CRLF).
 ENV_BOM_CRLF = "\ufeff" + ENV_1_31.replace("\n", "\r\n")
 # kubeadm 1.26 still wrote --container-runtime=remote.
-ENV_1_26 = 'KUBELET_KUBEADM_ARGS="--container-runtime=remote --container-runtime-endpoint=npipe:////./pipe/containerd-containerd --pod-infra-container-image=registry.k8s.io/pause:3.9"\n'
+ENV_1_26 = (
+    'KUBELET_KUBEADM_ARGS="--container-runtime=remote --container-runtime-endpoint=npipe:////./pipe/containerd-containerd '
+    '--pod-infra-container-image=registry.k8s.io/pause:3.9"\n'
+)
 # kubeletExtraArgs with a value containing spaces and a Windows path, as %q escapes them.
 ENV_EXTRA = (
     "# written by kubeadm\n"
@@ -580,21 +586,21 @@ def test_split_refuses_non_text():
 ALPHABET = ["a", "b", "Z", "0", "-", "=", " ", "\t", '"', "\\", "\\", "é", ":", "/", "\n", "'"]
 
 
-def random_argument(rng):
-    return "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 9)))
+def random_text(rng, alphabet, shortest, longest):
+    return "".join(rng.choice(alphabet) for unused in range(rng.randint(shortest, longest)))
 
 
 def random_path(rng):
-    parts = ["".join(rng.choice("abc XY._-") for _ in range(rng.randint(1, 6))) for _ in range(rng.randint(1, 3))]
-    return "C:\\" + "\\".join(part.strip() or "d" for part in parts) + "\\prog.exe"
+    parts = [random_text(rng, "abc XY._-", 1, 6).strip() or "d" for unused in range(rng.randint(1, 3))]
+    return "C:\\" + "\\".join(parts) + "\\prog.exe"
 
 
 def test_split_inverts_join_for_random_arguments():
     # hypothesis is not in the pinned dev requirements, so a seeded generator stands in for it.
     rng = random.Random(20261)
-    for _ in range(3000):
+    for unused in range(3000):
         path = random_path(rng)
-        args = [random_argument(rng) for _ in range(rng.randint(0, 6))]
+        args = [random_text(rng, ALPHABET, 0, 9) for unused_too in range(rng.randint(0, 6))]
         line = windows_command_line(path, args)
         assert split_windows_command_line(line) == [path, *args], line
 
