@@ -483,8 +483,7 @@ def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     windows_service, log_file, wrapper = _service(data, "kube-proxy")
     flags: dict[str, str | None] = {
         "--proxy-mode": "kernelspace",
-        # Without it kube-proxy looks for a node named after the upper-case computer name and
-        # deletes the HNS endpoints of the pods it does not find (seed 004 troubleshooting).
+        # Without it the HNS endpoints (vNICs) of the pods get deleted (seed 004 troubleshooting).
         "--hostname-override": _hostname(data["hostname"]),
         "--cluster-cidr": _ipv4_network("cluster_cidr", data["cluster_cidr"]),
         "--kubeconfig": _path("kubeconfig", data["kubeconfig"]),
