@@ -398,6 +398,7 @@ DOCKERSHIM_REMOVED_IN = (1, 24)
 CRI_V1_ONLY_FROM = (1, 26)
 CRI_DOCKERD_MIN_FOR_CRI_V1 = (0, 3, 0)
 
+
 def _cri_dockerd_version(value: t.Any) -> tuple[int, int, int]:
     if not isinstance(value, str) or not _VERSION_RE.fullmatch(value.strip()):
         raise VersionPolicyError(f"cri_dockerd_version must look like 0.3.16, got {value!r}")
