@@ -1,0 +1,34 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Version policy and node service command-line filters; the documentation of each is in the .yml file of the same name."""
+
+from __future__ import annotations
+
+import typing as t
+
+from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
+    flanneld_args,
+    fold_kubeadm_flags,
+    kube_proxy_args,
+    kubeadm_flags,
+    kubelet_args,
+    split_windows_command_line,
+    windows_command_line,
+)
+from ansible_collections.kubewin.node.plugins.plugin_utils._versions import version_policy
+
+
+class FilterModule:
+    """kubewin.node version policy and node service command-line filters."""
+
+    def filters(self) -> dict[str, t.Callable[..., t.Any]]:
+        return {
+            "version_policy": version_policy,
+            "kubelet_args": kubelet_args,
+            "kube_proxy_args": kube_proxy_args,
+            "flanneld_args": flanneld_args,
+            "kubeadm_flags": kubeadm_flags,
+            "fold_kubeadm_flags": fold_kubeadm_flags,
+            "windows_command_line": windows_command_line,
+            "split_windows_command_line": split_windows_command_line,
+        }
