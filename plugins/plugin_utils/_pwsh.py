@@ -77,8 +77,10 @@ def describe_error(script, module_result):
     records = module_result.get('error') or []
     record = records[0] if records else {}
     exception = record.get('exception') or {}
+    # A module that crashed has no error record, only its own message, stderr or exception.
     message = (exception.get('message') or (record.get('error_details') or {}).get('message')
-               or module_result.get('msg') or 'the script failed without an error record')
+               or module_result.get('msg') or module_result.get('module_stderr') or module_result.get('exception')
+               or 'the script failed without an error record')
     position = (record.get('script_stack_trace') or '').splitlines()[:1]
     if position:
         message = '%s (%s)' % (message, position[0].strip())

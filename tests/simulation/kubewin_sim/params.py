@@ -95,9 +95,11 @@ def declared_parameters(script):
         return {}
     open_paren = script.index('(', match.start())
     body = script[open_paren + 1:_matching_paren(script, open_paren)]
+    # Comment lines may hold commas and quotes; they are not part of any declaration.
+    body = '\n'.join(line for line in body.splitlines() if not line.strip().startswith('#'))
     declared = {}
     for part in _split_top_level(body):
-        part = '\n'.join(line for line in part.splitlines() if not line.strip().startswith('#')).strip()
+        part = part.strip()
         spec = {'type': 'object', 'mandatory': False, 'choices': None, 'pattern': None, 'default': None}
         rest = part
         while rest.startswith('['):

@@ -46,7 +46,7 @@ def test_check_create_idempotent_check(sim, one_node):
     assert created['state'] == 'running' and created['environment'] == ['KUBE_NETWORK=cbr0']
     assert created['command_line'] == (
         '"C:\\Program Files\\kubernetes\\kube-proxy.exe" --windows-service --hostname-override=win1 '
-        '--cluster-cidr=10.244.0.0/16 "--kubeconfig=C:\\etc\\kubernetes\\kube proxy.conf" quote\\"inside ""')
+        '--cluster-cidr=10.244.0.0/16 "--kubeconfig=C:\\etc\\kubernetes\\kube proxy.conf" "quote\\"inside" ""')
     assert created['recovery']['actions'] == [{'type': 'restart', 'delay_ms': 10000},
                                               {'type': 'restart', 'delay_ms': 30000},
                                               {'type': 'restart', 'delay_ms': 60000}]
