@@ -11,6 +11,10 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import N
 DEFAULT_SERVICES = ['containerd', 'docker', 'cri-dockerd', 'kubelet', 'kube-proxy', 'flanneld',
                     'ovs-vswitchd', 'ovsdb-server', 'ovn-controller']
 DEFAULT_FEATURES = ['Containers', 'Hyper-V', 'Hyper-V-PowerShell']
+# The machine proxy settings the prerequisites role manages.
+DEFAULT_ENVIRONMENT = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY']
+# kubeadm writes the kubelet's flags here on join; a native service cannot source it.
+DEFAULT_CONTENTS = ['C:\\var\\lib\\kubelet\\kubeadm-flags.env']
 
 
 class ActionModule(NodeAction):
@@ -21,8 +25,8 @@ class ActionModule(NodeAction):
         'features': {'type': 'list', 'elements': 'str', 'default': DEFAULT_FEATURES},
         'services': {'type': 'list', 'elements': 'str', 'default': DEFAULT_SERVICES},
         'files': {'type': 'list', 'elements': 'str', 'default': []},
-        'contents': {'type': 'list', 'elements': 'str', 'default': []},
-        'environment': {'type': 'list', 'elements': 'str', 'default': []},
+        'contents': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CONTENTS},
+        'environment': {'type': 'list', 'elements': 'str', 'default': DEFAULT_ENVIRONMENT},
         'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
     }

@@ -47,12 +47,12 @@ options:
     description: Absolute paths of small text files (up to 1 MiB) whose content to report.
     type: list
     elements: str
-    default: []
+    default: ['C:\var\lib\kubelet\kubeadm-flags.env']
   environment:
     description: Names of machine-scope environment variables whose value to report.
     type: list
     elements: str
-    default: []
+    default: [HTTP_PROXY, HTTPS_PROXY, NO_PROXY]
   firewall_rules:
     description: Names (ids) of Windows Firewall rules to report.
     type: list

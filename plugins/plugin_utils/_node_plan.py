@@ -20,6 +20,8 @@ VARIABLE_PREFIX = 'kubewin_'
 # Plan keys that describe the cluster: every Windows node must carry the same value.
 CLUSTER_KEYS = tuple(key for key in _ip_plan.PLAN_KEYS if key != 'nodes')
 DEFAULT_CONTAINER_RUNTIME = 'containerd'
+# Versions are cluster-wide too; the version policy decides what they may be.
+VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves')
 
 
 def _variable(host_vars: t.Mapping, name: str) -> t.Any:
@@ -51,9 +53,10 @@ def _management_ip(host: str, host_vars: t.Mapping) -> t.Any:
 
 
 def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
-    """Gather the IP plan and each node's container runtime from the inventory.
+    """Gather the IP plan, the versions and each node's container runtime from the inventory.
 
-    Returns ``{'plan': <input for ip_plan>, 'container_runtimes': {host: runtime}}``.
+    Returns ``{'plan': <input for ip_plan>, 'versions': {kubernetes_version,
+    control_plane_version, acknowledged_cves}, 'container_runtimes': {host: runtime}}``.
     """
     hosts = list(hosts or [])
     if not hosts:
@@ -68,7 +71,9 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
                       'pod_cidr': _variable(hostvars[host], 'kubewin_pod_cidr')} for host in hosts]
     runtimes = {host: _variable(hostvars[host], 'kubewin_container_runtime') or DEFAULT_CONTAINER_RUNTIME
                 for host in hosts}
-    return {'plan': plan, 'container_runtimes': runtimes}
+    versions = {key: _same_everywhere(hostvars, hosts, key) for key in VERSION_VARIABLES}
+    versions['acknowledged_cves'] = list(versions['acknowledged_cves'] or [])
+    return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes}
 
 
 def as_file_text(document: t.Any) -> str:

@@ -27,6 +27,8 @@ def test_plan_input_reads_the_contract():
         nodes=[{'name': 'a', 'management_ip': '10.127.130.11', 'pod_cidr': None},
                {'name': 'b', 'management_ip': '10.127.130.12', 'pod_cidr': None}])
     assert gathered['container_runtimes'] == {'a': 'docker', 'b': 'containerd'}
+    assert gathered['versions'] == {'kubernetes_version': None, 'control_plane_version': None,
+                                    'acknowledged_cves': []}
 
 
 def test_cluster_variables_must_agree_across_nodes():
