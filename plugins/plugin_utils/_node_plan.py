@@ -11,6 +11,7 @@ same configuration by construction.
 from __future__ import annotations
 
 import json
+import ntpath
 import typing as t
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan
@@ -20,6 +21,19 @@ VARIABLE_PREFIX = 'kubewin_'
 # Plan keys that describe the cluster: every Windows node must carry the same value.
 CLUSTER_KEYS = tuple(key for key in _ip_plan.PLAN_KEYS if key != 'nodes')
 DEFAULT_CONTAINER_RUNTIME = 'containerd'
+# Where things live on a Windows node, shared by the roles. kubeadm and flannel fix some of
+# these on Windows (C:\var\lib\kubelet, C:\etc\kubernetes, C:\etc\kube-flannel, C:\run\flannel);
+# kubewin_node_paths may move the others.
+NODE_PATHS = {
+    'kubernetes_dir': 'C:\\k',
+    'cni_bin_dir': 'C:\\opt\\cni\\bin',
+    'cni_conf_dir': 'C:\\etc\\cni\\net.d',
+    'kubelet_dir': 'C:\\var\\lib\\kubelet',
+    'kubernetes_config_dir': 'C:\\etc\\kubernetes',
+    'flannel_dir': 'C:\\etc\\kube-flannel',
+    'flannel_run_dir': 'C:\\run\\flannel',
+    'log_dir': 'C:\\var\\log',
+}
 # Versions are cluster-wide too; the version policy decides what they may be.
 VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves')
 
@@ -73,7 +87,24 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
                 for host in hosts}
     versions = {key: _same_everywhere(hostvars, hosts, key) for key in VERSION_VARIABLES}
     versions['acknowledged_cves'] = list(versions['acknowledged_cves'] or [])
-    return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes}
+    return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
+            'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths'))}
+
+
+def node_paths(overrides):
+    """The node layout: NODE_PATHS with the inventory's kubewin_node_paths applied."""
+    overrides = overrides or {}
+    unknown = sorted(set(overrides) - set(NODE_PATHS))
+    if unknown:
+        raise IPPlanError('kubewin_node_paths has unknown keys %s; known: %s' % (unknown, ', '.join(sorted(NODE_PATHS))))
+    bad = sorted(key for key, value in overrides.items()
+                 if not isinstance(value, str) or not (len(value) > 2 and value[1] == ':' and value[2] == '\\'))
+    if bad:
+        raise IPPlanError('kubewin_node_paths: %s must be absolute Windows paths such as C:\\k' % ', '.join(bad))
+    paths = dict(NODE_PATHS, **overrides)
+    # containerd and the kubelet load the first config file of the directory by name.
+    paths['cni_config_file'] = ntpath.join(paths['cni_conf_dir'], '10-kubewin.conf')
+    return paths
 
 
 def as_file_text(document: t.Any) -> str:

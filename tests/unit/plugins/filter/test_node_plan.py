@@ -29,6 +29,15 @@ def test_plan_input_reads_the_contract():
     assert gathered['container_runtimes'] == {'a': 'docker', 'b': 'containerd'}
     assert gathered['versions'] == {'kubernetes_version': None, 'control_plane_version': None,
                                     'acknowledged_cves': []}
+    assert gathered['paths']['cni_bin_dir'] == 'C:\\opt\\cni\\bin'
+
+
+def test_node_paths_can_move_but_must_be_windows_paths():
+    variables = hostvars(a={'ansible_host': '10.127.130.11', 'kubewin_node_paths': {'kubernetes_dir': 'D:\\k'}})
+    assert FILTERS['plan_input'](variables, ['a'])['paths']['kubernetes_dir'] == 'D:\\k'
+    for bad, message in (({'nope': 'C:\\x'}, 'unknown keys'), ({'log_dir': '/var/log'}, 'absolute Windows paths')):
+        with pytest.raises(AnsibleFilterError, match=message):
+            FILTERS['plan_input'](hostvars(a={'ansible_host': '10.127.130.11', 'kubewin_node_paths': bad}), ['a'])
 
 
 def test_cluster_variables_must_agree_across_nodes():
