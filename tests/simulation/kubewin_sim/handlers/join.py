@@ -33,11 +33,12 @@ def kubeadm_join(node, p, context):
     node.write_file(ntpath.join(config_dir, 'bootstrap-kubelet.conf'), content='(bootstrap kubeconfig)\n',
                     acl='inherited')
     node.write_file(ntpath.join(config_dir, 'pki', 'ca.crt'), content='(cluster CA)\n', acl='inherited')
-    # The kubelet, (re)started by kubeadm, completes its TLS bootstrap and writes its kubeconfig.
+    # kubeadm (re)starts the kubelet, which completes its TLS bootstrap and writes its kubeconfig.
     services.stop(node, 'kubelet')
     services.start(node, 'kubelet')
-    node.write_file(p['KubeletKubeconfig'], content='(kubelet kubeconfig of %s)\n' % registration['name'],
-                    acl='inherited')
+    if node.file(p['KubeletKubeconfig']) is None:
+        raise ScriptFailure('kubeadm join failed with exit code 1: error execution phase kubelet-start: timed out '
+                            'waiting for the condition (the kubelet did not write %s)' % p['KubeletKubeconfig'])
     node.data['joined_as'] = registration['name']
     return {'state': {'sections': ['files', 'contents'],
                       'files': {p['KubeletKubeconfig']: node.file_view(p['KubeletKubeconfig'])},

@@ -51,6 +51,23 @@ def start(node, name):
         raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1
+    if name.lower() == 'kubelet':
+        _tls_bootstrap(node, service)
+
+
+def _flag(command_line, flag):
+    for part in command_line.replace('"', '').split(' '):
+        if part.startswith(flag + '='):
+            return part[len(flag) + 1:]
+    return None
+
+
+def _tls_bootstrap(node, service):
+    """A kubelet with a bootstrap kubeconfig and no kubeconfig gets its client certificate and writes one."""
+    kubeconfig = _flag(service['command_line'], '--kubeconfig')
+    bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
+    if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
+        node.write_file(kubeconfig, content='(kubelet kubeconfig of %s)\n' % node.data['hostname'].lower())
 
 
 def stop(node, name):
