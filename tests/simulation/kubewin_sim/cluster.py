@@ -28,6 +28,7 @@ import hmac
 import ipaddress
 import json
 import os
+import secrets
 import time
 import uuid
 
@@ -60,6 +61,7 @@ KINDS = {
     'Node': ('v1', False),
     'ConfigMap': ('v1', True),
     'Secret': ('v1', True),
+    'ServiceAccount': ('v1', True),
     'Service': ('v1', True),
     'Endpoints': ('v1', True),
     'Pod': ('v1', True),
@@ -305,6 +307,12 @@ def initial_objects(profile, ca_pem):
                         'data': {'ClusterConfiguration': _cluster_configuration(profile)}})
     objects.extend(_flannel_objects(profile))
     objects.append(_kube_proxy(profile))
+    # The accounts the flannel and kube-proxy manifests run as (and their RBAC, which the
+    # simulation does not check).
+    objects.append({'apiVersion': 'v1', 'kind': 'ServiceAccount',
+                    'metadata': {'name': 'flannel', 'namespace': profile['flannel_namespace']}})
+    objects.append({'apiVersion': 'v1', 'kind': 'ServiceAccount',
+                    'metadata': {'name': 'kube-proxy', 'namespace': 'kube-system'}})
     objects.append({'apiVersion': 'v1', 'kind': 'Service',
                     'metadata': {'name': 'kubernetes', 'namespace': 'default', 'labels': {'component': 'apiserver'}},
                     'spec': {'clusterIP': _host_address(service_subnet, 1),
@@ -587,6 +595,7 @@ class Cluster:
     def reconcile(self):
         """Run the controllers once: what a client reads is the converged cluster."""
         self._clean_tokens()
+        self._service_account_tokens()
         self._sign_cluster_info()
         self._sync_windows_nodes()
         self._reconcile_deployments()
@@ -610,6 +619,27 @@ class Cluster:
                     expired = False
                 if expired:
                     del self._store('Secret')[key]
+
+    def _service_account_tokens(self):
+        """kube-controller-manager's token controller: a service-account-token Secret gets a token, the CA and
+        the namespace; one whose ServiceAccount does not exist is deleted."""
+        for key, secret in list(self._store('Secret').items()):
+            if secret.get('type') != 'kubernetes.io/service-account-token':
+                continue
+            namespace = secret['metadata']['namespace']
+            account = (secret['metadata'].get('annotations') or {}).get('kubernetes.io/service-account.name')
+            if not account or self._store('ServiceAccount').get('%s/%s' % (namespace, account)) is None:
+                del self._store('Secret')[key]
+                continue
+            if (secret.get('data') or {}).get('token'):
+                continue
+            ca_data = yaml.safe_load(self._store('ConfigMap')['kube-public/cluster-info']['data']['kubeconfig'])
+            updated = copy.deepcopy(secret)
+            updated['data'] = dict(secret.get('data') or {}, **{
+                'token': b64('sim-sa-token.%s.%s.%s' % (namespace, account, secrets.token_hex(16))),
+                'ca.crt': ca_data['clusters'][0]['cluster']['certificate-authority-data'],
+                'namespace': b64(namespace)})
+            self._write_status('Secret', key, updated)
 
     def _sign_cluster_info(self):
         """kube-controller-manager's bootstrapsigner: a JWS of cluster-info's kubeconfig per signing token."""
