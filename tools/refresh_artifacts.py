@@ -180,7 +180,7 @@ def parse_targets(arguments, catalog):
     """Command-line targets -> [Target]; all versions of all components without arguments."""
     wanted = []
     for argument in arguments or sorted(catalog):
-        component, _, versions = argument.partition("=")
+        component, unused_sep, versions = argument.partition("=")
         if component not in catalog:
             raise RefreshError("no component %r in the catalog; it has: %s" % (component, ", ".join(sorted(catalog))))
         listed = catalog[component].get("versions") or {}
@@ -199,7 +199,7 @@ def sources(catalog, component, version, base_urls):
     if not entry.get("upstream_checksum"):
         return url, None
     spec = artifact_catalog._fill(entry["upstream_checksum"], dict(values, url=url), component)  # pylint: disable=protected-access
-    algorithm, _, hash_url = artifacts.parse_checksum(spec)
+    algorithm, unused_pin, hash_url = artifacts.parse_checksum(spec)
     if not hash_url:
         raise RefreshError("%s: upstream_checksum %r must name a hash file URL" % (component, entry["upstream_checksum"]))
     return url, (algorithm, hash_url)

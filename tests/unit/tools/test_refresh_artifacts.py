@@ -87,7 +87,7 @@ def test_pins_from_upstream_hash_files_touch_only_those_version_lines(catalog_fi
     after = catalog_file.read_text(encoding='utf-8')
     assert len(after.splitlines()) == len(before.splitlines())
     changes = changed_lines(before, after)
-    assert [old for old, _ in changes] == ['      "%s": null' % v for v in catalog_of(VARS)['kubelet']['versions']] + [
+    assert [change[0] for change in changes] == ['      "%s": null' % v for v in catalog_of(VARS)['kubelet']['versions']] + [
         '      "2.2.7": null']
     catalog = catalog_of(catalog_file)
     url = 'https://dl.k8s.io/release/v1.33.13/bin/windows/amd64/kubelet.exe'
@@ -109,13 +109,13 @@ def test_a_second_run_changes_nothing_and_fetches_nothing(catalog_file):
     assert run(catalog_file, 'kubelet', 'crictl')[0] == 0
     pinned = catalog_file.read_text(encoding='utf-8')
     web = FakeWeb()
-    rc, out, _ = run(catalog_file, 'kubelet', 'crictl', web=web)
+    rc, out, unused_err = run(catalog_file, 'kubelet', 'crictl', web=web)
     assert rc == 0 and catalog_file.read_text(encoding='utf-8') == pinned
     assert web.calls == [] and 'wrote' not in out and 'crictl 1.36.0: pinned already' in out
 
 
 def test_new_versions_are_added_in_order(catalog_file):
-    rc, out, _ = run(catalog_file, 'kubelet=1.33.14,v1.28.15,1.38.0', 'flannel-cni=1.8.0-flannel2')
+    rc, out, unused_err = run(catalog_file, 'kubelet=1.33.14,v1.28.15,1.38.0', 'flannel-cni=1.8.0-flannel2')
     assert rc == 0, out
     lines = catalog_file.read_text(encoding='utf-8').splitlines()
     block = lines[lines.index('    versions:', lines.index('  kubelet:')) + 1:lines.index('  kube-proxy:')]
@@ -161,7 +161,7 @@ def test_verify_reports_a_pin_upstream_no_longer_matches_and_changes_nothing(cat
     before = catalog_file.read_text(encoding='utf-8')
     pinned = catalog_of(VARS)['docker']['versions']['29.5.3']
     url = 'https://download.docker.com/win/static/stable/x86_64/docker-29.5.3.zip'
-    rc, out, _ = run(catalog_file, 'docker=29.5.3', '--verify')
+    rc, out, unused_err = run(catalog_file, 'docker=29.5.3', '--verify')
     assert rc == 1 and catalog_file.read_text(encoding='utf-8') == before
     assert 'docker 29.5.3: MISMATCH: pinned %s, but %s gives sha256:%s; not changed' % (pinned, url, digest(url)) in out
 
@@ -169,7 +169,7 @@ def test_verify_reports_a_pin_upstream_no_longer_matches_and_changes_nothing(cat
         def digest(self, url, algorithm):
             self._check(url)
             return pinned.split(':', 1)[1]
-    rc, out, _ = run(catalog_file, 'docker=29.5.3', '--verify', web=Matching())
+    rc, out, unused_err = run(catalog_file, 'docker=29.5.3', '--verify', web=Matching())
     assert rc == 0 and 'docker 29.5.3: pin matches %s' % url in out
 
 
@@ -177,7 +177,7 @@ def test_a_failed_hash_file_is_reported_and_the_others_are_still_pinned(catalog_
     bad = 'https://github.com/kubernetes-sigs/cri-tools/releases/download/v1.35.0/crictl-v1.35.0-windows-amd64.tar.gz.sha256'
     gone = 'https://github.com/kubernetes-sigs/cri-tools/releases/download/v1.36.0/crictl-v1.36.0-windows-amd64.tar.gz.sha256'
     web = FakeWeb(hash_files={bad: '<html>rate limited</html>\n'}, missing=[gone])
-    rc, out, _ = run(catalog_file, 'crictl', web=web)
+    rc, out, unused_err = run(catalog_file, 'crictl', web=web)
     assert rc == 1
     assert 'crictl 1.35.0: FAILED: the hash file holds no sha256 for crictl-v1.35.0-windows-amd64.tar.gz' in out
     assert 'crictl 1.36.0: FAILED: %s: HTTP 404 Not Found' % gone in out
@@ -187,7 +187,7 @@ def test_a_failed_hash_file_is_reported_and_the_others_are_still_pinned(catalog_
 
 def test_dry_run_prints_the_diff_and_writes_nothing(catalog_file):
     before = catalog_file.read_text(encoding='utf-8')
-    rc, out, _ = run(catalog_file, 'kubectl=1.37.0', '--dry-run')
+    rc, out, unused_err = run(catalog_file, 'kubectl=1.37.0', '--dry-run')
     assert rc == 0 and catalog_file.read_text(encoding='utf-8') == before
     url = 'https://dl.k8s.io/release/v1.37.0/bin/windows/amd64/kubectl.exe'
     assert '-      "1.37.0": null\n+      "1.37.0": "sha256:%s"\n' % digest(url) in out
@@ -195,11 +195,11 @@ def test_dry_run_prints_the_diff_and_writes_nothing(catalog_file):
 
 def test_mirror_base_urls_and_bad_targets(catalog_file):
     web = FakeWeb()
-    rc, _, _ = run(catalog_file, 'kubeadm=1.36.4', '--base-url', 'kubernetes=https://mirror.example.internal/k8s/', web=web)
+    rc, unused_out, unused_err = run(catalog_file, 'kubeadm=1.36.4', '--base-url', 'kubernetes=https://mirror.example.internal/k8s/', web=web)
     assert rc == 0 and web.calls == ['https://mirror.example.internal/k8s/release/v1.36.4/bin/windows/amd64/kubeadm.exe.sha256']
-    rc, _, err = run(catalog_file, 'kubelett')
+    rc, unused_out, err = run(catalog_file, 'kubelett')
     assert rc == 1 and "no component 'kubelett' in the catalog; it has: cni-plugins" in err
-    rc, _, err = run(catalog_file, 'kubeadm', '--base-url', 'kubernetes')
+    rc, unused_out, err = run(catalog_file, 'kubeadm', '--base-url', 'kubernetes')
     assert rc == 1 and "--base-url takes NAME=URL, not 'kubernetes'" in err
 
 

@@ -230,7 +230,7 @@ def test_archives_sharing_a_directory_keep_one_record_each(sim, one_node):
     assert sim.run(book, inventory).rc == 0
     records = sim.node('win1').data['artifacts']
     assert sorted(records) == ['C:\\opt\\cni\\bin\\flannel.exe', 'C:\\opt\\cni\\bin\\win-bridge.exe']
-    for _ in range(2):
+    for unused_run in range(2):
         again = sim.run(book, inventory)
         assert again.rc == 0 and again.changed('win1') == 0, again.output
         assert again.calls['win1']['total'] == 1

@@ -171,7 +171,7 @@ def test_the_simulated_web_serves_every_upstream_hash_file_the_catalog_names(tmp
         if CATALOG[component]['versions'][version] or not CATALOG[component].get('upstream_checksum'):
             continue
         [source] = artifact_sources([install(component, version)], CATALOG, BASE_URLS)
-        algorithm, _, hash_url = parse_checksum(source['checksum'])
+        algorithm, unused_pin, hash_url = parse_checksum(source['checksum'])
         served = web.request(str(tmp_path), hash_url)
         assert 'text' in served, hash_url
         expected = web.request(str(tmp_path), source['url'])[algorithm]
@@ -179,8 +179,8 @@ def test_the_simulated_web_serves_every_upstream_hash_file_the_catalog_names(tmp
 
 
 def test_artifact_versions_sorts_numerically_and_names_unknown_components():
-    catalog = {'x': {'url': 'https://e/{version}', 'versions': {'1.10.0': None, '1.9.1-flannel1': None, '1.9.1': None,
-                                                               '0.3.2': None}}}
+    versions = {'1.10.0': None, '1.9.1-flannel1': None, '1.9.1': None, '0.3.2': None}
+    catalog = {'x': {'url': 'https://e/{version}', 'versions': versions}}
     assert artifact_versions(catalog, 'x') == ['0.3.2', '1.9.1', '1.9.1-flannel1', '1.10.0']
     with pytest.raises(CatalogError, match="no component 'y' in the artifact catalog; it has: x"):
         artifact_versions(catalog, 'y')
