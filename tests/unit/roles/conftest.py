@@ -1,4 +1,4 @@
-"""Fixtures for running the control-plane side roles against a simulated cluster and Windows nodes."""
+"""Fixtures for running the collection's roles against a simulated cluster and Windows nodes."""
 
 import os
 import sys
@@ -50,3 +50,9 @@ def joined(sim):
                                                       'start_mode': 'auto'}
                 node.write_file(KUBELET_KUBECONFIG, content='apiVersion: v1\nkind: Config\n')
     return make
+
+
+@pytest.fixture
+def one_node(sim):
+    return sim.inventory({'win1': {'ansible_host': '10.127.130.38',
+                                   'kubewin_sim': {'features': {'Containers': 'installed'}}}})
