@@ -90,7 +90,9 @@ function Get-ExpectedHash {
     $candidates = @(foreach ($line in $text -split "`r?`n") {
             $fields = @($line.Trim() -split '\s+')
             if ($fields[0] -match "^[0-9a-fA-F]{$length}$" -and
-                ($fields.Count -eq 1 -or $fields[-1].TrimStart('*').EndsWith($name))) { $fields[0].ToLowerInvariant() }
+                ($fields.Count -eq 1 -or [System.IO.Path]::GetFileName($fields[-1].TrimStart('*')) -eq $name)) {
+                $fields[0].ToLowerInvariant()
+            }
         })
     if ($candidates.Count -ne 1) {
         throw "$ChecksumUrl holds no single $Algorithm for $name"

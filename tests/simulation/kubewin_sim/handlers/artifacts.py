@@ -34,7 +34,8 @@ def _expected(p):
     length = 128 if p['Algorithm'] == 'sha512' else 64
     name = p['Url'].rsplit('/', 1)[-1]
     candidates = [fields[0].lower() for fields in (line.split() for line in text.splitlines())
-                  if fields and len(fields[0]) == length and (len(fields) == 1 or fields[-1].lstrip('*').endswith(name))]
+                  if fields and len(fields[0]) == length
+                  and (len(fields) == 1 or ntpath.basename(fields[-1].lstrip('*')) == name)]
     if len(candidates) != 1:
         raise ScriptFailure('%s holds no single %s for %s' % (p['ChecksumUrl'], p['Algorithm'], name))
     return candidates[0]

@@ -70,3 +70,10 @@ def test_the_wrong_algorithm_finds_nothing():
 def test_garbage_is_an_error(text):
     with pytest.raises(ChecksumError):
         parse_hash_file(text, 'sha256', 'kubelet.exe')
+
+
+def test_a_name_that_only_ends_like_the_artifact_is_not_it():
+    text = '%s  evil-kubelet.exe\n' % ('ab' * 32)
+    with pytest.raises(ChecksumError):
+        parse_hash_file(text, 'sha256', 'kubelet.exe')
+    assert parse_hash_file('%s  ./bin/kubelet.exe\n' % ('cd' * 32), 'sha256', 'kubelet.exe') == 'cd' * 32
