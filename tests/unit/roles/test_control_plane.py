@@ -42,11 +42,26 @@ PLAYBOOK = '''
         mode: "0644"
       changed_when: false
       when: not ansible_check_mode
+
+- name: What the Windows nodes were handed
+  hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: Keep the credentials for the test
+      ansible.builtin.copy:
+        content: "{{{{ control_plane_credentials | to_json }}}}"
+        dest: {credentials}-{{{{ inventory_hostname }}}}.json
+        mode: "0600"
+      delegate_to: localhost
+      no_log: true
+      changed_when: false
+      when: not ansible_check_mode
 '''
 
 
 def playbook(sim):
-    return sim.write('control_plane.yml', PLAYBOOK.format(join=sim.path('join.json'), facts=sim.path('facts.json')))
+    return sim.write('control_plane.yml', PLAYBOOK.format(join=sim.path('join.json'), facts=sim.path('facts.json'),
+                                                          credentials=sim.path('credentials')))
 
 
 def read_json(sim, name):
@@ -72,12 +87,13 @@ def test_check_converge_idempotent_check(sim, inventory):
 
     check = sim.run(playbook(sim), inventory, '--check')
     assert check.rc == 0, check.output
-    assert check.changed('cp1') == 2  # the RuntimeClasses (one looped task) and the join token, predicted
+    # the RuntimeClasses (one looped task), the join token and the service-account tokens, predicted
+    assert check.changed('cp1') == 3
     assert objects(sim) == before
 
     converge = sim.run(playbook(sim), inventory, '-vvvv')
     assert converge.rc == 0, converge.output
-    assert converge.changed('cp1') == 2
+    assert converge.changed('cp1') == 3
 
     # RuntimeClasses per build, as upstream names them
     runtime_classes = sim.cluster().data['objects']['RuntimeClass']
@@ -111,6 +127,24 @@ def test_check_converge_idempotent_check(sim, inventory):
         assert join['token'] not in text and secret['token-secret'] not in text
         assert 'token-secret' not in text
 
+    # kube-proxy and flanneld of the Windows nodes get the tokens of the accounts their Linux
+    # counterparts run as; the nodes get them as control_plane_credentials
+    account_tokens = {key: base64.b64decode(secret['data']['token']).decode()
+                      for key, secret in sim.cluster().data['objects']['Secret'].items()
+                      if secret['type'] == 'kubernetes.io/service-account-token'}
+    assert sorted(account_tokens) == ['kube-flannel/kubewin-flannel-windows-token',
+                                      'kube-system/kubewin-kube-proxy-windows-token']
+    credentials = read_json(sim, 'credentials-win1.json')
+    proxy = yaml.safe_load(credentials['kube_proxy_kubeconfig'])
+    assert proxy['users'][0]['user']['token'] == account_tokens['kube-system/kubewin-kube-proxy-windows-token']
+    assert proxy['clusters'][0]['cluster']['server'] == 'https://10.127.130.10:6443'
+    flannel = yaml.safe_load(credentials['flannel_kubeconfig'])
+    assert flannel['users'][0]['user']['token'] == account_tokens['kube-flannel/kubewin-flannel-windows-token']
+    assert yaml.safe_load(credentials['bootstrap_kubeconfig'])['users'][0]['user']['token'] == join['token']
+    assert credentials['ca_cert'].startswith('-----BEGIN CERTIFICATE-----')
+    for text in (converge.output, recorded):
+        assert all(token not in text for token in account_tokens.values())
+
     facts = read_json(sim, 'facts.json')
     assert facts['version'] == 'v1.31.4'
     assert facts['cluster'] == {'version': 'v1.31.4', 'minor': '1.31', 'kubernetes_version': 'v1.31.4',
@@ -125,6 +159,7 @@ def test_check_converge_idempotent_check(sim, inventory):
     assert read_json(sim, 'join.json')['token'] == join['token']
     assert len(token_secrets(sim)) == 1
     assert 'k8s:Secret' not in again.api_calls['by_kind']
+    assert read_json(sim, 'credentials-win1.json') == credentials, 'the same tokens are handed out again'
     # only no-op applies: the objects are exactly as they were
     assert objects(sim)['RuntimeClass'] == converged['RuntimeClass']
 
