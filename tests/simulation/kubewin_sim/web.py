@@ -34,8 +34,9 @@ KNOWN_LAYOUTS = [
     (r'/cni-plugins-windows-amd64-v[^/]+\.tgz$', ['win-bridge.exe', 'win-overlay.exe', 'host-local.exe']),
     (r'/cni-plugin-flannel-windows-amd64-v[^/]+\.tgz$', ['flannel-amd64.exe']),
     (r'/windows-container-networking-cni-amd64-v[^/]+\.zip$', ['sdnbridge.exe', 'sdnoverlay.exe', 'nat.exe']),
-    (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
     (r'/cri-dockerd-[^/]+\.win\.amd64\.zip$', ['cri-dockerd/cri-dockerd.exe']),
+    (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
+    (r'/nssm-2\.24\.zip$', ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']),
 ]
 
 

@@ -2,6 +2,7 @@
 
 import json
 
+from kubewin_sim import programs as program_model
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -27,7 +28,7 @@ def _exists(node, name):
 
 
 def start(node, name):
-    """StartService, with what Windows checks: the program file and the dependencies."""
+    """StartService, with what Windows checks (the program file, the dependencies) and what the program does (programs.py)."""
     service = node.data['services'][name.lower()]
     if service['start_mode'] == 'disabled':
         raise SimulationError("Service '%s' cannot be started: the service is disabled." % name)
@@ -49,6 +50,7 @@ def start(node, name):
     if name.lower() in [n.lower() for n in node.profile.get('service_start_failures', [])]:
         service.update(state='stopped', exit_code=1)
         raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+    program_model.start(node, name, service)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1
     if name.lower() == 'kubelet':
@@ -82,8 +84,8 @@ def node_service_apply(node, p, context):
     if p['Ensure'] == 'absent':
         services.pop(key, None)
     else:
-        service = services.get(key) or {'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem',
-                                         'exit_code': 1077}
+        service = services.get(key) or {
+            'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem', 'exit_code': 1077}
         nssm = None
         if p['NssmJson']:
             raw = json.loads(p['NssmJson'])
@@ -110,7 +112,7 @@ def node_service_apply(node, p, context):
     if view is None:
         view = {'name': name, 'exists': False}
     else:
-        view = {k: view.get(k) for k in ('name', 'exists', 'display_name', 'description', 'state', 'start_mode',
-                                          'command_line', 'dependencies', 'environment', 'account', 'recovery',
-                                          'exit_code', 'nssm')}
+        view = {k: view.get(k) for k in (
+            'name', 'exists', 'display_name', 'description', 'state', 'start_mode', 'command_line', 'dependencies',
+            'environment', 'account', 'recovery', 'exit_code', 'nssm')}
     return {'state': {'sections': ['services'], 'services': {name: view}}}
