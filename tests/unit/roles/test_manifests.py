@@ -34,6 +34,11 @@ FLANNEL_CHECK = {'reconciled_text': '{\n  "Network": "10.244.0.0/16",\n  "Backen
 CASES = {
     'control_plane/runtime-class.yml.j2': [{'control_plane_build': build} for build in (17763, 20348, 26100, 25398)],
     'control_plane/bootstrap-token.yml.j2': [{'control_plane_token': TOKEN}],
+    'control_plane/service-account-token.yml.j2': [
+        {'item': {'name': 'kube-proxy', 'namespace': 'kube-system', 'service_account': 'kube-proxy',
+                  'secret': 'kubewin-kube-proxy-windows-token'}},
+        {'item': {'name': 'flannel', 'namespace': 'kube-flannel', 'service_account': 'flannel',
+                  'secret': 'kubewin-flannel-windows-token'}}],
     'control_plane/flannel-net-conf.yml.j2': [{'control_plane_flannel_cfg': FLANNEL_CFG,
                                                'control_plane_flannel_check': FLANNEL_CHECK}],
     'verify/sample-deployment.yml.j2': [{'verify_sample_build': build,
