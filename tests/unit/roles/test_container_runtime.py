@@ -16,12 +16,12 @@ CONFIG = CONTAINERD_DIR + '\\config.toml'
 CERTS = CONTAINERD_DIR + '\\certs.d'
 CRICTL_CONFIG = 'C:\\k\\crictl.yaml'
 DOCKER_URL = 'https://download.docker.com/win/static/stable/x86_64/docker-27.5.1.zip'
-CRI_DOCKERD_URL = ('https://github.com/Mirantis/cri-dockerd/releases/download/v0.3.16/'
-                   'cri-dockerd-0.3.16.win.amd64.zip')
+CRI_DOCKERD_URL = ('https://github.com/Mirantis/cri-dockerd/releases/download/v0.3.26/'
+                   'cri-dockerd-0.3.26.win.amd64.zip')
 # Neither publishes a hash: the tests pin what the simulated web serves.
 DOCKER_OVERRIDES = {
     'docker': {'27.5.1': 'sha256:' + hashlib.sha256(web.body(DOCKER_URL)).hexdigest()},
-    'cri-dockerd': {'0.3.16': 'sha256:' + hashlib.sha256(web.body(CRI_DOCKERD_URL)).hexdigest()},
+    'cri-dockerd': {'0.3.26': 'sha256:' + hashlib.sha256(web.body(CRI_DOCKERD_URL)).hexdigest()},
 }
 # nssm 2.24 is pinned in the catalog: the simulated web serves what nssm.cc serves.
 NSSM_URL = 'https://nssm.cc/release/nssm-2.24.zip'
@@ -34,11 +34,16 @@ def containerd_url(version):
             % (version, version))
 
 
+# The IP plan the plan role needs to hand the node its share (runtime, versions, node layout).
+PLAN = {'kubewin_topology': 'l2bridge', 'kubewin_cluster_cidr': '10.244.0.0/16',
+        'kubewin_service_cidr': '10.96.0.0/12', 'kubewin_management_cidr': '10.127.130.0/24'}
+
+
 def inventory(sim, build=20348, kubernetes='1.33.4', runtime=None, **group_vars):
     hostvars = {'ansible_host': '10.127.130.38', 'kubewin_sim': {'build': build, 'features': {'Containers': 'installed'}}}
     if runtime:
         hostvars['kubewin_container_runtime'] = runtime
-    return sim.inventory({'win1': hostvars}, dict(group_vars, kubewin_kubernetes_version=kubernetes))
+    return sim.inventory({'win1': hostvars}, dict(PLAN, **group_vars, kubewin_kubernetes_version=kubernetes))
 
 
 def playbook(sim, name='site.yml', snapshot=True, **role_vars):
@@ -50,7 +55,9 @@ def playbook(sim, name='site.yml', snapshot=True, **role_vars):
     tasks.append({'name': 'facts', 'ansible.builtin.debug': {'msg': {
         'endpoint': '{{ container_runtime_endpoint }}', 'service': '{{ container_runtime_service }}',
         'sandbox': '{{ container_runtime_sandbox_image }}'}}})
-    return sim.write(name, yaml.safe_dump([{'hosts': 'windows_nodes', 'gather_facts': False, 'tasks': tasks}]))
+    plan = {'hosts': 'localhost', 'gather_facts': False,
+            'roles': [{'role': 'kubewin.node.plan', 'plan_distribute': True}]}
+    return sim.write(name, yaml.safe_dump([plan, {'hosts': 'windows_nodes', 'gather_facts': False, 'tasks': tasks}]))
 
 
 def role_result(run, task):
@@ -134,9 +141,9 @@ def test_containerd_check_converge_idempotent(sim):
 @pytest.mark.parametrize('build, kubernetes, containerd, sandbox', [
     # registry.k8s.io/pause is multi-arch: 2019 and 2022 get the same tag, the image for their build.
     (17763, '1.34.2', '1.7.24', 'registry.k8s.io/pause:3.10.1'),
-    (20348, '1.35.1', '2.0.0', 'registry.k8s.io/pause:3.10.1'),
+    (20348, '1.35.1', '2.0.11', 'registry.k8s.io/pause:3.10.1'),
     # Windows Server 2025 has a pause image from 3.10.2 on only.
-    (26100, '1.35.1', '2.2.1', 'registry.k8s.io/pause:3.10.2'),
+    (26100, '1.35.1', '2.2.7', 'registry.k8s.io/pause:3.10.2'),
 ])
 def test_config_follows_the_windows_build_and_the_containerd_major(sim, build, kubernetes, containerd, sandbox):
     run = sim.run(playbook(sim, container_runtime_containerd_version=containerd), inventory(sim, build, kubernetes))
@@ -176,9 +183,9 @@ def test_a_changed_config_is_rewritten_and_restarts_containerd_once(sim):
 def test_new_binaries_and_config_restart_containerd_once(sim):
     inv = inventory(sim)
     assert sim.run(playbook(sim), inv).rc == 0
-    older = sim.run(playbook(sim, 'older.yml', container_runtime_containerd_version='2.0.0'), inv)
+    older = sim.run(playbook(sim, 'older.yml', container_runtime_containerd_version='2.0.11'), inv)
     assert older.rc == 0, older.output
-    assert node(sim).data['artifacts'][CONTAINERD_DIR]['url'] == containerd_url('2.0.0')
+    assert node(sim).data['artifacts'][CONTAINERD_EXE]['url'] == containerd_url('2.0.11')
     assert role_result(older, "Note whether containerd's binaries changed")['changed']
     assert role_result(older, "Write containerd's configuration")['changed'], 'bin_dir instead of bin_dirs'
     assert len(older.results(ROLE_TASKS + 'Restart containerd', 'win1')) == 1
@@ -196,7 +203,7 @@ def test_a_failed_download_leaves_the_binary_the_config_and_the_service_alone(si
     after = node(sim)
     assert after.file(CONTAINERD_EXE) == before.file(CONTAINERD_EXE)
     assert after.file(CONFIG) == before.file(CONFIG), 'no 1.x config for the 2.x binary still in place'
-    assert after.data['artifacts'][CONTAINERD_DIR] == before.data['artifacts'][CONTAINERD_DIR]
+    assert after.data['artifacts'][CONTAINERD_EXE] == before.data['artifacts'][CONTAINERD_EXE]
     assert service(sim, 'containerd') == before.data['services']['containerd']
     assert not run.results(ROLE_TASKS + 'Restart containerd', 'win1')
 
@@ -293,8 +300,10 @@ def test_new_docker_binaries_restart_docker_then_cri_dockerd(sim):
     run = sim.run(playbook(sim, 'newer.yml', container_runtime_docker_version='28.0.1'), inv)
     assert run.rc == 0, run.output
     restarted = [t['task'] for t in run.tasks if t['task'].startswith(ROLE_TASKS + 'Restart') and t['changed']]
-    assert restarted == [ROLE_TASKS + 'Restart docker', ROLE_TASKS + 'Restart cri-dockerd']
+    # restarting docker stops cri-dockerd, and node_service starts it again: both run the new engine once
+    assert restarted == [ROLE_TASKS + 'Restart docker']
     assert (service(sim, 'docker')['starts'], service(sim, 'cri-dockerd')['starts']) == (2, 2)
+    assert service(sim, 'cri-dockerd')['state'] == 'running'
 
 
 def test_docker_with_an_incompatible_cri_dockerd_fails_before_touching_the_node(sim):
