@@ -5,7 +5,6 @@ inventory hostname and the state directory into the environment of every
 module it runs; the fake modules call into here with it.
 """
 
-import contextlib
 import os
 
 # Importing the handlers registers the script simulations.
@@ -25,13 +24,21 @@ def current_host():
     return host, os.environ[STATE_DIR_ENV]
 
 
-@contextlib.contextmanager
-def node_for_module(kind):
-    """The current host's node, for a fake module; counts the call."""
-    host, state_dir = current_host()
-    with open_node(state_dir, host) as node:
-        node.count_call(kind)
-        yield node
+class node_for_module:  # pylint: disable=invalid-name  (used like a function)
+    """The current host's node, for a fake module, as a context manager; counts the call."""
+
+    def __init__(self, kind):
+        host, state_dir = current_host()
+        self._kind = kind
+        self._context = open_node(state_dir, host)
+
+    def __enter__(self):
+        node = self._context.__enter__()
+        node.count_call(self._kind)
+        return node
+
+    def __exit__(self, *exc_info):
+        return self._context.__exit__(*exc_info)
 
 
 def error_record(script_name, failure):

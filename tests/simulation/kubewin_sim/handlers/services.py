@@ -118,8 +118,8 @@ def node_service_apply(node, p, context):
             stop(node, name)
         services.pop(key, None)
     else:
-        service = services.get(key) or {'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem',
-                                         'exit_code': 1077}
+        new = {'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem', 'exit_code': 1077}
+        service = services.get(key) or new
         nssm = None
         if p['NssmJson']:
             raw = json.loads(p['NssmJson'])
