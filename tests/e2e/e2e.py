@@ -1,0 +1,166 @@
+"""Run playbooks/site.yml against a simulated fleet and check what users rely on.
+
+1. a read-only snapshot creates the simulated nodes (and the simulated cluster);
+2. check mode on the fresh fleet: it must succeed and change nothing on any node or in the cluster;
+3. converge;
+4. a second run: changed=0 on every host, at most NOOP_CALL_BUDGET remote calls per node;
+5. check mode again: changed=0;
+and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
+renders for the same inventory. Writes a JSON report (per host: changed counts and remote calls
+of each run, controller seconds) and exits 1 when an expectation fails.
+"""
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from kubewin_sim import catalog_web, cluster as sim_cluster  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-import-position
+
+# A node on which nothing changes costs one node_info call; the goal leaves room for two more.
+NOOP_CALL_BUDGET = 3
+VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
+
+
+def node_states(sim, hosts):
+    states = {}
+    for host in hosts:
+        node = sim.node(host)
+        states[host] = {k: v for k, v in node.data.items() if k not in VOLATILE} if node else None
+    return states
+
+
+def cluster_objects(sim):
+    cluster = sim_cluster.peek(sim.state_dir)
+    return copy.deepcopy(cluster.data['objects']) if cluster else None
+
+
+def host_summary(run, hosts):
+    seconds = {}
+    for task in run.tasks:
+        seconds[task['host']] = seconds.get(task['host'], 0) + (task['seconds'] or 0)
+    return {host: {'changed': run.stats.get(host, {}).get('changed'),
+                   'failed': run.stats.get(host, {}).get('failures', 0) + run.stats.get(host, {}).get('unreachable', 0),
+                   'remote_calls': run.calls.get(host, {}).get('total', 0),
+                   'seconds': round(seconds.get(host, 0), 2)} for host in hosts}
+
+
+def windows_hosts(inventory):
+    output = subprocess.run([os.path.join(os.path.dirname(sys.executable), 'ansible-inventory'), '-i', inventory,
+                             '--list'], capture_output=True, text=True, check=True,
+                            env=dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'))).stdout
+    data = json.loads(output)
+    return sorted(data.get('windows_nodes', {}).get('hosts', [])), data
+
+
+def rendered_plan(inventory, directory):
+    command = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), 'playbooks/plan.yml', '-i',
+               inventory, '-e', 'kubewin_plan_dir=%s' % directory]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False,
+                            env=dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg')))
+    if result.returncode != 0:
+        raise SystemExit('plan.yml failed:\n' + result.stdout + result.stderr)
+    return directory
+
+
+SNAPSHOT = '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: Read each node once, which creates its simulation
+      kubewin.node.node_info:
+        gather: [os]
+'''
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('inventory')
+    parser.add_argument('--report', help='write the JSON report here')
+    parser.add_argument('--state-dir', help='keep the simulation here (default: a temporary directory)')
+    parser.add_argument('--extra-vars', '-e', action='append', default=[])
+    args = parser.parse_args(argv)
+
+    inventory = os.path.abspath(args.inventory)
+    workdir = args.state_dir or tempfile.mkdtemp(prefix='kubewin-e2e-')
+    sim = Simulation(workdir)
+    hosts, _ = windows_hosts(inventory)
+    extra = [arg for value in args.extra_vars for arg in ('-e', value)]
+    catalog_web.serve_catalog(sim.state_dir, ROOT)
+    problems = []
+    report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}}
+    site = os.path.join(ROOT, 'playbooks', 'site.yml')
+
+    def run(name, *more):
+        started = time.monotonic()
+        result = sim.run(site, inventory, *(extra + list(more)))
+        report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
+                                'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
+        if result.rc != 0:
+            problems.append('%s: site.yml failed (rc %d)' % (name, result.rc))
+            with open(os.path.join(workdir, '%s.log' % name), 'w', encoding='utf-8') as handle:
+                handle.write(result.output)
+            print(result.output[-6000:])
+        return result
+
+    if sim.run(sim.write('snapshot.yml', SNAPSHOT), inventory).rc != 0:
+        raise SystemExit('could not create the simulated nodes')
+    before, cluster_before = node_states(sim, hosts), cluster_objects(sim)
+    run('check_fresh', '--check')
+    if node_states(sim, hosts) != before:
+        problems.append('check_fresh: check mode changed a node: %s'
+                        % [h for h in hosts if node_states(sim, [h])[h] != before[h]])
+    if cluster_objects(sim) != cluster_before:
+        problems.append('check_fresh: check mode changed the cluster')
+
+    run('converge')
+    again = run('second_run')
+    for host in hosts:
+        summary = report['runs']['second_run']['hosts'][host]
+        if summary['changed']:
+            problems.append('second_run: %s reported %d change(s): %s' % (
+                host, summary['changed'], [t['task'] for t in again.tasks if t['host'] == host and t['changed']]))
+        if summary['remote_calls'] > NOOP_CALL_BUDGET:
+            problems.append('second_run: %s made %d remote calls (budget %d)'
+                            % (host, summary['remote_calls'], NOOP_CALL_BUDGET))
+    check = run('check_again', '--check')
+    for host in hosts:
+        if check.stats.get(host, {}).get('changed'):
+            problems.append('check_again: %s predicted changes' % host)
+
+    plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
+    for host in hosts:
+        node = sim.node(host)
+        for name, path in (('cni.conf', None), ('net-conf.json', None)):
+            rendered = os.path.join(plan_dir, host, name)
+            if not os.path.exists(rendered):
+                continue
+            with open(rendered, encoding='utf-8') as handle:
+                wanted = handle.read()
+            found = [entry.get('content') for path, entry in node.data['files'].items()
+                     if path.lower().endswith(('\\10-kubewin.conf' if name == 'cni.conf' else '\\net-conf.json'))]
+            if found != [wanted]:
+                problems.append('%s: the %s on the node differs from what plan.yml renders' % (host, name))
+
+    report['problems'] = problems
+    report['ok'] = not problems
+    if args.report:
+        with open(args.report, 'w', encoding='utf-8') as handle:
+            json.dump(report, handle, indent=1, sort_keys=True)
+    print(yaml.safe_dump({'runs': report['runs'], 'problems': problems}, sort_keys=False))
+    return 0 if not problems else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
