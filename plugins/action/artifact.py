@@ -87,6 +87,11 @@ class ActionModule(NodeAction):
             return [args['dest']]
         return [ntpath.join(args['dest'], name) for name in self._names(args)]
 
+    def _record_key(self, args):
+        # The first file installed names the record: unique per artifact even when several archives
+        # share a destination directory, and the same across upgrades that install the same files.
+        return self._targets(args)[0]
+
     def _spec(self, args):
         return args['checksum'] or 'none'
 
@@ -96,7 +101,7 @@ class ActionModule(NodeAction):
     def plan(self, args, state):
         targets = self._targets(args)
         files = state['files']
-        record = (state.get('artifacts') or {}).get(args['dest'])
+        record = (state.get('artifacts') or {}).get(self._record_key(args))
         before = {'url': record['url'], 'checksum': record['checksum']} if record else {}
         before['files'] = {path: files[path].get('sha256') for path in targets if files[path]['exists']}
         after = {'url': args['url'], 'checksum': self._spec(args), 'files': targets}
@@ -117,7 +122,7 @@ class ActionModule(NodeAction):
         parameters = {
             'Url': args['url'], 'Dest': args['dest'], 'Algorithm': self._algorithm,
             'ChecksumSpec': self._spec(args), 'Format': self._format(args),
-            'Retries': args['retries'], 'TimeoutSeconds': args['timeout'],
+            'Retries': args['retries'], 'TimeoutSeconds': args['timeout'], 'ArtifactKey': self._record_key(args),
         }
         if args['extract']:
             parameters['Members'] = args['extract']['members']
@@ -159,7 +164,7 @@ class ActionModule(NodeAction):
             self._remove_tmp_path(temporary)
 
     def check_applied(self, args, plan, state):
-        record = (state.get('artifacts') or {}).get(args['dest']) or {}
+        record = (state.get('artifacts') or {}).get(self._record_key(args)) or {}
         missing = [path for path in self._targets(args) if not state['files'][path]['exists']]
         if record.get('checksum') != self._spec(args) or missing:
             raise NodeActionError('%s is not installed as verified after the download (missing: %s)'

@@ -17,6 +17,9 @@ param(
     # The file name each member gets in Dest (same order as Members).
     [string[]]$Names = @(),
     [string]$StagedPath,
+    # Where the node records this artifact: the first file it installs, so archives sharing a
+    # destination directory (CNI plugins from several releases) keep one record each.
+    [Parameter(Mandatory)][string]$ArtifactKey,
     [int]$Retries = 4,
     [int]$TimeoutSeconds = 300,
     [string]$Proxy,
@@ -147,7 +150,7 @@ finally {
     }
 }
 
-Register-KubeWinFile -Path $placed -ArtifactDest $Dest -Artifact ([ordered]@{ url = $Url; checksum = $ChecksumSpec })
+Register-KubeWinFile -Path $placed -ArtifactDest $ArtifactKey -Artifact ([ordered]@{ url = $Url; checksum = $ChecksumSpec })
 $registry = Get-KubeWinRegistry
 $files = [ordered]@{}
 foreach ($path in $placed) { $files[$path] = Get-KubeWinFileState -Path $path -Registry $registry }
@@ -157,6 +160,6 @@ $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
         state = [ordered]@{
             sections = @('files', 'artifacts')
             files = $files
-            artifacts = [ordered]@{ $Dest = $registry.artifacts[$Dest] }
+            artifacts = [ordered]@{ $ArtifactKey = $registry.artifacts[$ArtifactKey] }
         }
     })

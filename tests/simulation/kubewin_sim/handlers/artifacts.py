@@ -73,7 +73,7 @@ def artifact_fetch(node, p, context):
     node.register(placed)
     record = {'url': p['Url'], 'checksum': p['ChecksumSpec'],
               'files': {path: node.file(path)['sha256'] for path in placed}}
-    node.data['artifacts'][p['Dest']] = record
+    node.data['artifacts'][p['ArtifactKey']] = record
     return {'attempts': attempts, 'sha': expected or actual,
             'state': {'sections': ['files', 'artifacts'], 'files': {path: node.file_view(path) for path in placed},
-                      'artifacts': {p['Dest']: record}}}
+                      'artifacts': {p['ArtifactKey']: record}}}

@@ -198,3 +198,39 @@ def test_controller_source_downloads_once_and_pushes(sim, one_node, loopback_ser
         node.remove_file(DEST)
     assert sim.run(book, inventory).rc == 0
     assert _Handler.hits == ['/kubelet.exe'], 'the controller cache served the second push'
+
+
+SHARED_DIR = '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: snapshot
+      kubewin.node.node_info:
+    - name: cni plugins
+      kubewin.node.artifact:
+        url: https://github.com/containernetworking/plugins/releases/download/v1.9.1/cni-plugins-windows-amd64-v1.9.1.tgz
+        checksum: sha256:https://github.com/containernetworking/plugins/releases/download/v1.9.1/cni-plugins-windows-amd64-v1.9.1.tgz.sha256
+        dest: C:\\opt\\cni\\bin
+        extract:
+          members: [win-bridge.exe, host-local.exe]
+    - name: flannel cni
+      kubewin.node.artifact:
+        url: https://github.com/flannel-io/cni-plugin/releases/download/v1.9.1-flannel1/cni-plugin-flannel-windows-amd64-v1.9.1-flannel1.tgz
+        checksum: sha256:https://github.com/flannel-io/cni-plugin/releases/download/v1.9.1-flannel1/cni-plugin-flannel-windows-amd64-v1.9.1-flannel1.tgz.sha256
+        dest: C:\\opt\\cni\\bin
+        extract:
+          members: [flannel-amd64.exe]
+          rename:
+            flannel-amd64.exe: flannel.exe
+'''
+
+
+def test_archives_sharing_a_directory_keep_one_record_each(sim, one_node):
+    inventory, book = one_node(), sim.write('shared.yml', SHARED_DIR)
+    assert sim.run(book, inventory).rc == 0
+    records = sim.node('win1').data['artifacts']
+    assert sorted(records) == ['C:\\opt\\cni\\bin\\flannel.exe', 'C:\\opt\\cni\\bin\\win-bridge.exe']
+    for _ in range(2):
+        again = sim.run(book, inventory)
+        assert again.rc == 0 and again.changed('win1') == 0, again.output
+        assert again.calls['win1']['total'] == 1
