@@ -2,6 +2,7 @@
 
 # pylint: disable=unused-import
 from kubewin_sim.handlers import artifacts  # noqa: F401
+from kubewin_sim.handlers import cni  # noqa: F401
 from kubewin_sim.handlers import core  # noqa: F401
 from kubewin_sim.handlers import files  # noqa: F401
 from kubewin_sim.handlers import firewall  # noqa: F401
