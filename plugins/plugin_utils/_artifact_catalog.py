@@ -41,20 +41,28 @@ def _fill(template, values, what):
 
 
 def _version_key(version):
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r'[.-]', str(version)))
+    # Numbers before words, so 1.7.1-flannel1 and 1.10.0 sort without comparing an int to a str.
+    return tuple((0, int(part), '') if part.isdigit() else (1, 0, part) for part in re.split(r'[.-]', str(version)))
 
 
-def resolve(catalog, component, version, base_urls, checksum_overrides=None):
-    """Return the artifact module arguments (url, checksum, extract) of one component version."""
+def known_versions(catalog, component):
+    """The versions the catalog lists for ``component``, oldest first."""
     entry = (catalog or {}).get(component)
     if entry is None:
         raise CatalogError('no component %r in the artifact catalog; it has: %s'
                            % (component, ', '.join(sorted(catalog or {}))))
+    return sorted((str(version) for version in entry.get('versions') or {}), key=_version_key)
+
+
+def resolve(catalog, component, version, base_urls, checksum_overrides=None):
+    """Return the artifact module arguments (url, checksum, extract) of one component version."""
+    known = known_versions(catalog, component)
+    entry = catalog[component]
     version = str(version).lstrip('v')
     versions = entry.get('versions') or {}
     override = (checksum_overrides or {}).get(component, {}).get(version)
     if version not in versions and override is None:
-        known = ', '.join(sorted(versions, key=_version_key)) or 'none'
+        known = ', '.join(known) or 'none'
         raise CatalogError(
             '%s %s is not in the artifact catalog (known: %s); add it to the catalog with '
             'tools/refresh_artifacts.py, or give its checksum in artifacts_checksum_overrides' % (component, version, known))
