@@ -1,6 +1,7 @@
 """Simulation of node_service_apply.ps1: the service control manager, as far as the collection uses it."""
 
 import json
+import ntpath
 
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
@@ -70,6 +71,10 @@ def node_service_apply(node, p, context):
         nssm = None
         if p['NssmJson']:
             raw = json.loads(p['NssmJson'])
+            for path in {raw['AppStdout'], raw['AppStderr']} - {''}:
+                folder = ntpath.dirname(path)
+                if not node.is_directory(folder):
+                    node.data['directories'].append(folder)
             nssm = {'application': raw['Application'], 'app_parameters': raw['AppParameters'],
                     'app_directory': raw['AppDirectory'], 'app_stdout': raw['AppStdout'],
                     'app_stderr': raw['AppStderr'], 'app_rotate_bytes': raw['AppRotateBytes']}
