@@ -3,6 +3,7 @@
 import json
 import ntpath
 
+from kubewin_sim.handlers import flannel
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -52,6 +53,8 @@ def start(node, name):
         raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1
+    if flannel.is_flanneld(service):
+        flannel.run(node, service)
 
 
 def stop(node, name):
