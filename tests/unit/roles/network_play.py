@@ -1,0 +1,127 @@
+"""What the network role tests share: an inventory, the playbook that builds the facts, the artifact catalog."""
+
+import yaml
+
+from kubewin_sim import web
+
+# Catalog entries for the components the network roles install (the artifacts role's catalog
+# is extended elsewhere; the tests bring their own, given as extra vars, so they do not depend
+# on its versions). Every URL's hash file is served by the simulated web.
+CATALOG = {
+    'flanneld': {'url': '{github}/flannel-io/flannel/releases/download/v{version}/flanneld.exe',
+                 'upstream_checksum': 'sha256:{url}.sha256', 'versions': {'0.28.9': None}},
+    'flannel-cni': {'url': '{github}/flannel-io/cni-plugin/releases/download/v{version}/'
+                           'cni-plugin-flannel-windows-amd64-v{version}.tgz',
+                    'upstream_checksum': 'sha256:{url}.sha256',
+                    'extract': {'members': ['flannel-amd64.exe'], 'rename': {'flannel-amd64.exe': 'flannel.exe'}},
+                    'versions': {'1.9.1-flannel1': None}},
+    'cni-plugins': {'url': '{github}/containernetworking/plugins/releases/download/v{version}/'
+                           'cni-plugins-windows-amd64-v{version}.tgz',
+                    'upstream_checksum': 'sha256:{url}.sha256',
+                    'extract': {'members': ['win-bridge.exe', 'win-overlay.exe', 'host-local.exe']},
+                    'versions': {'1.9.1': None}},
+    'sdn-cni': {'url': '{github}/microsoft/windows-container-networking/releases/download/v{version}/'
+                       'windows-container-networking-cni-amd64-v{version}.zip',
+                'upstream_checksum': 'sha256:{url}.sha256',
+                'extract': {'members': ['sdnbridge.exe', 'sdnoverlay.exe']}, 'versions': {'0.3.3': None}},
+    'nssm': {'url': 'https://nssm.cc/release/nssm-{version}.zip', 'upstream_checksum': 'sha256:{url}.sha256',
+             'extract': {'members': ['nssm-2.24/win64/nssm.exe']}, 'versions': {'2.24': None}},
+}
+
+KUBECONFIG = ('apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://10.127.130.10:6443\n'
+              '  name: kubernetes\nusers:\n- name: flannel\n  user:\n    token: sim-flannel-token\n')
+
+CLUSTER = {'kubewin_cluster_cidr': '10.244.0.0/16', 'kubewin_service_cidr': '10.96.0.0/12',
+           'kubewin_management_cidr': '10.127.130.0/24'}
+
+NODES = {'win1': '10.127.130.38', 'win2': '10.127.130.39'}
+
+CONTAINERS_READY = {'features': {'Containers': 'installed', 'Hyper-V': 'available', 'Hyper-V-PowerShell': 'available'},
+                    'network_drop_seconds': 1}
+
+PLAY = '''
+- name: Plan
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: kubewin.node.plan
+      vars:
+        plan_distribute: true
+
+- name: Network
+  hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: snapshot
+      kubewin.node.node_info:
+    - name: plan of the node
+      ansible.builtin.debug:
+        var: plan_node
+    - name: credentials
+      ansible.builtin.set_fact:
+        control_plane_credentials:
+          flannel_kubeconfig: "{kubeconfig}"
+      no_log: true
+    - name: network
+      ansible.builtin.include_role:
+        name: kubewin.node.{role}
+'''
+
+
+def inventory(sim, hosts=('win1',), name='inventory.yml', profile=None, host_vars=None, **cluster):
+    """hosts of windows_nodes with the cluster's kubewin_* variables (keyword arguments without the prefix)."""
+    group = dict(CLUSTER, **{'kubewin_' + key: value for key, value in cluster.items()})
+    return sim.inventory({host: dict({'ansible_host': NODES[host], 'kubewin_sim': dict(CONTAINERS_READY, **(profile or {}))},
+                                     **((host_vars or {}).get(host) or {}))
+                          for host in hosts}, group_vars=group, name=name)
+
+
+def playbook(sim, role, name='site.yml'):
+    return sim.write(name, PLAY.format(role=role, kubeconfig=KUBECONFIG.replace('\n', '\\n')))
+
+
+def with_runtime(sim, hosts=('win1',), service='containerd', **profile):
+    """The container runtime's service runs on the nodes (flanneld depends on it); profile: more node settings."""
+    for host in hosts:
+        with sim.edit_node(host, profile=dict(CONTAINERS_READY, ip=NODES[host], **profile)) as node:
+            node.profile.update(profile)
+            node.data['services'][service] = {
+                'name': service, 'exists': True, 'state': 'running', 'start_mode': 'auto',
+                'command_line': 'C:\\Program Files\\%s\\%s.exe' % (service, service), 'dependencies': [],
+                'environment': [], 'nssm': None}
+
+
+NSSM_URL = 'https://nssm.cc/release/nssm-2.24.zip'
+
+
+def run(sim, book, inventory_path, *args, **extra):
+    # nssm's zip holds a 32-bit and a 64-bit nssm.exe in folders named after the version.
+    web.configure(sim.state_dir, archives={NSSM_URL: ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']})
+    catalog = sim.write('catalog.yml', yaml.safe_dump({'artifacts_catalog': CATALOG}))
+    extra_vars = sim.write('extra.yml', yaml.safe_dump(extra)) if extra else None
+    more = ['-e', '@' + extra_vars] if extra_vars else []
+    return sim.run(book, inventory_path, '-e', '@' + catalog, *more, *args)
+
+
+def planned(result, host):
+    """plan_node as the plan role handed it to the host."""
+    return result.result('plan of the node', host)['result']['plan_node']
+
+
+def text(sim, host, path):
+    entry = sim.node(host).file(path)
+    assert entry is not None, '%s has no %s' % (host, path)
+    return entry['content']
+
+
+def network(sim, host, name):
+    found = [n for n in sim.node(host).data['hns']['networks'] if n['name'].lower() == name.lower()]
+    assert len(found) == 1, '%s has %d networks named %s' % (host, len(found), name)
+    return found[0]
+
+
+def task(result, name, host):
+    """The one result of the task ``name`` (a role's task, whatever role prefix it carries) on ``host``."""
+    found = [t for t in result.tasks if t['host'] == host and (t['task'] == name or t['task'].endswith(' : ' + name))]
+    assert len(found) == 1, 'expected one result of %r on %s, got %d\n%s' % (name, host, len(found), result.output)
+    return found[0]
