@@ -89,7 +89,8 @@ else {
         $parameters = "$key\Parameters"
         if (-not (Test-Path -LiteralPath $parameters)) { $null = New-Item -Path $parameters -Force }
         $settings = ConvertFrom-Json -InputObject $NssmJson
-        # nssm opens its output files but does not create their folder.
+        # nssm opens its output files with CreateFile, which creates no folder; without the folder
+        # nssm does not start the application at all.
         foreach ($file in @($settings.AppStdout, $settings.AppStderr)) {
             if ($file) { New-KubeWinDirectory -Path (Split-Path -Path $file -Parent) }
         }

@@ -44,6 +44,12 @@ def start(node, name):
     if service.get('nssm'):
         programs.append(service['nssm']['application'])
     missing = [program for program in programs if node.file(program) is None]
+    outputs = {(service.get('nssm') or {}).get(key) for key in ('app_stdout', 'app_stderr')} - {None, ''}
+    if any(not node.is_directory(ntpath.dirname(path)) for path in outputs):
+        # nssm cannot open its output file (CreateFile makes no folders) and starts nothing.
+        service.update(state='stopped', exit_code=1)
+        raise SimulationError("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
+                              'Service %s will not be started.' % (name, name))
     if missing:
         service.update(state='stopped', exit_code=2)
         raise SimulationError("Service '%s' cannot be started: The system cannot find the file specified (%s)."
