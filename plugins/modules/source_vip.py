@@ -18,7 +18,7 @@ description:
   - The pod subnet is the subnet of the HNS network O(network), which flanneld creates with the node's
     lease. The recorded address is kept while it lies inside that subnet. When the subnet changed (the
     node got a new lease, for example after it was deleted and joined again), the stale reservation is
-    released (C(CNI_COMMAND=DEL)) and a new address reserved: a stale C(SourceVip.json) breaks
+    released (C(CNI_COMMAND=DEL)) and a new address reserved - a stale C(SourceVip.json) breaks
     kube-proxy on a rejoined node.
   - The recorded file's text is part of the node state snapshot (M(kubewin.node.node_info) reports it
     without being asked), so a node whose source VIP is in place costs no remote call.
