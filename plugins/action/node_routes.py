@@ -12,8 +12,8 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import N
 
 def _describe(route):
     node = ' (node %s)' % route['via_node'] if route.get('via_node') else ''
-    return '%s via %s%s on %s, metric %s' % (route['destination'], route['next_hop'], node,
-                                           route.get('interface_alias'), route['metric'])
+    return '%s via %s%s on %s, metric %s' % (
+        route['destination'], route['next_hop'], node, route.get('interface_alias'), route['metric'])
 
 
 class ActionModule(NodeAction):

@@ -44,8 +44,8 @@ def test_check_converge_idempotent(sim):
     plan = planned(converge, 'win1')
     assert text(sim, 'win1', CNI_CONFIG) == plan['cni_config_text']
     assert text(sim, 'win1', NET_CONF) == plan['flannel_net_conf_text']
-    assert json.loads(plan['flannel_net_conf_text'])['Backend'] == {'Type': 'vxlan', 'VNI': 4096, 'Port': 4789,
-                                                                     'Name': 'flannel.4096'}
+    backend = json.loads(plan['flannel_net_conf_text'])['Backend']
+    assert backend == {'Type': 'vxlan', 'VNI': 4096, 'Port': 4789, 'Name': 'flannel.4096'}
     vip = source_vip(converge)
     assert vip == lease.replace('.0/24', '.2')
     assert json.loads(text(sim, 'win1', SOURCE_VIP))['ips'][0]['address'] == vip + '/24'

@@ -81,7 +81,7 @@ def _flags(arguments):
     flags = {}
     for argument in arguments:
         if argument.startswith('--'):
-            name, _, value = argument[2:].partition('=')
+            name, value = (argument[2:].split('=', 1) + [''])[:2]
             flags[name] = value
     return flags
 

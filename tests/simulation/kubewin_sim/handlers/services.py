@@ -75,8 +75,8 @@ def node_service_apply(node, p, context):
     if p['Ensure'] == 'absent':
         services.pop(key, None)
     else:
-        service = services.get(key) or {'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem',
-                                         'exit_code': 1077}
+        service = services.get(key) or {
+            'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem', 'exit_code': 1077}
         nssm = None
         if p['NssmJson']:
             raw = json.loads(p['NssmJson'])
@@ -107,7 +107,7 @@ def node_service_apply(node, p, context):
     if view is None:
         view = {'name': name, 'exists': False}
     else:
-        view = {k: view.get(k) for k in ('name', 'exists', 'display_name', 'description', 'state', 'start_mode',
-                                          'command_line', 'dependencies', 'environment', 'account', 'recovery',
-                                          'exit_code', 'nssm')}
+        view = {k: view.get(k) for k in (
+            'name', 'exists', 'display_name', 'description', 'state', 'start_mode', 'command_line', 'dependencies',
+            'environment', 'account', 'recovery', 'exit_code', 'nssm')}
     return {'state': {'sections': ['services'], 'services': {name: view}}}

@@ -29,11 +29,12 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert adapter['ipv4'] == [{'address': '10.1.2.3', 'prefix_length': 24, 'origin': 'Manual'}]
     assert facts['hns'] == {'available': False, 'networks': [], 'endpoints': []}
     assert facts['services']['kubelet'] == {'name': 'kubelet', 'exists': False}
-    assert facts['files']['C:\\k\\kubelet.exe'] == {'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32,
-                                                 'acl': 'inherited'}
+    assert facts['files']['C:\\k\\kubelet.exe'] == {
+        'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32, 'acl': 'inherited'}
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'protected'}
-    assert set(facts['collected_at']) == {'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts',
-                                         'contents', 'environment', 'firewall'}
+    assert set(facts['collected_at']) == {
+        'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
+        'firewall'}
     assert facts['routes'] == []
     partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']
     assert set(partial['collected_at']) == {'os'} and 'adapters' not in partial

@@ -60,9 +60,9 @@ def test_reserved_once_then_stable(sim, one_node):
                                            'dataDir': 'C:\\var\\lib\\cni\\networks'}
     assert reserved(sim) == {'10.244.4.2': 'kubewin-source-vip/source-vip'}
 
-    for _ in range(2):
+    for attempt in range(2):
         again = sim.run(book, inventory)
-        assert again.rc == 0 and again.changed('win1') == 0, again.output
+        assert again.rc == 0 and again.changed('win1') == 0, (attempt, again.output)
         assert again.result('vip', 'win1')['result']['source_vip'] == '10.244.4.2'
         assert again.calls['win1']['total'] == 1, 'the record is part of the snapshot'
     assert sim.run(book, inventory, '--check').changed('win1') == 0
