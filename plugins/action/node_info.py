@@ -11,8 +11,8 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import N
 DEFAULT_SERVICES = ['containerd', 'docker', 'cri-dockerd', 'kubelet', 'kube-proxy', 'flanneld',
                     'ovs-vswitchd', 'ovsdb-server', 'ovn-controller']
 DEFAULT_FEATURES = ['Containers', 'Hyper-V', 'Hyper-V-PowerShell']
-# The machine proxy settings the prerequisites role manages.
-DEFAULT_ENVIRONMENT = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY']
+# The machine proxy settings the prerequisites role manages, and where crictl finds its config.
+DEFAULT_ENVIRONMENT = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'CRI_CONFIG_FILE']
 # kubeadm writes the kubelet's flags here on join; a native service cannot source it.
 DEFAULT_CONTENTS = ['C:\\var\\lib\\kubelet\\kubeadm-flags.env']
 

@@ -54,7 +54,7 @@ options:
     description: Names of machine-scope environment variables whose value to report.
     type: list
     elements: str
-    default: [HTTP_PROXY, HTTPS_PROXY, NO_PROXY]
+    default: [HTTP_PROXY, HTTPS_PROXY, NO_PROXY, CRI_CONFIG_FILE]
   firewall_rules:
     description: Names (ids) of Windows Firewall rules to report.
     type: list

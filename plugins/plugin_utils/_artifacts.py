@@ -54,13 +54,17 @@ def file_name(url):
 
 
 def parse_hash_file(text, algorithm, name):
-    """The hash for ``name`` in a hash file: a bare hash, or sha256sum-style '<hash>  <name>' lines."""
+    """The hash for ``name`` in a hash file: a bare hash, or sha256sum-style '<hash>  <name>' lines.
+
+    A listed name counts only when its file name is exactly ``name`` (a list holding only
+    ``evil-kubelet.exe`` does not vouch for ``kubelet.exe``).
+    """
     length = HEX_LENGTH[algorithm]
     candidates = []
     for line in (text or '').splitlines():
         fields = line.strip().split()
         if fields and re.fullmatch(r'[0-9a-fA-F]{%d}' % length, fields[0]) and (
-                len(fields) == 1 or fields[-1].lstrip('*').endswith(name)):
+                len(fields) == 1 or posixpath.basename(fields[-1].lstrip('*').replace('\\', '/')) == name):
             candidates.append(fields[0].lower())
     if len(candidates) != 1:
         raise ChecksumError('the hash file holds %s %s for %s' % (

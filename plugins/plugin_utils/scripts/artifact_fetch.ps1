@@ -90,12 +90,39 @@ function Get-ExpectedHash {
     $candidates = @(foreach ($line in $text -split "`r?`n") {
             $fields = @($line.Trim() -split '\s+')
             if ($fields[0] -match "^[0-9a-fA-F]{$length}$" -and
-                ($fields.Count -eq 1 -or $fields[-1].TrimStart('*').EndsWith($name))) { $fields[0].ToLowerInvariant() }
+                ($fields.Count -eq 1 -or [System.IO.Path]::GetFileName($fields[-1].TrimStart('*')) -eq $name)) {
+                $fields[0].ToLowerInvariant()
+            }
         })
     if ($candidates.Count -ne 1) {
         throw "$ChecksumUrl holds no single $Algorithm for $name"
     }
     return $candidates[0]
+}
+
+function Install-KubeWinFile {
+    # Windows refuses to overwrite the program file of a running service, but lets it be renamed:
+    # the old file is moved aside first (and back if the new one cannot be moved in), and
+    # removed at once if nothing runs it, else by a later run. The service keeps running the
+    # old program until it is restarted.
+    param([Parameter(Mandatory)][string]$Source, [Parameter(Mandatory)][string]$Target)
+    $directory = Split-Path -Path $Target -Parent
+    $leaf = Split-Path -Path $Target -Leaf
+    Get-ChildItem -LiteralPath $directory -Filter "$leaf.kubewin-old-*" -Force -ErrorAction SilentlyContinue |
+        Remove-Item -Force -ErrorAction SilentlyContinue
+    $aside = $null
+    if (Test-Path -LiteralPath $Target) {
+        $aside = "$Target.kubewin-old-" + [guid]::NewGuid().ToString('N')
+        Move-Item -LiteralPath $Target -Destination $aside
+    }
+    try {
+        Move-Item -LiteralPath $Source -Destination $Target
+    }
+    catch {
+        if ($aside) { Move-Item -LiteralPath $aside -Destination $Target }
+        throw
+    }
+    if ($aside) { Remove-Item -LiteralPath $aside -Force -ErrorAction SilentlyContinue }
 }
 
 $expected = Get-ExpectedHash
@@ -120,7 +147,7 @@ try {
     }
     if ($Format -eq 'file') {
         Set-KubeWinAcl -Path $download -Profile protected
-        Move-Item -LiteralPath $download -Destination $Dest -Force
+        Install-KubeWinFile -Source $download -Target $Dest
         $placed = @($Dest)
     }
     else {
@@ -139,7 +166,7 @@ try {
             $target = Join-Path -Path $Dest -ChildPath $Names[$index]
             $source = Join-Path -Path $unpacked -ChildPath $Members[$index]
             Set-KubeWinAcl -Path $source -Profile protected
-            Move-Item -LiteralPath $source -Destination $target -Force
+            Install-KubeWinFile -Source $source -Target $target
             $placed += $target
         }
     }

@@ -45,6 +45,14 @@ function Wait-ServiceStatus {
 }
 
 $existing = Get-Service -Name $Name -ErrorAction SilentlyContinue
+# Stopping a service stops every service that depends on it (kubelet on containerd, kube-proxy on
+# the kubelet); their state is reported too, and a restart starts again those that were running.
+$dependents = @()
+$runningDependents = @()
+if ($existing) {
+    $dependents = @($existing.DependentServices | ForEach-Object { $_.Name })
+    $runningDependents = @($existing.DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
+}
 if ($Ensure -eq 'absent') {
     if ($existing) {
         if ($existing.Status -ne 'Stopped') { Stop-Service -Name $Name -Force; Wait-ServiceStatus -Status Stopped }
@@ -106,15 +114,19 @@ else {
         Wait-ServiceStatus -Status Stopped
     }
     elseif ($Ensure -eq 'running') {
-        if ($Restart -and $status -ne 'Stopped') { Restart-Service -Name $Name -Force }
+        if ($Restart -and $status -ne 'Stopped') {
+            Restart-Service -Name $Name -Force
+            Wait-ServiceStatus -Status Running
+            # Restart-Service leaves the dependents it stopped stopped.
+            foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+        }
         elseif ($status -ne 'Running') { Start-Service -Name $Name }
         Wait-ServiceStatus -Status Running
     }
 }
 
+$services = [ordered]@{ $Name = Get-KubeWinService -Name $Name }
+foreach ($dependent in $dependents) { $services[$dependent] = Get-KubeWinService -Name $dependent }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
-        state = [ordered]@{
-            sections = @('services')
-            services = [ordered]@{ $Name = Get-KubeWinService -Name $Name }
-        }
+        state = [ordered]@{ sections = @('services'); services = $services }
     })

@@ -7,6 +7,7 @@ short_description: Run tasks locally against a simulated Windows node
 description:
   - Test-only. Executes like C(ansible.builtin.local), and for hosts of the C(windows_nodes)
     group makes the fake C(ansible.windows) modules act on that host's simulated node.
+  - Works under C(delegate_to) a Windows node, e.g. from a control-plane host.
   - While the simulated node is cut off by a network drop, every command fails with a
     connection error, as a WinRM connection would.
 options:
@@ -52,7 +53,9 @@ class Connection(LocalConnection):
     def _node_host(self):
         if WINDOWS_GROUP not in (self.get_option('host_groups') or []):
             return None
-        return self.get_option('host_name')
+        # Under delegate_to, Ansible gives the connection the delegated host's variables but keeps
+        # inventory_hostname of the task's host; the play context names the delegated host.
+        return getattr(self._play_context, 'delegate_to', None) or self.get_option('host_name')
 
     def _enter(self):
         """Point the fake modules at this host's node, or fail as WinRM would during a drop."""

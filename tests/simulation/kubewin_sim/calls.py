@@ -1,13 +1,15 @@
 """Remote-call accounting for tests/simulation/ansible-playbook.
 
-``snapshot DIR`` prints the cumulative counters of every node as JSON;
-``report DIR BEFORE`` prints, per node, the calls made since that snapshot.
+``snapshot DIR`` prints the cumulative counters of every node and of the simulated
+Kubernetes API as JSON; ``report DIR BEFORE`` prints, per node, the calls made since
+that snapshot, and the API calls (one per kubernetes.core module run).
 """
 
 import json
 import os
 import sys
 
+from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import peek
 
 
@@ -25,6 +27,17 @@ def counters(state_dir):
     return result
 
 
+def api_counters(state_dir):
+    cluster = sim_cluster.peek(state_dir) if os.path.isdir(state_dir) else None
+    return cluster.data['calls'] if cluster else {'total': 0, 'by_kind': {}}
+
+
+def api_difference(before, after):
+    kinds = {kind: count - before['by_kind'].get(kind, 0) for kind, count in after['by_kind'].items()}
+    return {'total': after['total'] - before['total'],
+            'by_kind': {kind: count for kind, count in sorted(kinds.items()) if count}}
+
+
 def difference(before, after):
     report = {}
     for host, now in after.items():
@@ -38,14 +51,21 @@ def difference(before, after):
 
 def main(argv):
     if argv[1] == 'snapshot':
-        print(json.dumps(counters(argv[2])))
+        print(json.dumps({'nodes': counters(argv[2]), 'api': api_counters(argv[2])}))
     elif argv[1] == 'report':
-        report = difference(json.loads(argv[3]), counters(argv[2]))
+        before = json.loads(argv[3])
+        report = difference(before['nodes'], counters(argv[2]))
+        api = api_difference(before['api'], api_counters(argv[2]))
         print('\nREMOTE CALLS (simulated nodes) ' + '*' * 48)
         for host, entry in report.items():
             print('%-30s calls=%-4d unreachable_attempts=%d' % (host, entry['total'], entry['unreachable_attempts']))
+        if api['total']:
+            kinds = ' '.join('%s=%d' % item for item in api['by_kind'].items())
+            print('%-30s calls=%-4d %s' % ('kubernetes API (simulated)', api['total'], kinds))
         with open(os.path.join(argv[2], 'last-run-calls.json'), 'w', encoding='utf-8') as handle:
             json.dump(report, handle, indent=1, sort_keys=True)
+        with open(os.path.join(argv[2], 'last-run-api-calls.json'), 'w', encoding='utf-8') as handle:
+            json.dump(api, handle, indent=1, sort_keys=True)
 
 
 if __name__ == '__main__':

@@ -6,6 +6,7 @@ import subprocess
 
 import yaml
 
+from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import open_node, peek
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -16,16 +17,20 @@ WRAPPER = os.path.join(HERE, 'ansible-playbook')
 class RunResult:
     """Outcome of one tests/simulation/ansible-playbook run."""
 
-    def __init__(self, rc, output, records, calls):
+    def __init__(self, rc, output, records, calls, api_calls=None):
         self.rc = rc
         self.output = output
         self.tasks = [r for r in records if r['type'] == 'task']
         stats = [r for r in records if r['type'] == 'stats']
         self.stats = stats[-1]['hosts'] if stats else {}
         self.calls = calls
+        # Calls to the simulated Kubernetes API: {'total': n, 'by_kind': {'k8s_info:Node': n, ...}}
+        self.api_calls = api_calls or {'total': 0, 'by_kind': {}}
 
     def results(self, task, host=None):
-        return [t for t in self.tasks if t['task'] == task and (host is None or t['host'] == host)]
+        """Results of a task by name; a role's task also by its name without the ``<role> : `` prefix."""
+        return [t for t in self.tasks if (t['task'] == task or t['task'].endswith(' : ' + task))
+                and (host is None or t['host'] == host)]
 
     def result(self, task, host):
         found = self.results(task, host)
@@ -53,9 +58,13 @@ class Simulation:
             handle.write(content if isinstance(content, str) else yaml.safe_dump(content, sort_keys=False))
         return path
 
-    def inventory(self, hosts, group_vars=None, name='inventory.yml'):
-        """hosts: {hostname: hostvars}; all in windows_nodes."""
-        return self.write(name, {'windows_nodes': {'hosts': hosts, 'vars': group_vars or {}}})
+    def inventory(self, hosts, group_vars=None, name='inventory.yml', control_plane=None):
+        """hosts: {hostname: hostvars}; all in windows_nodes. control_plane: {hostname: hostvars} of
+        kube_control_plane, hosts that run locally against the simulated cluster."""
+        groups = {'windows_nodes': {'hosts': hosts, 'vars': group_vars or {}}}
+        if control_plane is not None:
+            groups['kube_control_plane'] = {'hosts': control_plane}
+        return self.write(name, groups)
 
     def node(self, host):
         return peek(self.state_dir, host)
@@ -63,6 +72,14 @@ class Simulation:
     def edit_node(self, host, profile=None):
         """Context manager giving the node to change its state before a run."""
         return open_node(self.state_dir, host, profile=profile)
+
+    def cluster(self):
+        """The simulated cluster (None before its first use)."""
+        return sim_cluster.peek(self.state_dir)
+
+    def edit_cluster(self, profile=None):
+        """Context manager giving the cluster (created from ``profile`` when new) to change it before a run."""
+        return sim_cluster.open_cluster(self.state_dir, profile=profile)
 
     def run(self, playbook, inventory, *args, env=None):
         results = self.path('results.jsonl')
@@ -81,4 +98,9 @@ class Simulation:
         if os.path.exists(calls_path):
             with open(calls_path, encoding='utf-8') as handle:
                 calls = json.load(handle)
-        return RunResult(process.returncode, process.stdout, records, calls)
+        api_calls = None
+        api_calls_path = os.path.join(self.state_dir, 'last-run-api-calls.json')
+        if os.path.exists(api_calls_path):
+            with open(api_calls_path, encoding='utf-8') as handle:
+                api_calls = json.load(handle)
+        return RunResult(process.returncode, process.stdout, records, calls, api_calls)

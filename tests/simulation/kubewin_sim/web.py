@@ -2,8 +2,8 @@
 
 Every URL serves a deterministic file whose bytes are ``kubewin-sim:<url>`` (so
 its SHA-256 and SHA-512 are real hashes a test can compute), and a URL ending
-in ``.sha256``/``.sha512`` serves the matching hash of the URL without that
-suffix, as upstream release sites do: an honest mirror.
+in ``.sha256``/``.sha256sum``/``.sha512`` serves the matching hash of the URL
+without that suffix, as upstream release sites do: an honest mirror.
 
 ``<state dir>/web.json`` changes that, shared by all nodes:
 
@@ -22,7 +22,7 @@ import json
 import os
 import re
 
-HASH_SUFFIXES = {'.sha256': 'sha256', '.sha512': 'sha512'}
+HASH_SUFFIXES = {'.sha256': 'sha256', '.sha256sum': 'sha256', '.sha512': 'sha512'}
 TRANSIENT = {'500', '502', '503', 'timeout', 'reset'}
 
 # What upstream release archives contain, as far as the collection uses them
@@ -34,7 +34,9 @@ KNOWN_LAYOUTS = [
     (r'/cni-plugins-windows-amd64-v[^/]+\.tgz$', ['win-bridge.exe', 'win-overlay.exe', 'host-local.exe']),
     (r'/cni-plugin-flannel-windows-amd64-v[^/]+\.tgz$', ['flannel-amd64.exe']),
     (r'/windows-container-networking-cni-amd64-v[^/]+\.zip$', ['sdnbridge.exe', 'sdnoverlay.exe', 'nat.exe']),
+    (r'/cri-dockerd-[^/]+\.win\.amd64\.zip$', ['cri-dockerd/cri-dockerd.exe']),
     (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
+    (r'/nssm-2\.24\.zip$', ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']),
 ]
 
 

@@ -3,8 +3,10 @@
 import hashlib
 import ntpath
 import os
+import uuid
 
 from kubewin_sim import web
+from kubewin_sim.handlers import services
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -34,10 +36,23 @@ def _expected(p):
     length = 128 if p['Algorithm'] == 'sha512' else 64
     name = p['Url'].rsplit('/', 1)[-1]
     candidates = [fields[0].lower() for fields in (line.split() for line in text.splitlines())
-                  if fields and len(fields[0]) == length and (len(fields) == 1 or fields[-1].lstrip('*').endswith(name))]
+                  if fields and len(fields[0]) == length
+                  and (len(fields) == 1 or ntpath.basename(fields[-1].lstrip('*')) == name)]
     if len(candidates) != 1:
         raise ScriptFailure('%s holds no single %s for %s' % (p['ChecksumUrl'], p['Algorithm'], name))
     return candidates[0]
+
+
+def _install(node, target, sha256, size):
+    """Install-KubeWinFile: move the old file aside (a running program can be renamed, not replaced)."""
+    in_use = services.programs_in_use(node)
+    for leftover in [path for path in node.data['files'] if path.lower().startswith(target.lower() + '.kubewin-old-')]:
+        node.remove_file(leftover)
+    old = node.file(target)
+    if old is not None and target.lower() in in_use:
+        # The service still runs the old program, so the renamed file cannot be removed yet.
+        node.data['files']['%s.kubewin-old-%s' % (target, uuid.uuid4().hex)] = dict(old)
+    node.write_file(target, sha256=sha256, size=size, acl='protected')
 
 
 @script('artifact_fetch')
@@ -58,7 +73,7 @@ def artifact_fetch(node, p, context):
                             % (p['Url'], p['Algorithm'], expected, actual))
     placed = []
     if p['Format'] == 'file':
-        node.write_file(p['Dest'], sha256=served['sha256'], size=served['size'], acl='protected')
+        _install(node, p['Dest'], served['sha256'], served['size'])
         placed.append(p['Dest'])
     else:
         contained = web.archive_members(os.environ['KUBEWIN_SIM_STATE_DIR'], p['Url'])
@@ -68,7 +83,7 @@ def artifact_fetch(node, p, context):
         for member, name in zip(p['Members'], p['Names']):
             target = ntpath.join(p['Dest'], name)
             digest = hashlib.sha256(('%s#%s#%s' % (p['Url'], actual, member)).encode()).hexdigest()
-            node.write_file(target, sha256=digest, size=4096, acl='protected')
+            _install(node, target, digest, 4096)
             placed.append(target)
     node.register(placed)
     record = {'url': p['Url'], 'checksum': p['ChecksumSpec'],

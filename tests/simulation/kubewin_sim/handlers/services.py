@@ -3,7 +3,9 @@
 import json
 import ntpath
 
+from kubewin_sim import programs as program_model
 from kubewin_sim.handlers import flannel
+from kubewin_sim.handlers.core import service_view
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -21,6 +23,17 @@ def _split(command_line):
     return text.split(' ', 1)[0]
 
 
+def programs_in_use(node):
+    """The program files of running services, which Windows will not let anyone overwrite."""
+    used = set()
+    for service in node.data['services'].values():
+        if service.get('state') == 'running' and service.get('command_line'):
+            used.add(_split(service['command_line']).lower())
+            if service.get('nssm'):
+                used.add(service['nssm']['application'].lower())
+    return used
+
+
 def _exists(node, name):
     lowered = name.lower()
     if lowered in node.data['services'] or lowered in BUILTIN:
@@ -28,8 +41,8 @@ def _exists(node, name):
     return lowered in CONTAINER_BUILTIN and node.hns_available()
 
 
-def start(node, name):
-    """StartService, with what Windows checks: the program file and the dependencies."""
+def start(node, name, starting=()):
+    """StartService, with what Windows checks (the program file, the dependencies) and what the program does (programs.py)."""
     service = node.data['services'][name.lower()]
     if service['start_mode'] == 'disabled':
         raise SimulationError("Service '%s' cannot be started: the service is disabled." % name)
@@ -38,8 +51,11 @@ def start(node, name):
             raise SimulationError("Service '%s' cannot be started: the dependency service %s does not exist."
                                   % (name, dependency))
     for dependency in service['dependencies']:
+        if dependency.lower() in starting:
+            raise SimulationError("Service '%s' cannot be started: a circular service dependency was specified."
+                                  % name)
         if dependency.lower() in node.data['services'] and node.data['services'][dependency.lower()]['state'] != 'running':
-            start(node, dependency)
+            start(node, dependency, tuple(starting) + (name.lower(),))
     programs = [_split(service['command_line'])]
     if service.get('nssm'):
         programs.append(service['nssm']['application'])
@@ -57,13 +73,46 @@ def start(node, name):
     if name.lower() in [n.lower() for n in node.profile.get('service_start_failures', [])]:
         service.update(state='stopped', exit_code=1)
         raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+    program_model.start(node, name, service)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1
+    if name.lower() == 'kubelet':
+        _tls_bootstrap(node, service)
     if flannel.is_flanneld(service):
         flannel.run(node, service)
 
 
+def _flag(command_line, flag):
+    for part in command_line.replace('"', '').split(' '):
+        if part.startswith(flag + '='):
+            return part[len(flag) + 1:]
+    return None
+
+
+def _tls_bootstrap(node, service):
+    """A kubelet with a bootstrap kubeconfig and no kubeconfig gets its client certificate and writes one."""
+    kubeconfig = _flag(service['command_line'], '--kubeconfig')
+    bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
+    if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
+        node.write_file(kubeconfig, content='(kubelet kubeconfig of %s)\n' % node.data['hostname'].lower())
+
+
+def dependents(node, name):
+    """Services that depend on ``name``, directly or through others (ServiceController.DependentServices)."""
+    found, queue = [], [name.lower()]
+    while queue:
+        current = queue.pop()
+        for key, service in node.data['services'].items():
+            if current in [d.lower() for d in service.get('dependencies') or []] and key not in found:
+                found.append(key)
+                queue.append(key)
+    return found
+
+
 def stop(node, name):
+    """Stop-Service -Force: the service and every service depending on it."""
+    for dependent in dependents(node, name):
+        node.data['services'][dependent].update(state='stopped', exit_code=0)
     node.data['services'][name.lower()].update(state='stopped', exit_code=0)
 
 
@@ -72,7 +121,11 @@ def node_service_apply(node, p, context):
     name = p['Name']
     key = name.lower()
     services = node.data['services']
+    affected = dependents(node, name) if key in services else []
+    running_dependents = [d for d in affected if services[d].get('state') == 'running']
     if p['Ensure'] == 'absent':
+        if key in services:
+            stop(node, name)
         services.pop(key, None)
     else:
         service = services.get(key) or {
@@ -101,13 +154,11 @@ def node_service_apply(node, p, context):
         elif p['Ensure'] == 'running':
             if p['Restart'] and service['state'] != 'stopped':
                 stop(node, name)
+                start(node, name)
+                for dependent in running_dependents:
+                    start(node, dependent)
             if service['state'] != 'running':
                 start(node, name)
-    view = services.get(key)
-    if view is None:
-        view = {'name': name, 'exists': False}
-    else:
-        view = {k: view.get(k) for k in (
-            'name', 'exists', 'display_name', 'description', 'state', 'start_mode', 'command_line', 'dependencies',
-            'environment', 'account', 'recovery', 'exit_code', 'nssm')}
-    return {'state': {'sections': ['services'], 'services': {name: view}}}
+    reported = {name: service_view(node, name)}
+    reported.update({services[d]['name']: service_view(node, services[d]['name']) for d in affected if d in services})
+    return {'state': {'sections': ['services'], 'services': reported}}

@@ -230,7 +230,26 @@ def test_archives_sharing_a_directory_keep_one_record_each(sim, one_node):
     assert sim.run(book, inventory).rc == 0
     records = sim.node('win1').data['artifacts']
     assert sorted(records) == ['C:\\opt\\cni\\bin\\flannel.exe', 'C:\\opt\\cni\\bin\\win-bridge.exe']
-    for _ in range(2):
+    for unused_run in range(2):
         again = sim.run(book, inventory)
         assert again.rc == 0 and again.changed('win1') == 0, again.output
         assert again.calls['win1']['total'] == 1
+
+
+def test_a_running_program_is_renamed_aside_and_cleaned_up_later(sim, one_node):
+    inventory = one_node()
+    assert sim.run(playbook(sim), inventory).rc == 0
+    with sim.edit_node('win1') as node:
+        node.data['services']['kubelet'] = {'name': 'kubelet', 'exists': True, 'state': 'running',
+                                            'command_line': DEST + ' --windows-service', 'dependencies': []}
+    newer = URL.replace('v1.31.4', 'v1.31.5')
+    newer_sha = hashlib.sha256(web.body(newer)).hexdigest()
+    assert sim.run(playbook(sim, 'sha256:' + newer_sha, newer), inventory).rc == 0
+    files = sim.node('win1').data['files']
+    assert files[DEST]['sha256'] == newer_sha
+    assert [p for p in files if '.kubewin-old-' in p], 'the running kubelet keeps its old file until restarted'
+    with sim.edit_node('win1') as node:
+        node.data['services']['kubelet']['state'] = 'stopped'
+    newest = URL.replace('v1.31.4', 'v1.31.6')
+    assert sim.run(playbook(sim, 'sha256:' + hashlib.sha256(web.body(newest)).hexdigest(), newest), inventory).rc == 0
+    assert not [p for p in sim.node('win1').data['files'] if '.kubewin-old-' in p], 'leftovers removed'

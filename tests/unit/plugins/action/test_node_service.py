@@ -116,3 +116,21 @@ def test_log_file_needs_a_runner_or_nssm(sim, one_node):
     assert sim.node('win1').is_directory('C:\\var\\log'), 'nssm starts nothing without the folder of its output'
     assert sim.run(playbook(sim, 'n.yml', log_file='C:\\var\\log\\kp.log', wrapper='nssm',
                             nssm_path='C:\\k\\nssm.exe'), inventory).changed('win1') == 0
+
+
+def test_restarting_a_service_starts_again_the_services_that_depend_on_it(sim, one_node):
+    """Restart-Service -Force stops the dependents; the module starts those that were running again."""
+    inventory = prepared(sim, one_node)
+    assert sim.run(playbook(sim), inventory).rc == 0
+    with sim.edit_node('win1') as node:
+        node.write_file('C:\\k\\monitor.exe', sha256='dd' * 32, size=10)
+        node.data['services']['monitor'] = {'name': 'monitor', 'exists': True, 'state': 'running', 'start_mode': 'auto',
+                                            'command_line': 'C:\\k\\monitor.exe', 'dependencies': ['kube-proxy'],
+                                            'environment': [], 'nssm': None}
+    restart = sim.run(playbook(sim, 'r.yml', state='restarted'), inventory)
+    assert restart.rc == 0, restart.output
+    services = sim.node('win1').data['services']
+    assert services['kube-proxy']['starts'] == 2
+    assert services['monitor']['state'] == 'running' and services['monitor']['starts'] == 1, 'the dependent runs again'
+    reported = restart.result('service', 'win1')['result']['ansible_facts']['kubewin_node']['services']
+    assert reported['monitor']['state'] == 'running', 'and the snapshot says so'

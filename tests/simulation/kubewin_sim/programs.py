@@ -1,0 +1,139 @@
+"""What the programs the collection runs as services do when the service control manager starts them.
+
+The service handler (handlers/services.py) checks what Windows checks (the
+program file, the dependencies); this module adds what the program itself does
+in its first second, as far as it decides whether the service reaches Running:
+
+- a program that does not speak the service protocol (cri-dockerd has no
+  Windows service code; containerd and dockerd only with ``--run-service``)
+  never reports Running, and StartService fails with error 1053 after 30 s;
+- containerd creates its root and state directories, opens ``--log-file``
+  (whose folder must exist), and refuses a ``--config`` file that is missing,
+  starts with a byte order mark, is not TOML, or has a config version its
+  release does not read (1.x reads version 2 at most, 2.x versions 2 and 3).
+
+A failing program leaves the service Stopped with exit code 1, which is all the
+service control manager (and so node_service_apply.ps1) can see of the reason;
+the reason itself goes to the node's log (``node.data['log']``).
+"""
+
+import ntpath
+import re
+import tomllib
+
+from kubewin_sim.registry import ScriptFailure
+
+CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
+CONTAINERD_STATE = 'C:\\ProgramData\\containerd\\state'
+# Programs without Windows service code of their own.
+NOT_SERVICE_AWARE = {'cri-dockerd.exe'}
+# Programs that run as a service only when told so.
+SERVICE_FLAG = {'containerd.exe': '--run-service', 'dockerd.exe': '--run-service'}
+
+
+def split_command_line(text):
+    """argv as CommandLineToArgvW gives it: quotes group, 2n backslashes before a quote are n."""
+    words, i = [], 0
+    while True:
+        while i < len(text) and text[i] in ' \t':
+            i += 1
+        if i >= len(text):
+            return words
+        word, quoted, backslashes = [], False, 0
+        while i < len(text) and (quoted or text[i] not in ' \t'):
+            char = text[i]
+            if char == '\\':
+                backslashes += 1
+            elif char == '"':
+                word.append('\\' * (backslashes // 2))
+                if backslashes % 2:
+                    word.append('"')
+                else:
+                    quoted = not quoted
+                backslashes = 0
+            else:
+                word.append('\\' * backslashes + char)
+                backslashes = 0
+            i += 1
+        word.append('\\' * backslashes)
+        words.append(''.join(word))
+
+
+def option(argv, name):
+    """The value of ``--name value`` or ``--name=value`` (the last one wins, as the flag parsers do)."""
+    value = None
+    for index, word in enumerate(argv):
+        if word == name and index + 1 < len(argv):
+            value = argv[index + 1]
+        elif word.startswith(name + '='):
+            value = word[len(name) + 1:]
+    return value
+
+
+def _release_major(node, program):
+    """containerd's major version, from the artifact record of the folder its binary came from."""
+    record = node.data['artifacts'].get(ntpath.dirname(program)) or {}
+    found = re.search(r'containerd-(\d+)\.\d+\.\d+-windows', record.get('url') or '')
+    return int(found.group(1)) if found else None
+
+
+def _make_directories(node, path):
+    """os.MkdirAll: the folder and every missing parent."""
+    while path and not path.endswith(':') and not path.endswith(':\\'):
+        if path.lower() not in (d.lower() for d in node.data['directories']):
+            node.data['directories'].append(path)
+        path = ntpath.dirname(path)
+
+
+def _containerd(node, program, argv):
+    # server.CreateTopLevelDirectories runs before the log file is opened.
+    for directory in (CONTAINERD_ROOT, CONTAINERD_STATE):
+        _make_directories(node, directory)
+    log_file = option(argv, '--log-file')
+    if log_file and not node.is_directory(ntpath.dirname(log_file)):
+        return 'open log file %r: The system cannot find the path specified.' % log_file
+    config = option(argv, '--config')
+    if not config:
+        return None
+    entry = node.file(config)
+    if entry is None:
+        return 'failed to load TOML: open %s: The system cannot find the file specified.' % config
+    text = entry.get('content')
+    if text is None:
+        return 'failed to load TOML from %s: not a text file' % config
+    if text.startswith('\ufeff'):
+        return 'failed to load TOML from %s: toml: line 1: unexpected character (a byte order mark)' % config
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return 'failed to load TOML from %s: %s' % (config, exc)
+    version = document.get('version', 1)
+    major = _release_major(node, program)
+    readable = {1: (1, 2), 2: (2, 3)}.get(major, (1, 2, 3))
+    if version not in readable:
+        return 'containerd %s.x cannot load config version %s from %s' % (major, version, config)
+    return None
+
+
+CHECKS = {'containerd.exe': _containerd}
+
+
+def start(node, name, service):
+    """Raise ScriptFailure as node_service_apply.ps1 would report the program's failure to start."""
+    argv = split_command_line(service['command_line'])
+    program = service['nssm']['application'] if service.get('nssm') else argv[0]
+    if service.get('nssm'):
+        argv = [program] + split_command_line(service['nssm']['app_parameters'] or '')
+    base = ntpath.basename(program).lower()
+    if not service.get('nssm') and (base in NOT_SERVICE_AWARE
+                                    or (base in SERVICE_FLAG and SERVICE_FLAG[base] not in argv[1:])):
+        service.update(state='stopped', exit_code=1053)
+        node.record('%s: %s does not report to the service control manager' % (name, program))
+        raise ScriptFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
+                            'control request in a timely fashion. (error 1053)' % name)
+    check = CHECKS.get(base)
+    reason = check(node, program, argv) if check else None
+    if reason:
+        service.update(state='stopped', exit_code=1)
+        node.record('%s exited: %s' % (name, reason))
+        raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
