@@ -1,32 +1,23 @@
-"""What the network role tests share: an inventory, the playbook that builds the facts, the artifact catalog."""
+"""What the network role tests share: an inventory, the playbook that builds the facts, verifiable downloads."""
+
+import hashlib
+from pathlib import Path
 
 import yaml
 
 from kubewin_sim import web
 
-# Catalog entries for the components the network roles install (the artifacts role's catalog
-# is extended elsewhere; the tests bring their own, given as extra vars, so they do not depend
-# on its versions). Every URL's hash file is served by the simulated web.
-CATALOG = {
-    'flanneld': {'url': '{github}/flannel-io/flannel/releases/download/v{version}/flanneld.exe',
-                 'upstream_checksum': 'sha256:{url}.sha256', 'versions': {'0.28.9': None}},
-    'flannel-cni': {'url': '{github}/flannel-io/cni-plugin/releases/download/v{version}/'
-                           'cni-plugin-flannel-windows-amd64-v{version}.tgz',
-                    'upstream_checksum': 'sha256:{url}.sha256',
-                    'extract': {'members': ['flannel-amd64.exe'], 'rename': {'flannel-amd64.exe': 'flannel.exe'}},
-                    'versions': {'1.9.1-flannel1': None}},
-    'cni-plugins': {'url': '{github}/containernetworking/plugins/releases/download/v{version}/'
-                           'cni-plugins-windows-amd64-v{version}.tgz',
-                    'upstream_checksum': 'sha256:{url}.sha256',
-                    'extract': {'members': ['win-bridge.exe', 'win-overlay.exe', 'host-local.exe']},
-                    'versions': {'1.9.1': None}},
-    'sdn-cni': {'url': '{github}/microsoft/windows-container-networking/releases/download/v{version}/'
-                       'windows-container-networking-cni-amd64-v{version}.zip',
-                'upstream_checksum': 'sha256:{url}.sha256',
-                'extract': {'members': ['sdnbridge.exe', 'sdnoverlay.exe']}, 'versions': {'0.3.3': None}},
-    'nssm': {'url': 'https://nssm.cc/release/nssm-{version}.zip', 'upstream_checksum': 'sha256:{url}.sha256',
-             'extract': {'members': ['nssm-2.24/win64/nssm.exe']}, 'versions': {'2.24': None}},
+ROOT = Path(__file__).resolve().parents[3]
+CATALOG = yaml.safe_load((ROOT / 'roles' / 'artifacts' / 'vars' / 'main.yml').read_text(encoding='utf-8'))[
+    'artifacts_catalog']
+# The catalog pins these; the simulated web serves for them what upstream serves (the pinned hash).
+PINNED = {
+    'https://github.com/microsoft/windows-container-networking/releases/download/v0.3.3/'
+    'windows-container-networking-cni-amd64-v0.3.3.zip': CATALOG['sdn-cni']['versions']['0.3.3'],
+    'https://nssm.cc/release/nssm-2.24.zip': CATALOG['nssm']['versions']['2.24'],
 }
+# flannel publishes no hash for flanneld.exe: it is pinned by the user, here to what the web serves.
+FLANNELD = 'https://github.com/flannel-io/flannel/releases/download/v0.28.9/flanneld.exe'
 
 KUBECONFIG = ('apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://10.127.130.10:6443\n'
               '  name: kubernetes\nusers:\n- name: flannel\n  user:\n    token: sim-flannel-token\n')
@@ -91,16 +82,14 @@ def with_runtime(sim, hosts=('win1',), service='containerd', **profile):
                 'environment': [], 'nssm': None}
 
 
-NSSM_URL = 'https://nssm.cc/release/nssm-2.24.zip'
-
-
 def run(sim, book, inventory_path, *args, **extra):
-    # nssm's zip holds a 32-bit and a 64-bit nssm.exe in folders named after the version.
-    web.configure(sim.state_dir, archives={NSSM_URL: ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']})
-    catalog = sim.write('catalog.yml', yaml.safe_dump({'artifacts_catalog': CATALOG}))
+    web.configure(sim.state_dir, served={url: {'sha256': pin.split(':', 1)[1], 'size': 4096}
+                                         for url, pin in PINNED.items()})
+    extra.setdefault('artifacts_checksum_overrides', {
+        'flanneld': {'0.28.9': 'sha256:' + hashlib.sha256(web.body(FLANNELD)).hexdigest()}})
     extra_vars = sim.write('extra.yml', yaml.safe_dump(extra)) if extra else None
     more = ['-e', '@' + extra_vars] if extra_vars else []
-    return sim.run(book, inventory_path, '-e', '@' + catalog, *more, *args)
+    return sim.run(book, inventory_path, *more, *args)
 
 
 def planned(result, host):

@@ -38,43 +38,11 @@ import ntpath
 import os
 
 from kubewin_sim.node import SimulationError
+from kubewin_sim.programs import split_command_line
 
 LEASES = 'flannel-leases.json'
 WINDOWS_MIN_VNI = 4096
 WINDOWS_VXLAN_PORT = 4789
-
-
-def split_arguments(text):
-    """Split a Windows command line the way CommandLineToArgvW does (quotes, backslashes before quotes)."""
-    arguments, index, text = [], 0, text or ''
-    while index < len(text):
-        if text[index] in ' \t':
-            index += 1
-            continue
-        argument, quoted = [], False
-        while index < len(text) and (quoted or text[index] not in ' \t'):
-            char = text[index]
-            if char == '\\':
-                end = index
-                while end < len(text) and text[end] == '\\':
-                    end += 1
-                count = end - index
-                if end < len(text) and text[end] == '"':
-                    argument.append('\\' * (count // 2))
-                    if count % 2:
-                        argument.append('"')
-                        end += 1
-                else:
-                    argument.append('\\' * count)
-                index = end
-            elif char == '"':
-                quoted = not quoted
-                index += 1
-            else:
-                argument.append(char)
-                index += 1
-        arguments.append(''.join(argument))
-    return arguments
 
 
 def _flags(arguments):
@@ -139,7 +107,7 @@ def release(state_dir, node_name):
 
 def _program(service):
     nssm = service.get('nssm') or {}
-    return nssm.get('application') or split_arguments(service.get('command_line') or '')[0]
+    return nssm.get('application') or split_command_line(service.get('command_line') or '')[0]
 
 
 def is_flanneld(service):
@@ -222,8 +190,8 @@ def _ensure_bridge_endpoint(node, network, subnet):
 
 def run(node, service):
     """flanneld has started under the service; do what it does, or log why it exits."""
-    flags = _flags(split_arguments((service.get('nssm') or {}).get('app_parameters') or '')
-                   if service.get('nssm') else split_arguments(service.get('command_line') or '')[1:])
+    flags = _flags(split_command_line((service.get('nssm') or {}).get('app_parameters') or '')
+                   if service.get('nssm') else split_command_line(service.get('command_line') or '')[1:])
     environment = dict(entry.split('=', 1) for entry in service.get('environment') or [] if '=' in entry)
     try:
         node_name = environment.get('NODE_NAME')
