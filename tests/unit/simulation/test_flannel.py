@@ -110,3 +110,12 @@ def test_the_fault_leaves_it_waiting_for_the_network(state_dir):
     flannel.run(node, service())
     assert list(networks(node)) == ['External'] and node.file(SUBNET_ENV) is None
     assert 'Waiting for the HNS network cbr0' in node.data['flanneld_log'][-1]
+
+
+def test_without_the_placeholder_flanneld_creates_the_vswitch_and_drops_the_network(state_dir):
+    node = node_with()
+    node.remove_network(networks(node)['External']['id'])
+    node.data['unreachable_until'] = 0
+    flannel.run(node, service())
+    assert networks(node)['cbr0']['adapter'] == 'Ethernet' and node.adapter('vEthernet (Ethernet)') is not None
+    assert not node.reachable(), 'the first vSwitch of the adapter drops the node'
