@@ -26,13 +26,14 @@ def state_dir(tmp_path, monkeypatch):
     return str(tmp_path)
 
 
-def node_with(net_conf=HOST_GW, kubeconfig=True, **profile):
+def node_with(net_conf='host-gw', kubeconfig=True, **profile):
     node = SimNode(initial_state('win1', dict({'ip': '10.127.130.38', 'features': {'Containers': 'installed'}},
                                               **profile)))
     # The placeholder network gave the adapter its vSwitch.
     node.create_network({'name': 'External', 'type': 'L2Bridge', 'address_prefix': '192.168.255.0/30',
                          'gateway': '192.168.255.1', 'adapter': 'Ethernet'})
     node.data['unreachable_until'] = 0  # the node is back after the placeholder's drop
+    net_conf = HOST_GW if net_conf == 'host-gw' else net_conf
     if net_conf is not None:
         node.write_file(NET_CONF, content=net_conf if isinstance(net_conf, str) else json.dumps(net_conf))
     if kubeconfig:
@@ -119,3 +120,21 @@ def test_without_the_placeholder_flanneld_creates_the_vswitch_and_drops_the_netw
     flannel.run(node, service())
     assert networks(node)['cbr0']['adapter'] == 'Ethernet' and node.adapter('vEthernet (Ethernet)') is not None
     assert not node.reachable(), 'the first vSwitch of the adapter drops the node'
+
+
+def test_with_a_cluster_the_lease_is_the_nodes_pod_cidr_once_the_kubelet_registered_it(state_dir):
+    from kubewin_sim import cluster as sim_cluster  # pylint: disable=import-outside-toplevel
+    from kubewin_sim.node import open_node  # pylint: disable=import-outside-toplevel
+    with sim_cluster.open_cluster(state_dir, profile={}):
+        pass
+    node = node_with()
+    flannel.run(node, service())
+    assert 'Waiting for node win1 to be registered' in node.data['flanneld_log'][-1]
+    assert list(networks(node)) == ['External'] and node.file(SUBNET_ENV) is None
+    with open_node(state_dir, 'win1', profile={'ip': '10.127.130.38'}) as registered:
+        registered.data['services']['kubelet'] = {'name': 'kubelet', 'exists': True, 'state': 'running'}
+        registered.write_file(sim_cluster.KUBELET_KUBECONFIG, content='apiVersion: v1\nkind: Config\n')
+    with sim_cluster.open_cluster(state_dir) as cluster:
+        pod_cidr = cluster.get('Node', None, 'win1')['spec']['podCIDR']
+    flannel.run(node, service())
+    assert networks(node)['cbr0']['subnets'][0]['address_prefix'] == pod_cidr

@@ -10,7 +10,10 @@ service runs (directly, or as nssm's Application) is ``flanneld.exe``. flanneld
    port other than 4789 (vxlan on Windows), or a missing ``NODE_NAME`` make it
    log the error and exit: the service (nssm) keeps running, nothing else
    happens;
-2. gets the node's lease, a subnet of ``Network`` (see ``lease``);
+2. gets the node's lease: with a simulated cluster (kubewin_sim/cluster.py) the
+   Node's ``spec.podCIDR``, and while the kubelet has not registered the node
+   flanneld waits (no network, no subnet.env); without one, a subnet of
+   ``Network`` from the lease file (see ``lease``);
 3. creates the HNS network ``Backend.Name`` on the adapter that holds the
    ``--iface`` address (through its vSwitch: the physical adapter behind
    ``vEthernet (<adapter>)``): L2Bridge on the lease with gateway lease + 1
@@ -37,10 +40,12 @@ import json
 import ntpath
 import os
 
+from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import SimulationError
 from kubewin_sim.programs import split_command_line
 
 LEASES = 'flannel-leases.json'
+LEASES_LOCK = 'flannel-leases.lock'
 WINDOWS_MIN_VNI = 4096
 WINDOWS_VXLAN_PORT = 4789
 
@@ -57,7 +62,8 @@ def _flags(arguments):
 @contextlib.contextmanager
 def _leases(state_dir):
     path = os.path.join(state_dir, LEASES)
-    with open(path + '.lock', 'a') as lock:
+    # Not <file>.json.lock: that pair marks a node's state in the state directory.
+    with open(os.path.join(state_dir, LEASES_LOCK), 'a') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         data = {}
         if os.path.exists(path):
@@ -188,6 +194,25 @@ def _ensure_bridge_endpoint(node, network, subnet):
         node.attach_host_endpoint(endpoint['id'])
 
 
+def _node_subnet(node, network, node_name):
+    """The node's lease: its podCIDR when a simulated cluster exists, else one of the lease file."""
+    state_dir = os.environ['KUBEWIN_SIM_STATE_DIR']
+    if sim_cluster.peek(state_dir) is None:
+        return lease(state_dir, str(network), node_name, int(node.profile.get('flannel_subnet_length', 24)),
+                     node.profile.get('flannel_subnet_index'))
+    # With --kube-subnet-mgr the lease is the Node's spec.podCIDR; a node the kubelet has not
+    # registered yet has none, and flanneld waits for it.
+    with sim_cluster.open_cluster(state_dir) as cluster:
+        registered = cluster.get('Node', None, node_name)
+    cidr = ((registered or {}).get('spec') or {}).get('podCIDR')
+    if not cidr:
+        return None
+    subnet = ipaddress.IPv4Network(cidr)
+    if not subnet.subnet_of(network):
+        raise _Exit('the podCIDR %s of node %s is outside the net-conf Network %s' % (subnet, node_name, network))
+    return subnet
+
+
 def run(node, service):
     """flanneld has started under the service; do what it does, or log why it exits."""
     flags = _flags(split_command_line((service.get('nssm') or {}).get('app_parameters') or '')
@@ -202,8 +227,10 @@ def run(node, service):
         adapter = _adapter_for(node, flags.get('iface'))
         if not node.hns_available():
             raise _Exit('failed to create backend: the Host Networking Service is not available')
-        subnet = lease(os.environ['KUBEWIN_SIM_STATE_DIR'], str(network), node_name,
-                       int(node.profile.get('flannel_subnet_length', 24)), node.profile.get('flannel_subnet_index'))
+        subnet = _node_subnet(node, network, node_name)
+        if subnet is None:
+            _log(node, service, 'Waiting for node %s to be registered with a podCIDR (kube-subnet-mgr)' % node_name)
+            return
         _log(node, service, 'Acquired lease %s of network %s for node %s' % (subnet, network, node_name))
         if node.profile.get('flannel_never_creates_network'):
             _log(node, service, 'Waiting for the HNS network %s to be created (management IP not found)' % name)
