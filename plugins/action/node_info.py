@@ -29,6 +29,7 @@ class ActionModule(NodeAction):
         'environment': {'type': 'list', 'elements': 'str', 'default': DEFAULT_ENVIRONMENT},
         'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
+        'merge': {'type': 'bool', 'default': False},
     }
 
     def scope(self, args, live=False):
@@ -43,6 +44,9 @@ class ActionModule(NodeAction):
         return Plan()
 
     def report(self, args, state, plan):
-        self._fresh_state = None  # the snapshot below replaces, not merges
-        snapshot = _snapshot.merge(None, state, max_age=args['max_age'])
+        self._fresh_state = None  # the snapshot below is the whole fact
+        # A full read replaces the snapshot; with merge, a partial read (a wait loop that only
+        # looks at HNS) refreshes its sections and leaves the others, with their own age, alone.
+        previous = _snapshot.from_task_vars(self._task_vars) if args['merge'] else None
+        snapshot = _snapshot.merge(previous, state, max_age=args['max_age'])
         return {'ansible_facts': {_snapshot.FACT: snapshot}, 'node': snapshot}

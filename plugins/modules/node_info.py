@@ -13,7 +13,7 @@ description:
     fact C(kubewin_node), the node state snapshot.
   - Windows version and build with its product name, installed features and whether a reboot
     is pending, network adapters with their IPv4 configuration (which one holds the default
-    route, and the physical adapter behind each C(vEthernet) adapter), HNS networks and
+    route, and the physical adapter behind each C(vEthernet) adapter), static IPv4 routes, HNS networks and
     endpoints, services of interest with state, start mode and command line, and files of
     interest with their SHA256.
   - Later modules that find what they need in a fresh snapshot make no remote call when they
@@ -24,8 +24,8 @@ options:
     description: Sections to read.
     type: list
     elements: str
-    choices: [os, features, adapters, hns, services, files, artifacts, contents, environment, firewall]
-    default: [os, features, adapters, hns, services, files, artifacts, contents, environment, firewall]
+    choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall]
+    default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -44,7 +44,9 @@ options:
     elements: str
     default: []
   contents:
-    description: Absolute paths of small text files (up to 1 MiB) whose content to report.
+    description: Absolute paths of small text files (up to 1 MiB) whose content to report, besides every managed
+      file whose module asked for its content to be tracked (such as the C(SourceVip.json) of
+      M(kubewin.node.source_vip)), which is always reported.
     type: list
     elements: str
     default: ['C:\var\lib\kubelet\kubeadm-flags.env']
@@ -62,6 +64,13 @@ options:
     description: Seconds for which other modules may use the snapshot instead of reading the node.
     type: int
     default: 900
+  merge:
+    description:
+      - Fold the sections read into the existing C(kubewin_node) fact instead of replacing it. Sections not
+        read keep their content and their age.
+      - For a loop that waits for one thing (an HNS network) without discarding the rest of the snapshot.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - kubewin.node.node_action
 attributes:
@@ -108,6 +117,12 @@ node:
         C(physical_adapter), C(default_route), C(ipv4), C(gateway), C(dns_servers), C(dhcp).
       type: list
       elements: dict
+    routes:
+      description: Static IPv4 routes (protocol NetMgmt) other than default routes, each with C(destination),
+        C(next_hop), C(interface_alias), C(interface_index), C(metric), and whether it is C(active) (in the
+        routing table in use) and C(persistent) (restored at boot).
+      type: list
+      elements: dict
     hns:
       description: C(available), C(networks) and C(endpoints) of the Host Networking Service.
       type: dict
@@ -122,7 +137,8 @@ node:
         and the verified SHA-256 of each of its C(files).
       type: dict
     contents:
-      description: Each text file asked for, by path, with C(exists) and C(text).
+      description: Each text file asked for, and each managed file whose content is tracked, by path, with
+        C(exists) and C(text).
       type: dict
     environment:
       description: Each machine environment variable asked for, by name (null when unset).

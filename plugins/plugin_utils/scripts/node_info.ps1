@@ -3,7 +3,7 @@
 # Sections lets a module ask for only the part it needs.
 [CmdletBinding(SupportsShouldProcess)]
 param(
-    [string[]]$Sections = @('os', 'features', 'adapters', 'hns', 'services', 'files', 'artifacts'),
+    [string[]]$Sections = @('os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts'),
     [string[]]$Features = @(),
     [string[]]$Services = @(),
     [string[]]$Files = @(),

@@ -22,6 +22,7 @@ param(
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: services
+# kubewin-include: files
 
 $key = "HKLM:\SYSTEM\CurrentControlSet\Services\$Name"
 
@@ -95,7 +96,13 @@ else {
     if ($NssmJson) {
         $parameters = "$key\Parameters"
         if (-not (Test-Path -LiteralPath $parameters)) { $null = New-Item -Path $parameters -Force }
-        foreach ($entry in (ConvertFrom-Json -InputObject $NssmJson).PSObject.Properties) {
+        $settings = ConvertFrom-Json -InputObject $NssmJson
+        # nssm opens its output files with CreateFile, which creates no folder; without the folder
+        # nssm does not start the application at all.
+        foreach ($file in @($settings.AppStdout, $settings.AppStderr)) {
+            if ($file) { New-KubeWinDirectory -Path (Split-Path -Path $file -Parent) }
+        }
+        foreach ($entry in $settings.PSObject.Properties) {
             $type = 'ExpandString'
             if ($entry.Value -is [int] -or $entry.Value -is [long]) { $type = 'DWord' }
             New-ItemProperty -LiteralPath $parameters -Name $entry.Name -PropertyType $type -Value $entry.Value -Force | Out-Null

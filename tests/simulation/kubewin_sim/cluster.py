@@ -671,7 +671,8 @@ class Cluster:
             if entry.endswith('.json') and os.path.exists(os.path.join(self.state_dir, entry + '.lock')):
                 host = entry[:-5]
                 node = sim_node.peek(self.state_dir, host)
-                if node is not None:
+                # Other shared models (web.json) keep their lock the same way; a node has services.
+                if node is not None and 'services' in node.data:
                     found[host.lower()] = node
         return found
 

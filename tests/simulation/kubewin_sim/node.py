@@ -90,12 +90,17 @@ def initial_state(hostname, profile):
             'dns_servers': list(profile.get('dns_servers') or [gateway]),
             'dhcp': bool(profile['dhcp']),
         }],
+        # Static IPv4 routes: destination, next_hop, interface_index, metric, and whether the route
+        # is in the routing table in use (active) and in the one restored at boot (persistent).
+        'routes': [],
         'hns': {'networks': [], 'endpoints': []},
         'services': {},
         'files': {},
         'directories': [],
-        # C:\ProgramData\kubewin\managed.json: the files the collection manages.
+        # C:\ProgramData\kubewin\managed.json: the files the collection manages, and those of
+        # them whose text node_info reports (registered with -TrackContent).
         'managed': [],
+        'tracked_contents': [],
         # Per artifact destination: its url, checksum and the verified hash of each file.
         'artifacts': {},
         'environment': {},
@@ -152,6 +157,10 @@ class SimNode:
         # older builds; the collection re-creates them, the simulation keeps them.
         for service in self.data['services'].values():
             service['state'] = 'running' if service.get('start_mode') in ('auto', 'delayed') else 'stopped'
+        # Routes that were not persisted are gone; persisted ones are restored on their interface.
+        indexes = {adapter['if_index'] for adapter in self.data['adapters']}
+        self.data['routes'] = [dict(route, active=route['interface_index'] in indexes)
+                               for route in self.data.get('routes', []) if route['persistent']]
 
     # -- adapters -----------------------------------------------------------------------
 
@@ -196,6 +205,10 @@ class SimNode:
             vnic['dns_servers'] = []
             vnic['dhcp'] = True
         physical.update(ipv4=[], gateway=None, dns_servers=[])
+        # Active routes through the physical adapter go with its address.
+        for route in self.data.get('routes', []):
+            if route['interface_index'] == physical['if_index']:
+                route['active'] = False
         self.data['adapters'].append(vnic)
         self.drop_network(self.profile['network_drop_seconds'])
         self.record('vSwitch created on %s' % adapter_name)
@@ -216,6 +229,35 @@ class SimNode:
             raise SimulationError('no adapter %s' % alias)
         adapter.update(ipv4=[{'address': address, 'prefix_length': int(prefix_length), 'origin': 'Manual'}],
                        gateway=gateway, dns_servers=list(dns_servers or []), dhcp=False)
+
+    # -- routes ---------------------------------------------------------------------------
+
+    def routes_view(self):
+        """lib/netconfig.ps1 Get-KubeWinStaticRoutes."""
+        aliases = {adapter['if_index']: adapter['name'] for adapter in self.data['adapters']}
+        return [{'destination': route['destination'], 'next_hop': route['next_hop'],
+                 'interface_alias': aliases.get(route['interface_index']), 'interface_index': route['interface_index'],
+                 'metric': route['metric'], 'active': route['active'], 'persistent': route['persistent']}
+                for route in self.data.setdefault('routes', [])]
+
+    def add_route(self, destination, next_hop, interface_alias, metric, active=True, persistent=True):
+        """New-NetRoute: in both stores unless told otherwise."""
+        adapter = self.adapter(interface_alias)
+        if adapter is None:
+            raise SimulationError("New-NetRoute : No MSFT_NetIPInterface objects found with property 'InterfaceAlias' "
+                                  "equal to '%s'." % interface_alias)
+        key = (destination, next_hop, adapter['if_index'])
+        if any((r['destination'], r['next_hop'], r['interface_index']) == key for r in self.data.setdefault('routes', [])):
+            raise SimulationError('New-NetRoute : The object already exists.')
+        self.data['routes'].append({'destination': destination, 'next_hop': next_hop,
+                                    'interface_index': adapter['if_index'], 'metric': int(metric),
+                                    'active': active, 'persistent': persistent})
+
+    def remove_route(self, destination, next_hop, interface_index):
+        """Remove-NetRoute from both stores (no error when it is not there)."""
+        self.data['routes'] = [r for r in self.data.setdefault('routes', [])
+                               if (r['destination'], r['next_hop'], r['interface_index'])
+                               != (destination, next_hop, int(interface_index))]
 
     # -- HNS ------------------------------------------------------------------------------
 
@@ -327,9 +369,15 @@ class SimNode:
         self.data['files'][key] = entry
         return entry
 
-    def register(self, paths=(), forget=()):
-        """Register-KubeWinFile: the collection now manages these files."""
+    def register(self, paths=(), forget=(), track_content=False):
+        """Register-KubeWinFile: the collection now manages these files (with -TrackContent: and reports their text)."""
         forgotten = {f.lower() for f in forget}
+        # Registering a file again records it anew, with or without content tracking.
+        renewed = forgotten | {p.lower() for p in paths}
+        tracked = [p for p in self.data.setdefault('tracked_contents', []) if p.lower() not in renewed]
+        if track_content:
+            tracked.extend(paths)
+        self.data['tracked_contents'] = sorted(tracked)
         managed = [p for p in self.data['managed'] if p.lower() not in forgotten]
         self.data['artifacts'] = {k: v for k, v in self.data['artifacts'].items() if k.lower() not in forgotten}
         for path in paths:

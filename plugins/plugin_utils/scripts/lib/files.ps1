@@ -105,8 +105,9 @@ function Save-KubeWinRegistry {
 function Register-KubeWinFile {
     # Records files as managed (with their hash, size and write time) and forgets others;
     # with -ArtifactDest, also records where those files came from (-Artifact: url and
-    # checksum) and the hash each had when it was verified.
-    param([string[]]$Path = @(), [string[]]$Forget = @(), [string]$ArtifactDest, $Artifact)
+    # checksum) and the hash each had when it was verified. With -TrackContent, node_info
+    # reports the text of these (small) files in its contents section without being asked.
+    param([string[]]$Path = @(), [string[]]$Forget = @(), [string]$ArtifactDest, $Artifact, [switch]$TrackContent)
     $registry = Get-KubeWinRegistry
     foreach ($entry in $Path) {
         $item = Get-Item -LiteralPath $entry -Force
@@ -115,6 +116,7 @@ function Register-KubeWinFile {
             size = [int64]$item.Length
             written = $item.LastWriteTimeUtc.ToString('o')
         }
+        if ($TrackContent) { $registry.files[$entry].track_content = $true }
     }
     foreach ($entry in $Forget) {
         $registry.files.Remove($entry)

@@ -44,4 +44,29 @@ function Get-KubeWinAdapters {
             $entry
         })
 }
+function Get-KubeWinStaticRoutes {
+    # Static IPv4 routes (protocol NetMgmt) other than default routes, from the routing table
+    # in use (ActiveStore) and from the one Windows restores at boot (PersistentStore).
+    $routes = [ordered]@{}
+    foreach ($store in @('ActiveStore', 'PersistentStore')) {
+        $found = @(Get-NetRoute -AddressFamily IPv4 -Protocol NetMgmt -PolicyStore $store -ErrorAction SilentlyContinue |
+                Where-Object { $_.DestinationPrefix -ne '0.0.0.0/0' })
+        foreach ($route in $found) {
+            $key = '{0}|{1}|{2}' -f $route.DestinationPrefix, $route.NextHop, $route.ifIndex
+            if (-not $routes.Contains($key)) {
+                $routes[$key] = [ordered]@{
+                    destination = $route.DestinationPrefix
+                    next_hop = $route.NextHop
+                    interface_alias = $route.InterfaceAlias
+                    interface_index = [int]$route.ifIndex
+                    metric = [int]$route.RouteMetric
+                    active = $false
+                    persistent = $false
+                }
+            }
+            if ($store -eq 'ActiveStore') { $routes[$key].active = $true } else { $routes[$key].persistent = $true }
+        }
+    }
+    return @($routes.Values)
+}
 # --- end lib/netconfig -------------------------------------------------------------

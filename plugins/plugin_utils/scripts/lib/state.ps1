@@ -87,6 +87,10 @@ function Get-KubeWinNodeState {
         $state.adapters = Get-KubeWinAdapters
     }
 
+    if ('routes' -in $Sections) {
+        $state.routes = Get-KubeWinStaticRoutes
+    }
+
     if ('hns' -in $Sections) {
         $state.hns = Get-KubeWinHnsState
     }
@@ -117,9 +121,12 @@ function Get-KubeWinNodeState {
     }
 
     if ('contents' -in $Sections) {
+        # The files asked for and every managed file registered with -TrackContent.
+        $tracked = @((Get-KubeWinRegistry).files.GetEnumerator() | Where-Object { $_.Value.track_content } |
+                ForEach-Object { $_.Key } | Sort-Object)
         $state.contents = [ordered]@{}
-        foreach ($path in $Contents) {
-            $state.contents[$path] = Get-KubeWinTextContent -Path $path
+        foreach ($path in @($Contents) + $tracked) {
+            if (-not $state.contents.Contains($path)) { $state.contents[$path] = Get-KubeWinTextContent -Path $path }
         }
     }
 

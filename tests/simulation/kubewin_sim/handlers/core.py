@@ -45,6 +45,8 @@ def node_state(node, sections, features=(), services=(), files=(), contents=(), 
         state['reboot_pending'] = bool(data['reboot_pending'])
     if 'adapters' in sections:
         state['adapters'] = node.adapters_view()
+    if 'routes' in sections:
+        state['routes'] = node.routes_view()
     if 'hns' in sections:
         state['hns'] = node.hns_view()
     if 'services' in sections:
@@ -55,7 +57,9 @@ def node_state(node, sections, features=(), services=(), files=(), contents=(), 
     if 'artifacts' in sections:
         state['artifacts'] = dict(node.data['artifacts'])
     if 'contents' in sections:
-        state['contents'] = {path: node.content_view(path) for path in contents}
+        # The files asked for and every managed file registered with -TrackContent (lib/state.ps1).
+        tracked = node.data.get('tracked_contents', [])
+        state['contents'] = {path: node.content_view(path) for path in list(contents) + tracked}
     if 'environment' in sections:
         state['environment'] = {name: node.data['environment'].get(name) for name in environment}
     if 'firewall' in sections:

@@ -1,8 +1,10 @@
 """Simulation of node_service_apply.ps1: the service control manager, as far as the collection uses it."""
 
 import json
+import ntpath
 
 from kubewin_sim import programs as program_model
+from kubewin_sim.handlers import flannel
 from kubewin_sim.handlers.core import service_view
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
@@ -58,6 +60,12 @@ def start(node, name, starting=()):
     if service.get('nssm'):
         programs.append(service['nssm']['application'])
     missing = [program for program in programs if node.file(program) is None]
+    outputs = {(service.get('nssm') or {}).get(key) for key in ('app_stdout', 'app_stderr')} - {None, ''}
+    if any(not node.is_directory(ntpath.dirname(path)) for path in outputs):
+        # nssm cannot open its output file (CreateFile makes no folders) and starts nothing.
+        service.update(state='stopped', exit_code=1)
+        raise SimulationError("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
+                              'Service %s will not be started.' % (name, name))
     if missing:
         service.update(state='stopped', exit_code=2)
         raise SimulationError("Service '%s' cannot be started: The system cannot find the file specified (%s)."
@@ -70,6 +78,8 @@ def start(node, name, starting=()):
     service['starts'] = service.get('starts', 0) + 1
     if name.lower() == 'kubelet':
         _tls_bootstrap(node, service)
+    if flannel.is_flanneld(service):
+        flannel.run(node, service)
 
 
 def _flag(command_line, flag):
@@ -118,11 +128,15 @@ def node_service_apply(node, p, context):
             stop(node, name)
         services.pop(key, None)
     else:
-        new = {'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem', 'exit_code': 1077}
-        service = services.get(key) or new
+        service = services.get(key) or {
+            'name': name, 'exists': True, 'state': 'stopped', 'account': 'LocalSystem', 'exit_code': 1077}
         nssm = None
         if p['NssmJson']:
             raw = json.loads(p['NssmJson'])
+            for path in {raw['AppStdout'], raw['AppStderr']} - {''}:
+                folder = ntpath.dirname(path)
+                if not node.is_directory(folder):
+                    node.data['directories'].append(folder)
             nssm = {'application': raw['Application'], 'app_parameters': raw['AppParameters'],
                     'app_directory': raw['AppDirectory'], 'app_stdout': raw['AppStdout'],
                     'app_stderr': raw['AppStderr'], 'app_rotate_bytes': raw['AppRotateBytes']}

@@ -29,11 +29,13 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert adapter['ipv4'] == [{'address': '10.1.2.3', 'prefix_length': 24, 'origin': 'Manual'}]
     assert facts['hns'] == {'available': False, 'networks': [], 'endpoints': []}
     assert facts['services']['kubelet'] == {'name': 'kubelet', 'exists': False}
-    assert facts['files']['C:\\k\\kubelet.exe'] == {'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32,
-                                                     'acl': 'inherited'}
+    assert facts['files']['C:\\k\\kubelet.exe'] == {
+        'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32, 'acl': 'inherited'}
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'protected'}
-    assert set(facts['collected_at']) == {'os', 'features', 'adapters', 'hns', 'services', 'files', 'artifacts',
-                                          'contents', 'environment', 'firewall'}
+    assert set(facts['collected_at']) == {
+        'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
+        'firewall'}
+    assert facts['routes'] == []
     partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']
     assert set(partial['collected_at']) == {'os'} and 'adapters' not in partial
     assert run.calls['win1']['total'] == 2
@@ -44,3 +46,32 @@ def test_unknown_build_is_named(sim):
     run = sim.run(sim.write('info.yml', INFO), inventory)
     assert run.rc == 0, run.output
     assert run.result('info', 'win1')['result']['node']['os']['product'] == 'unknown Windows build 99999'
+
+
+MERGE = '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: info
+      kubewin.node.node_info:
+    - name: hns only
+      kubewin.node.node_info:
+        gather: [hns]
+        merge: true
+    - name: replace
+      kubewin.node.node_info:
+        gather: [hns]
+'''
+
+
+def test_a_partial_read_can_refresh_the_snapshot_without_discarding_it(sim):
+    inventory = sim.inventory({'win1': {'ansible_host': '10.1.2.3'}})
+    run = sim.run(sim.write('merge.yml', MERGE), inventory)
+    assert run.rc == 0, run.output
+    full = run.result('info', 'win1')['result']['ansible_facts']['kubewin_node']
+    merged = run.result('hns only', 'win1')['result']['ansible_facts']['kubewin_node']
+    assert set(merged['collected_at']) == set(full['collected_at'])
+    assert merged['collected_at']['hns'] >= full['collected_at']['hns']
+    assert merged['collected_at']['os'] == full['collected_at']['os'] and merged['os'] == full['os']
+    replaced = run.result('replace', 'win1')['result']['ansible_facts']['kubewin_node']
+    assert set(replaced['collected_at']) == {'hns'}

@@ -113,6 +113,7 @@ def test_log_file_needs_a_runner_or_nssm(sim, one_node):
     assert nssm.rc == 0, nssm.output
     assert service(sim)['command_line'] == 'C:\\k\\nssm.exe'
     assert service(sim)['nssm']['app_stdout'] == 'C:\\var\\log\\kp.log'
+    assert sim.node('win1').is_directory('C:\\var\\log'), 'nssm starts nothing without the folder of its output'
     assert sim.run(playbook(sim, 'n.yml', log_file='C:\\var\\log\\kp.log', wrapper='nssm',
                             nssm_path='C:\\k\\nssm.exe'), inventory).changed('win1') == 0
 

@@ -1,0 +1,122 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""kubewin.node.node_routes: the exact set of persistent static IPv4 routes to other nodes' pod CIDRs."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+
+
+def _describe(route):
+    node = ' (node %s)' % route['via_node'] if route.get('via_node') else ''
+    return '%s via %s%s on %s, metric %s' % (
+        route['destination'], route['next_hop'], node, route.get('interface_alias'), route['metric'])
+
+
+class ActionModule(NodeAction):
+
+    ARGUMENT_SPEC = {
+        'routes': {'type': 'list', 'elements': 'dict', 'required': True, 'options': {
+            'destination': {'type': 'str', 'required': True},
+            'next_hop': {'type': 'str', 'required': True},
+            'via_node': {'type': 'str'},
+        }},
+        'interface_alias': {'type': 'str'},
+        'scope': {'type': 'str'},
+        'metric': {'type': 'int', 'default': 256},
+    }
+    SECTIONS = ('adapters', 'routes')
+
+    def validate(self, args):
+        scope = args['scope'] or ((self._task_vars.get('plan_cluster') or {}).get('cluster_cidr'))
+        if not scope:
+            raise NodeActionError('scope is required when the plan (plan_cluster.cluster_cidr) is not known: give '
+                                  'the range whose routes this module owns, usually the cluster (pod) range')
+        try:
+            self._scope = ipaddress.IPv4Network(scope)
+        except ValueError as exc:
+            raise NodeActionError('scope %r is not an IPv4 network in CIDR form: %s' % (scope, exc))
+        if not 0 <= args['metric'] <= 65535:
+            raise NodeActionError('metric %d is outside 0-65535' % args['metric'])
+        seen = set()
+        for route in args['routes']:
+            try:
+                destination = ipaddress.IPv4Network(route['destination'])
+                ipaddress.IPv4Address(route['next_hop'])
+            except ValueError as exc:
+                raise NodeActionError('route %s via %s: %s' % (route['destination'], route['next_hop'], exc))
+            if not destination.subnet_of(self._scope):
+                raise NodeActionError('route destination %s is outside scope %s; the module only manages routes '
+                                      'within its scope' % (destination, self._scope))
+            if destination in seen:
+                raise NodeActionError('route destination %s is given twice' % destination)
+            seen.add(destination)
+
+    def _in_scope(self, route):
+        try:
+            return ipaddress.IPv4Network(route['destination']).subnet_of(self._scope)
+        except ValueError:
+            return False
+
+    @staticmethod
+    def _interface_for(args, adapters, next_hop):
+        """The adapter the next hop is reached through: interface_alias, else the one on the next hop's subnet."""
+        if args['interface_alias']:
+            return args['interface_alias']
+        hop = ipaddress.IPv4Address(next_hop)
+        for adapter in adapters:
+            for entry in adapter.get('ipv4') or []:
+                if entry['address'].startswith('169.254.'):
+                    continue
+                if hop in ipaddress.IPv4Interface('%s/%s' % (entry['address'], entry['prefix_length'])).network:
+                    return adapter['name']
+        raise NodeActionError('next hop %s is on the subnet of no adapter of the node (adapters: %s); set '
+                              'interface_alias' % (next_hop, ', '.join(a['name'] for a in adapters) or 'none'))
+
+    def desired(self, args, adapters):
+        return [{'destination': str(ipaddress.IPv4Network(route['destination'])), 'next_hop': route['next_hop'],
+                 'interface_alias': self._interface_for(args, adapters, route['next_hop']), 'metric': args['metric'],
+                 'via_node': route['via_node']}
+                for route in args['routes']]
+
+    def plan(self, args, state):
+        current = [route for route in state['routes'] if self._in_scope(route)]
+        desired = self.desired(args, state['adapters'])
+        key = ('destination', 'next_hop', 'interface_alias', 'metric')
+        kept, operations = [], []
+        for route in current:
+            wanted = any(all(route.get(k) == want[k] for k in key) for want in desired)
+            # A route only in one of the two stores is removed and added again in both.
+            if wanted and route['active'] and route['persistent'] and route not in kept:
+                kept.append(route)
+            else:
+                operations.append({'op': 'remove', 'destination': route['destination'], 'next_hop': route['next_hop'],
+                                   'interface_index': route['interface_index']})
+        for want in desired:
+            if not any(all(route.get(k) == want[k] for k in key) for route in kept):
+                operations.append(dict(want, op='add'))
+        before = sorted(_describe(route) + ('' if route['active'] and route['persistent'] else
+                                            ' [%s only]' % ('active' if route['active'] else 'persistent'))
+                        for route in current)
+        after = sorted(_describe(route) for route in desired)
+        return Plan(operations, before={'routes': before}, after={'routes': after})
+
+    def apply(self, args, plan, state):
+        remove = [{k: op[k] for k in ('destination', 'next_hop', 'interface_index')}
+                  for op in plan.operations if op['op'] == 'remove']
+        add = [{k: op[k] for k in ('destination', 'next_hop', 'interface_alias', 'metric')}
+               for op in plan.operations if op['op'] == 'add']
+        parameters = {'RemoveJson': json.dumps(remove, sort_keys=True), 'AddJson': json.dumps(add, sort_keys=True)}
+        return {'state': self.run_script('node_routes_apply', parameters)['state']}
+
+    def check_applied(self, args, plan, state):
+        again = self.plan(args, state)
+        if again.changed:
+            raise NodeActionError('the routes within %s are not as configured after the change: still to do %s'
+                                  % (self._scope, again.operations))
+
+    def report(self, args, state, plan):
+        return {'routes': [route for route in state['routes'] if self._in_scope(route)], 'scope': str(self._scope)}

@@ -1,0 +1,32 @@
+# kubewin-script: node_routes_apply
+# Removes and adds static IPv4 routes, then reports the node's static routes. A route is
+# added to the routing table in use and to the persistent one Windows restores at boot;
+# one is removed from both.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    # [{destination, next_hop, interface_index}]
+    [string]$RemoveJson = '[]',
+    # [{destination, next_hop, interface_alias, metric}]
+    [string]$AddJson = '[]'
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: state
+
+foreach ($route in @(ConvertFrom-Json -InputObject $RemoveJson)) {
+    if ($null -eq $route) { continue }
+    foreach ($store in @('ActiveStore', 'PersistentStore')) {
+        $found = @(Get-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceIndex $route.interface_index `
+                -PolicyStore $store -ErrorAction SilentlyContinue | Where-Object { $_.NextHop -eq $route.next_hop })
+        foreach ($entry in $found) { $entry | Remove-NetRoute -Confirm:$false }
+    }
+}
+foreach ($route in @(ConvertFrom-Json -InputObject $AddJson)) {
+    if ($null -eq $route) { continue }
+    # Without -PolicyStore New-NetRoute writes both stores, so the route survives a reboot.
+    $null = New-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceAlias $route.interface_alias `
+        -NextHop $route.next_hop -RouteMetric ([uint16]$route.metric) -Confirm:$false
+}
+$Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
+        state = Get-KubeWinNodeState -Sections @('adapters', 'routes')
+    })
