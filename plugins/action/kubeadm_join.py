@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import yaml
@@ -62,13 +63,15 @@ class ActionModule(NodeAction):
         registration = {'name': args['node_name'], 'criSocket': args['cri_socket']}
         if args['ignore_preflight_errors']:
             registration['ignorePreflightErrors'] = args['ignore_preflight_errors']
-        return yaml.safe_dump({
+        # Arguments templated from facts are str subclasses PyYAML's safe dumper refuses; a JSON
+        # round trip makes them plain strings.
+        return yaml.safe_dump(json.loads(json.dumps({
             'apiVersion': api_version,
             'kind': 'JoinConfiguration',
             'discovery': {'bootstrapToken': {'apiServerEndpoint': args['api_endpoint'], 'token': args['token'],
                                              'caCertHashes': [args['ca_cert_hash']]}},
             'nodeRegistration': registration,
-        }, sort_keys=False)
+        })), sort_keys=False)
 
     def apply(self, args, plan, state):
         applied = self.run_script('kubeadm_join', {
