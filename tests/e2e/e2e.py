@@ -81,6 +81,12 @@ SNAPSHOT = '''
     - name: Read each node once, which creates its simulation
       kubewin.node.node_info:
         gather: [os]
+
+- hosts: kube_control_plane[0]
+  gather_facts: false
+  tasks:
+    - name: Read the cluster once, which creates its simulation
+      kubernetes.core.k8s_cluster_info:
 '''
 
 
@@ -121,8 +127,12 @@ def main(argv=None):
     if node_states(sim, hosts) != before:
         problems.append('check_fresh: check mode changed a node: %s'
                         % [h for h in hosts if node_states(sim, [h])[h] != before[h]])
-    if cluster_objects(sim) != cluster_before:
-        problems.append('check_fresh: check mode changed the cluster')
+    cluster_after = cluster_objects(sim)
+    if cluster_after != cluster_before:
+        changed = sorted('%s/%s' % (kind, key) for kind in set(cluster_before) | set(cluster_after)
+                         for key in set(cluster_before.get(kind, {})) | set(cluster_after.get(kind, {}))
+                         if cluster_before.get(kind, {}).get(key) != cluster_after.get(kind, {}).get(key))
+        problems.append('check_fresh: check mode changed the cluster: %s' % changed)
 
     run('converge')
     again = run('second_run')
