@@ -262,7 +262,7 @@ def test_docker_check_converge_idempotent(sim):
     run = sim.run(book, inv)
     assert run.rc == 0, run.output
     for path in ('C:\\Program Files\\docker\\dockerd.exe', 'C:\\Program Files\\docker\\docker.exe',
-                 'C:\\Program Files\\cri-dockerd\\cri-dockerd.exe', 'C:\\Program Files\\nssm\\nssm.exe',
+                 'C:\\Program Files\\cri-dockerd\\cri-dockerd.exe', 'C:\\k\\nssm.exe',
                  'C:\\k\\crictl.exe'):
         assert node(sim).file(path)['acl'] == 'protected', path
     assert node(sim).file(CONTAINERD_EXE) is None
@@ -271,7 +271,7 @@ def test_docker_check_converge_idempotent(sim):
     assert argv(sim, 'docker') == ['C:\\Program Files\\docker\\dockerd.exe', '--run-service']
     cri = service(sim, 'cri-dockerd')
     assert cri['state'] == 'running' and cri['dependencies'] == ['docker']
-    assert argv(sim, 'cri-dockerd') == ['C:\\Program Files\\nssm\\nssm.exe']
+    assert argv(sim, 'cri-dockerd') == ['C:\\k\\nssm.exe']
     assert cri['nssm']['application'] == 'C:\\Program Files\\cri-dockerd\\cri-dockerd.exe'
     assert cri['nssm']['app_stdout'] == 'C:\\Program Files\\cri-dockerd\\cri-dockerd.log'
     assert programs.split_command_line(cri['nssm']['app_parameters']) == [
