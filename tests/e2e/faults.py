@@ -40,8 +40,9 @@ ROLE_FAULTS = {
     'kubernetes_binaries': {'script': 'artifact_fetch', 'contains': 'kubelet'},
     'kubelet': {'script': 'node_service_apply', 'contains': '"Name": "kubelet"'},
     'join': {'script': 'kubeadm_join'},
-    'network_overlay': {'script': 'hns_network_apply'},
-    'network_l2bridge': {'script': 'hns_network_apply'},
+    # Creating the first vSwitch runs detached: the call that starts the worker fails.
+    'network_overlay': {'script': 'detached_start', 'contains': 'kubewin-script: hns_network_worker'},
+    'network_l2bridge': {'script': 'detached_start', 'contains': 'kubewin-script: hns_network_worker'},
     'flannel': {'script': 'node_service_apply', 'contains': '"Name": "flanneld"'},
     'kube_proxy': {'script': 'node_service_apply', 'contains': '"Name": "kube-proxy"'},
 }
@@ -136,8 +137,8 @@ def corrupted_download(scenario):
         node = scenario.sim.node(host)
         if any(path.lower().endswith('\\kubelet.exe') for path in node.data['files']):
             scenario.problems.append('%s: a kubelet.exe landed on the node from a corrupted download' % host)
-    messages = ' '.join(json.dumps(t.get('result', {}).get('msg', '')) for t in failed.tasks if t.get('failed'))
-    if not kubelet or kubelet[0] not in messages or messages.count('sha256') < 1:
+    messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
+    if kubelet[0] not in messages or 'sha256' not in messages:
         scenario.problems.append('the failure does not name the URL and the hashes: %s' % messages[:600])
     web.configure(scenario.sim.state_dir, faults={kubelet[0]: []})
     scenario.recover()
