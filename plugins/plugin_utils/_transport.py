@@ -130,7 +130,7 @@ def winrm_settings(variables: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         auth_setting = 'ansible_winrm_transport=%s' % ','.join(transports)
     else:
         # The plugin's choice when nothing is set: Kerberos for a UPN, otherwise Basic.
-        _, user = _last_set(variables, ('ansible_user', 'ansible_winrm_user'))
+        user = _last_set(variables, ('ansible_user', 'ansible_winrm_user'))[1]
         if user and '@' in str(user):
             transports = ['kerberos']
         else:
@@ -237,8 +237,8 @@ def transport_preflight(hostvars: t.Mapping[str, t.Mapping[str, t.Any]], hosts: 
             try:
                 allowed = boolean(variables.get(ALLOW_VARIABLE) or False, strict=True)
             except TypeError:
-                raise TransportError('%s: %s=%r is not a boolean' % (host, ALLOW_VARIABLE,
-                                                                    variables.get(ALLOW_VARIABLE))) from None
+                raise TransportError('%s: %s=%r is not a boolean'
+                                     % (host, ALLOW_VARIABLE, variables.get(ALLOW_VARIABLE))) from None
             (accepted if allowed else refused)[host] = settings['problems']
     if refused:
         raise TransportError(

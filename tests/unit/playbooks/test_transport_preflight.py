@@ -59,8 +59,8 @@ def test_site_refuses_basic_and_unencrypted_ntlm_over_http_in_the_controller_pla
 def test_site_warns_about_insecure_transports_the_inventory_accepts(tmp_path):
     accepted = {'kubewin_allow_insecure_transport': True}
     # The controller play runs (it is tagged always); the plays on the nodes have no task tagged plan.
-    returncode, output, recap = run('playbooks/site.yml', inventory(tmp_path, **{'win-basic': accepted, 'win-ntlm': accepted}),
-                             '--tags', 'plan')
+    inventory_path = inventory(tmp_path, **{'win-basic': accepted, 'win-ntlm': accepted})
+    returncode, output, recap = run('playbooks/site.yml', inventory_path, '--tags', 'plan')
     assert returncode == 0, output
     assert ('[WARNING]: kubewin_allow_insecure_transport is true for 2 Windows node(s) with an insecure WinRM '
             'transport: win-basic: ansible_winrm_transport=basic over plain HTTP') in output
