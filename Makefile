@@ -53,9 +53,9 @@ lint: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(BIN)/ansible-lint --offline --profile production
 
 # The docsite (docs/docsite) and the documentation of every plugin and role, as the Ansible
-# docsite would render them; works offline.
+# docsite would render them, and every plugin or role the guides name; works offline.
 docs-lint: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
-	$(BIN)/antsibull-docs lint-collection-docs --plugin-docs .
+	$(BIN)/antsibull-docs lint-collection-docs --plugin-docs --check-extra-docs-refs .
 
 unit: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/unit
