@@ -13,13 +13,15 @@ PYTEST_ARGS ?= -n 4
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help plan test unit pwsh-syntax lint docs-lint sanity molecule bench-plan clean
+.PHONY: help plan test unit pwsh-syntax lint docs-lint sanity molecule e2e e2e-faults bench-plan bench-fleet clean
 
 help:
 	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
 	@echo "make test   run every test suite and quality gate"
-	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule   run one gate"
+	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule | e2e   run one gate"
+	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
 	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
+	@echo "make bench-fleet  converge and re-run simulated fleets of 1, 10 and 50 nodes"
 	@echo "make clean  remove .venv, .cache and generated output"
 
 $(VENV)/.runtime-stamp: requirements.txt
@@ -44,7 +46,7 @@ $(COLLECTIONS)/.stamp: $(VENV)/.runtime-stamp requirements.yml tools/collections
 plan: $(COLLECTIONS)/.self-stamp
 	$(BIN)/ansible-playbook playbooks/plan.yml -i $(PLAN_INVENTORY)
 
-test: pwsh-syntax lint docs-lint unit sanity molecule
+test: pwsh-syntax lint docs-lint unit sanity molecule e2e
 
 pwsh-syntax: $(VENV)/.dev-stamp
 	$(BIN)/python tools/pwsh_syntax.py
@@ -65,6 +67,27 @@ sanity: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 
 molecule: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	cd extensions && $(BIN)/molecule test -s default
+
+E2E_INVENTORIES := l2bridge-flannel l2bridge-static overlay overlay-docker
+E2E_OUT := tests/output/e2e
+
+# site.yml against simulated fleets (tests/e2e/README.md): every shipped inventory, and the
+# representative fault scenarios; e2e-faults runs all of them.
+e2e: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	mkdir -p $(E2E_OUT)
+	for inventory in $(E2E_INVENTORIES); do \
+	    tests/e2e/run tests/e2e/inventories/$$inventory --report $(E2E_OUT)/$$inventory.json || exit 1; \
+	done
+	tests/e2e/faults tests/e2e/inventories/overlay --scenarios representative --report $(E2E_OUT)/faults.json
+
+e2e-faults: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	mkdir -p $(E2E_OUT)
+	tests/e2e/faults tests/e2e/inventories/overlay --report $(E2E_OUT)/faults-overlay.json
+	tests/e2e/faults tests/e2e/inventories/l2bridge-flannel --report $(E2E_OUT)/faults-l2bridge-flannel.json
+
+bench-fleet: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	mkdir -p $(E2E_OUT)
+	$(BIN)/python tests/e2e/bench.py --report $(E2E_OUT)/bench-fleet.json
 
 # Benchmark (not a timed test): validate a 5,000-node plan and render every node's CNI config.
 bench-plan: $(VENV)/.dev-stamp $(COLLECTIONS)/.self-stamp

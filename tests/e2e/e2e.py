@@ -90,6 +90,20 @@ SNAPSHOT = '''
 '''
 
 
+def prepare(sim, inventory, data):
+    """Serve the artifact catalog, create the cluster and the nodes as the inventory describes them."""
+    catalog_web.serve_catalog(sim.state_dir, ROOT)
+    # The control plane's kubewin_sim_cluster describes the cluster as it was before kubewin.node
+    # (flannel backend, version, ...), as each node's kubewin_sim describes the node.
+    control_plane = (data.get('kube_control_plane', {}).get('hosts') or [None])[0]
+    profile = data.get('_meta', {}).get('hostvars', {}).get(control_plane, {}).get('kubewin_sim_cluster')
+    if profile:
+        with sim.edit_cluster(profile):
+            pass
+    if sim.run(sim.write('snapshot.yml', SNAPSHOT), inventory).rc != 0:
+        raise SystemExit('could not create the simulated nodes')
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('inventory')
@@ -101,9 +115,9 @@ def main(argv=None):
     inventory = os.path.abspath(args.inventory)
     workdir = args.state_dir or tempfile.mkdtemp(prefix='kubewin-e2e-')
     sim = Simulation(workdir)
-    hosts, _ = windows_hosts(inventory)
+    hosts, data = windows_hosts(inventory)
     extra = [arg for value in args.extra_vars for arg in ('-e', value)]
-    catalog_web.serve_catalog(sim.state_dir, ROOT)
+    prepare(sim, inventory, data)
     problems = []
     report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}}
     site = os.path.join(ROOT, 'playbooks', 'site.yml')
@@ -120,8 +134,6 @@ def main(argv=None):
             print(result.output[-6000:])
         return result
 
-    if sim.run(sim.write('snapshot.yml', SNAPSHOT), inventory).rc != 0:
-        raise SystemExit('could not create the simulated nodes')
     before, cluster_before = node_states(sim, hosts), cluster_objects(sim)
     run('check_fresh', '--check')
     if node_states(sim, hosts) != before:

@@ -5,6 +5,7 @@ inventory hostname and the state directory into the environment of every
 module it runs; the fake modules call into here with it.
 """
 
+import json
 import os
 
 # Importing the handlers registers the script simulations.
@@ -58,13 +59,41 @@ def error_record(script_name, failure):
     }
 
 
+def take_script_fault(node, name, parameters, check_mode):
+    """The first injected fault (``node.data['script_faults']``) this call of script ``name`` meets.
+
+    A fault is ``{script, contains (text the call's parameters must contain, as JSON), times (how many
+    calls fail, default 1), after (true: the script does its work, then the call fails as when the
+    WinRM operation times out)}``. Check-mode calls never meet a fault.
+    """
+    if check_mode:
+        return None
+    for fault in node.data.get('script_faults', []):
+        if fault['script'] != name or fault.get('times', 1) <= 0:
+            continue
+        if fault.get('contains') and fault['contains'] not in json.dumps(parameters):
+            continue
+        fault['times'] = fault.get('times', 1) - 1
+        node.record('injected fault: %s failed%s' % (name, ' after doing its work' if fault.get('after') else ''))
+        return fault
+    return None
+
+
 def run_powershell(script_text, parameters, check_mode):
     host, state_dir = current_host()
     with open_node(state_dir, host) as node:
         name = registry.marker_of(script_text) or 'unnamed'
         node.count_call('win_powershell:%s' % name)
+        fault = take_script_fault(node, name, parameters, check_mode)
+        if fault and not fault.get('after'):
+            return {'failed': True, 'error_record': error_record(name, registry.ScriptFailure(
+                'Access is denied. (injected fault)', error_id='InjectedFault'))}
         try:
             result = registry.run(node, script_text, parameters, {'check_mode': check_mode})
         except registry.ScriptFailure as failure:
             return {'failed': True, 'error_record': error_record(name, failure)}
+        if fault:
+            return {'failed': True, 'error_record': error_record(name, registry.ScriptFailure(
+                'The WS-Management service cannot complete the operation within the time specified in '
+                'OperationTimeout.', error_id='InjectedFault'))}
     return {'failed': False, 'result': result}

@@ -1,0 +1,101 @@
+"""Benchmark: converge and re-run simulated overlay fleets of several sizes (make bench-fleet).
+
+For each size N it writes an N-node overlay inventory (the shape of inventories/overlay), runs
+site.yml on the fresh fleet and once more, and reports per node: remote calls of the converge
+and of the no-op re-run, and controller seconds (wall time of the run divided by N, and CPU
+seconds of ansible-playbook and everything it started divided by N; the simulated nodes run on
+the controller too, so the CPU figure is an upper bound of what the controller itself spends).
+Exits 1 when a no-op re-run exceeds e2e.NOOP_CALL_BUDGET remote calls on a node or changes
+anything.
+
+Usage: bench.py [--sizes 1,10,50] [--forks 10] [--report FILE]
+"""
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import e2e  # noqa: E402  pylint: disable=wrong-import-position
+
+TEMPLATE = os.path.join(e2e.HERE, 'inventories', 'overlay')
+
+
+def write_inventory(directory, size):
+    with open(os.path.join(TEMPLATE, 'group_vars', 'all.yml'), encoding='utf-8') as handle:
+        group_vars = yaml.safe_load(handle)
+    group_vars['kubewin_management_cidr'] = '10.127.0.0/16'
+    hosts = {'win-%03d' % index: {'ansible_host': '10.127.%d.%d' % (131 + index // 200, 10 + index % 200),
+                                  'kubewin_sim': {'build': 20348, 'network_drop_seconds': 1, 'prefix_length': 16}}
+             for index in range(1, size + 1)}
+    inventory = {'windows_nodes': {'hosts': hosts},
+                 'kube_control_plane': {'hosts': {'cp1': {'ansible_host': '10.127.130.10'}}}}
+    os.makedirs(os.path.join(directory, 'group_vars'), exist_ok=True)
+    with open(os.path.join(directory, 'hosts.yml'), 'w', encoding='utf-8') as handle:
+        yaml.safe_dump(inventory, handle)
+    with open(os.path.join(directory, 'group_vars', 'all.yml'), 'w', encoding='utf-8') as handle:
+        yaml.safe_dump(group_vars, handle)
+    return directory
+
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(sim, inventory, hosts, forks):
+    site = os.path.join(e2e.ROOT, 'playbooks', 'site.yml')
+    cpu, started = children_cpu(), time.monotonic()
+    result = sim.run(site, inventory, '--forks', str(forks))
+    wall, cpu = time.monotonic() - started, children_cpu() - cpu
+    calls = [result.calls.get(host, {}).get('total', 0) for host in hosts]
+    return result, {
+        'rc': result.rc,
+        'changed_per_node': max(result.stats.get(host, {}).get('changed', 0) for host in hosts),
+        'remote_calls_per_node': {'min': min(calls), 'max': max(calls), 'mean': round(sum(calls) / len(calls), 1)},
+        'wall_seconds': round(wall, 1), 'wall_seconds_per_node': round(wall / len(hosts), 2),
+        'cpu_seconds_per_node': round(cpu / len(hosts), 2),
+    }
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
+    parser.add_argument('--sizes', default='1,10,50')
+    parser.add_argument('--forks', type=int, default=10)
+    parser.add_argument('--report')
+    args = parser.parse_args(argv)
+
+    report, problems = {'forks': args.forks, 'fleets': {}}, []
+    for size in [int(value) for value in args.sizes.split(',')]:
+        workdir = tempfile.mkdtemp(prefix='kubewin-bench-%d-' % size)
+        inventory = write_inventory(os.path.join(workdir, 'inventory'), size)
+        sim = e2e.Simulation(os.path.join(workdir, 'sim'))
+        hosts, data = e2e.windows_hosts(inventory)
+        e2e.prepare(sim, inventory, data)
+        fresh_result, fresh = measure(sim, inventory, hosts, args.forks)
+        noop_result, noop = measure(sim, inventory, hosts, args.forks)
+        report['fleets'][size] = {'converge': fresh, 'noop': noop}
+        if fresh['rc'] or noop['rc']:
+            problems.append('%d nodes: site.yml failed:\n%s' % (size, (noop_result if noop['rc'] else fresh_result).output[-3000:]))
+        if noop['changed_per_node'] or noop['remote_calls_per_node']['max'] > e2e.NOOP_CALL_BUDGET:
+            problems.append('%d nodes: the no-op re-run changed %d or made %d remote calls on a node' % (
+                size, noop['changed_per_node'], noop['remote_calls_per_node']['max']))
+        print(yaml.safe_dump({'%d nodes' % size: report['fleets'][size]}, sort_keys=False), flush=True)
+    report['problems'] = problems
+    if args.report:
+        with open(args.report, 'w', encoding='utf-8') as handle:
+            json.dump(report, handle, indent=1, sort_keys=True)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,225 @@
+"""Fault runs of playbooks/site.yml against a simulated fleet (README.md in this folder).
+
+Each scenario starts from a fresh fleet of the inventory, breaks something, runs site.yml and
+checks that the failure is the expected one; then it removes the fault, converges again and
+checks that the fleet holds nothing twice (HNS networks, endpoints, firewall rules, routes,
+managed files) and that one more run changes nothing. Scenarios:
+
+  network-drop          creating the vSwitch takes the node away for a while and wipes its static
+                        IPv4 configuration; site.yml must ride it out (no failure at all)
+  corrupted-download    the kubelet download is corrupted on the wire: the run fails on the hash,
+                        naming the URL and both hashes, and no kubelet.exe lands on the node
+  role:<role>           a remote call of that role fails after doing its work (the WinRM
+                        operation timed out), as a re-run must recover from a half-done step
+  secrets               a converge with -vvvv prints no bootstrap token, no service-account
+                        token, no client-key-data and no private key
+
+Exits 1 when a scenario's expectation fails; writes a JSON report with --report.
+"""
+
+import argparse
+import base64
+import collections
+import json
+import os
+import sys
+import tempfile
+import time
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import e2e  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
+
+# One remote call per role that changes the node, chosen so the failure leaves work half done.
+ROLE_FAULTS = {
+    'prerequisites': {'script': 'firewall_rule_apply'},
+    'container_runtime': {'script': 'node_service_apply', 'contains': '"Name": "containerd"'},
+    'kubernetes_binaries': {'script': 'artifact_fetch', 'contains': 'kubelet'},
+    'kubelet': {'script': 'node_service_apply', 'contains': '"Name": "kubelet"'},
+    'join': {'script': 'kubeadm_join'},
+    'network_overlay': {'script': 'hns_network_apply'},
+    'network_l2bridge': {'script': 'hns_network_apply'},
+    'flannel': {'script': 'node_service_apply', 'contains': '"Name": "flanneld"'},
+    'kube_proxy': {'script': 'node_service_apply', 'contains': '"Name": "kube-proxy"'},
+}
+TOPOLOGY_ROLES = {
+    'overlay': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
+                'network_overlay', 'flannel', 'kube_proxy'],
+    'l2bridge': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
+                 'network_l2bridge', 'flannel', 'kube_proxy'],
+}
+# What the test command runs (make e2e-faults runs every scenario of every fault inventory).
+KUBELET_URL = 'https://dl.k8s.io/release/v{version}/bin/windows/amd64/kubelet.exe'
+REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:network_overlay', 'secrets']
+
+
+class Scenario:
+    """A fresh simulated fleet for one scenario."""
+
+    def __init__(self, inventory, workdir, name, extra):
+        self.inventory, self.name = inventory, name
+        self.sim = e2e.Simulation(os.path.join(workdir, name.replace(':', '-')))
+        self.hosts, self.data = e2e.windows_hosts(inventory)
+        self.extra = [arg for value in extra for arg in ('-e', value)]
+        self.problems = []
+        self.runs = {}
+        e2e.prepare(self.sim, self.inventory, self.data)
+
+    def run(self, label, *more, expect_failure=False):
+        started = time.monotonic()
+        result = self.sim.run(os.path.join(e2e.ROOT, 'playbooks', 'site.yml'), self.inventory, *(self.extra + list(more)))
+        self.runs[label] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
+                            'hosts': e2e.host_summary(result, self.hosts)}
+        if (result.rc != 0) != expect_failure:
+            self.problems.append('%s: site.yml %s (rc %d)' % (label, 'succeeded' if expect_failure else 'failed',
+                                                              result.rc))
+            with open(self.sim.path('%s.log' % label), 'w', encoding='utf-8') as handle:
+                handle.write(result.output)
+        return result
+
+    def variable(self, name):
+        return self.data['_meta']['hostvars'][self.hosts[0]][name]
+
+    def edit_nodes(self, change):
+        for host in self.hosts:
+            with self.sim.edit_node(host) as node:
+                change(node)
+
+    def recover(self):
+        """Converge without the fault, then check nothing is doubled and a re-run changes nothing."""
+        self.run('recovery')
+        for host in self.hosts:
+            for problem in doubled(self.sim.node(host).data):
+                self.problems.append('%s: %s' % (host, problem))
+        again = self.run('recovery_again')
+        for host in self.hosts:
+            if again.stats.get(host, {}).get('changed'):
+                self.problems.append('recovery_again: %s reported changes: %s' % (
+                    host, [t['task'] for t in again.tasks if t['host'] == host and t['changed']]))
+
+
+def doubled(data):
+    """What a node holds more than once that Windows would let exist twice."""
+    counts = {
+        'HNS network': collections.Counter(n['name'] for n in data['hns']['networks']),
+        'HNS endpoint': collections.Counter(e['name'] for e in data['hns']['endpoints']),
+        'firewall rule display name': collections.Counter(r.get('display_name') for r in data['firewall_rules'].values()),
+        'route': collections.Counter((r['destination'], r['next_hop'], r['interface_index']) for r in data['routes']),
+        'managed file': collections.Counter(p.lower() for p in data['managed']),
+    }
+    return ['%s %r exists %d times' % (kind, key, count)
+            for kind, counter in counts.items() for key, count in counter.items() if count > 1]
+
+
+def network_drop(scenario):
+    scenario.edit_nodes(lambda node: node.data['profile'].update(network_drop_seconds=6, wipe_static_ip=True))
+    addresses = {h: scenario.sim.node(h).data['adapters'][0]['ipv4'] for h in scenario.hosts}
+    scenario.run('converge')
+    for host in scenario.hosts:
+        node = scenario.sim.node(host)
+        adapters = [a for a in node.data['adapters'] if a['ipv4'] == addresses[host]]
+        if not adapters or not node.data['unreachable_attempts']:
+            scenario.problems.append('%s: the static address was not restored, or the node never dropped' % host)
+    again = scenario.run('converge_again')
+    if any(again.stats.get(h, {}).get('changed') for h in scenario.hosts):
+        scenario.problems.append('converge_again: changes after the network drop')
+
+
+def corrupted_download(scenario):
+    kubelet = [KUBELET_URL.format(version=scenario.variable('kubewin_kubernetes_version'))]
+    web.configure(scenario.sim.state_dir, faults={kubelet[0]: ['corrupt'] * 2 * len(scenario.hosts)})
+    failed = scenario.run('converge', expect_failure=True)
+    for host in scenario.hosts:
+        node = scenario.sim.node(host)
+        if any(path.lower().endswith('\\kubelet.exe') for path in node.data['files']):
+            scenario.problems.append('%s: a kubelet.exe landed on the node from a corrupted download' % host)
+    messages = ' '.join(json.dumps(t.get('result', {}).get('msg', '')) for t in failed.tasks if t.get('failed'))
+    if not kubelet or kubelet[0] not in messages or messages.count('sha256') < 1:
+        scenario.problems.append('the failure does not name the URL and the hashes: %s' % messages[:600])
+    web.configure(scenario.sim.state_dir, faults={kubelet[0]: []})
+    scenario.recover()
+
+
+def role_fault(role):
+    def inject(scenario):
+        fault = dict(ROLE_FAULTS[role], after=True, times=1)
+        scenario.edit_nodes(lambda node: node.data.__setitem__('script_faults', [dict(fault)]))
+        scenario.run('converge', expect_failure=True)
+        met = [h for h in scenario.hosts if any('injected fault' in line for line in scenario.sim.node(h).data['log'])]
+        if not met:
+            scenario.problems.append('no call of %s met the injected fault %s' % (role, fault))
+        scenario.recover()
+    return inject
+
+
+def secrets(scenario):
+    result = scenario.run('converge_vvvv', '-vvvv')
+    cluster = e2e.cluster_objects(scenario.sim)
+    values = set()
+    for secret in cluster.get('Secret', {}).values():
+        for key, value in (secret.get('data') or {}).items():
+            plain = base64.b64decode(value).decode('utf-8', 'replace')
+            if key in ('token', 'token-secret') and len(plain) >= 6:
+                values.update([plain, value])
+            if secret.get('type') == 'bootstrap.kubernetes.io/token' and key == 'token-secret':
+                values.add('%s.%s' % (base64.b64decode(secret['data']['token-id']).decode(), plain))
+    leaked = [v[:6] + '...' for v in values if v in result.output]
+    for marker in ('client-key-data', 'PRIVATE KEY'):
+        if marker in result.output:
+            leaked.append(marker)
+    if not values:
+        scenario.problems.append('the cluster holds no token to look for: the scan would prove nothing')
+    if leaked:
+        scenario.problems.append('the -vvvv log shows secrets: %s' % leaked)
+
+
+def scenarios_for(topology):
+    table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets}
+    table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
+    return table
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
+    parser.add_argument('inventory')
+    parser.add_argument('--scenarios', help='comma-separated; "all" (default) or "representative"', default='all')
+    parser.add_argument('--report', help='write the JSON report here')
+    parser.add_argument('--state-dir', help='keep the simulations here (default: a temporary directory)')
+    parser.add_argument('--extra-vars', '-e', action='append', default=[])
+    args = parser.parse_args(argv)
+
+    inventory = os.path.abspath(args.inventory)
+    workdir = args.state_dir or tempfile.mkdtemp(prefix='kubewin-faults-')
+    hosts, data = e2e.windows_hosts(inventory)
+    topology = data['_meta']['hostvars'][hosts[0]].get('kubewin_topology')
+    table = scenarios_for(topology)
+    if args.scenarios == 'all':
+        names = list(table)
+    elif args.scenarios == 'representative':
+        names = [name for name in REPRESENTATIVE if name in table]
+    else:
+        names = args.scenarios.split(',')
+    unknown = [name for name in names if name not in table]
+    if unknown:
+        parser.error('unknown scenario(s) for topology %s: %s (known: %s)' % (topology, unknown, sorted(table)))
+
+    report = {'inventory': args.inventory, 'scenarios': {}}
+    for name in names:
+        started = time.monotonic()
+        scenario = Scenario(inventory, workdir, name, args.extra_vars)
+        table[name](scenario)
+        report['scenarios'][name] = {'ok': not scenario.problems, 'problems': scenario.problems,
+                                     'seconds': round(time.monotonic() - started, 1), 'runs': scenario.runs}
+        print(yaml.safe_dump({name: report['scenarios'][name]['problems'] or 'ok'}), flush=True)
+    report['ok'] = all(entry['ok'] for entry in report['scenarios'].values())
+    if args.report:
+        with open(args.report, 'w', encoding='utf-8') as handle:
+            json.dump(report, handle, indent=1, sort_keys=True)
+    return 0 if report['ok'] else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
