@@ -13,12 +13,12 @@ PYTEST_ARGS ?= -n 4
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)
 
-.PHONY: help plan test unit pwsh-syntax lint sanity molecule e2e e2e-faults bench-plan bench-fleet clean
+.PHONY: help plan test unit pwsh-syntax lint docs-lint sanity molecule e2e e2e-faults bench-plan bench-fleet clean
 
 help:
 	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
 	@echo "make test   run every test suite and quality gate"
-	@echo "make unit | pwsh-syntax | lint | sanity | molecule | e2e   run one gate"
+	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule | e2e   run one gate"
 	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
 	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
 	@echo "make bench-fleet  converge and re-run simulated fleets of 1, 10 and 50 nodes"
@@ -46,13 +46,18 @@ $(COLLECTIONS)/.stamp: $(VENV)/.runtime-stamp requirements.yml tools/collections
 plan: $(COLLECTIONS)/.self-stamp
 	$(BIN)/ansible-playbook playbooks/plan.yml -i $(PLAN_INVENTORY)
 
-test: pwsh-syntax lint unit sanity molecule e2e
+test: pwsh-syntax lint docs-lint unit sanity molecule e2e
 
 pwsh-syntax: $(VENV)/.dev-stamp
 	$(BIN)/python tools/pwsh_syntax.py
 
 lint: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(BIN)/ansible-lint --offline --profile production
+
+# The docsite (docs/docsite) and the documentation of every plugin and role, as the Ansible
+# docsite would render them, and every plugin or role the guides name; works offline.
+docs-lint: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
+	$(BIN)/antsibull-docs lint-collection-docs --plugin-docs --check-extra-docs-refs .
 
 unit: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) tests/unit

@@ -105,10 +105,12 @@ def test_components_that_need_a_user_pin_are_the_documented_ones():
     unverifiable = {component for component, version in EVERY_VERSION
                     if CATALOG[component]['versions'][version] is None and not CATALOG[component].get('upstream_checksum')}
     assert unverifiable == NEEDS_A_PIN
-    docs = (ROOT / 'docs' / 'artifacts.md').read_text(encoding='utf-8')
-    section = docs.split('## Components that need your pin', 1)[1].split('\n## ', 1)[0]
+    docs = (ROOT / 'docs' / 'docsite' / 'rst' / 'artifacts.rst').read_text(encoding='utf-8')
+    # The RST section runs from below its title's underline to the next title (a line followed by one).
+    section = docs.split('\nComponents that need your pin\n', 1)[1].split('\n', 1)[1]
+    section = re.split(r'\n[^\n]+\n-{3,}\n', section, maxsplit=1)[0]
     for component in NEEDS_A_PIN:
-        assert '`%s`' % component in section, component
+        assert '* ``%s``' % component in section, component
 
 
 def test_a_version_not_in_the_catalog_is_refused_with_the_known_versions():
