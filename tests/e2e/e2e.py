@@ -105,7 +105,7 @@ def prepare(sim, inventory, data):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('inventory')
     parser.add_argument('--report', help='write the JSON report here')
     parser.add_argument('--state-dir', help='keep the simulation here (default: a temporary directory)')

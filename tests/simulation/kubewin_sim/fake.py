@@ -25,7 +25,7 @@ def current_host():
     return host, os.environ[STATE_DIR_ENV]
 
 
-class node_for_module:  # pylint: disable=invalid-name  (used like a function)
+class node_for_module:  # pylint: disable=invalid-name  # used like a function
     """The current host's node, for a fake module, as a context manager; counts the call."""
 
     def __init__(self, kind):
