@@ -121,3 +121,30 @@ def test_reset_overlay_then_rejoin(tmp_path):
     steady = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
     assert steady.rc == 0 and steady.changed('win1') == 0, steady.output
     print('remote calls on win1: reset %d, second reset %d' % (reset_calls, again.calls['win1']['total']))
+
+
+def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
+    """l2bridge with flannel host-gw: the host endpoint cbr0_ep goes with its network, and with
+    reset_container_runtime the runtime goes too; site.yml installs it again and the node rejoins."""
+    sim = Simulation(tmp_path)
+    inventory = _fleet(sim, 'l2bridge')
+    old_cidr = _converge(sim, inventory)['spec']['podCIDR']
+    assert network_play.network(sim, 'win1', 'cbr0')
+    assert [e['name'] for e in sim.node('win1').data['hns']['endpoints']] == ['cbr0_ep']
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', inventory, '-e', 'reset_container_runtime=true')
+    assert reset.rc == 0, reset.output
+    assert _node_object(sim) is None
+    node = sim.node('win1')
+    assert _leftovers(node) == NOTHING
+    assert 'containerd' not in node.data['services']
+    assert not [p for p in node.data['files'] if p.lower().startswith('c:\\program files\\containerd\\')]
+    assert not [d for d in node.data['artifacts'] if d.lower().startswith('c:\\program files\\containerd')], \
+        'the artifact record goes with the runtime'
+
+    rejoined = _converge(sim, inventory)
+    assert rejoined['spec']['podCIDR'] != old_cidr
+    assert sim.node('win1').data['services']['containerd']['state'] == 'running'
+    endpoint = [e for e in sim.node('win1').data['hns']['endpoints'] if e['name'] == 'cbr0_ep']
+    assert len(endpoint) == 1 and endpoint[0]['ip_address'] == rejoined['spec']['podCIDR'].replace('.0/24', '.2'), \
+        'one host endpoint, in the new subnet'
