@@ -59,6 +59,11 @@ def _leftovers(node):
     }
 
 
+def _unchanging(node):
+    """The node's state without its call counters."""
+    return json.dumps({k: v for k, v in node.data.items() if k not in ('calls', 'unreachable_attempts')}, sort_keys=True)
+
+
 NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, 'files': [], 'managed': [],
            'firewall': [], 'host_local': [], 'vnics': []}
 
@@ -87,11 +92,15 @@ def test_reset_overlay_then_rejoin(tmp_path):
                                      'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/servercore:ltsc2022'}]}}}})
     assert _pod_nodes(sim) == ['win1']
 
+    before = _unchanging(sim.node('win1'))
     check = network_play.run(sim, 'playbooks/reset.yml', inventory, '--check', '--diff')
     assert check.rc == 0, check.output
-    assert check.changed('win1') > 0
-    assert _node_object(sim) is not None and _leftovers(sim.node('win1'))['services'] == list(sorted(SERVICES)), \
-        'check mode changed nothing'
+    predicted = check.result('Remove the services, kube-proxy\'s load balancers, the endpoints and the node\'s files',
+                             'win1')['result']
+    assert predicted['changed'] and sorted(predicted['removed']['services']) == sorted(SERVICES)
+    networks = check.result('Remove the HNS networks', 'win1')['result']['results']
+    assert [(r['item'], r['changed']) for r in networks] == [('flannel.4096', True), ('External', True)]
+    assert _node_object(sim) is not None and _unchanging(sim.node('win1')) == before, 'check mode changed nothing'
 
     reset = network_play.run(sim, 'playbooks/reset.yml', inventory)
     assert reset.rc == 0, reset.output
