@@ -136,6 +136,8 @@ def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
     """l2bridge with flannel host-gw: the host endpoint cbr0_ep goes with its network, and with
     reset_container_runtime the runtime goes too; site.yml installs it again and the node rejoins."""
     sim = Simulation(tmp_path)
+    with sim.edit_cluster(profile={'flannel_backend': {'Type': 'host-gw'}}):
+        pass
     inventory = _fleet(sim, 'l2bridge')
     old_cidr = _converge(sim, inventory)['spec']['podCIDR']
     assert network_play.network(sim, 'win1', 'cbr0')
