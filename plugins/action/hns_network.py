@@ -71,6 +71,18 @@ class ActionModule(NodeAction):
             applied = self.run_script('hns_network_apply', parameters)
             return {'disruptive': False, 'ip_restored': False, 'state': applied['state']}
 
+        if create is None:
+            # Removing the last vSwitch of the adapter: its host vNIC's address goes back to the
+            # physical adapter, which check_applied verifies.
+            adapter = plan.before['adapter']
+            self._management_before = dict(_hns.ip_configuration(state['adapters'], adapter) or {}, adapter=adapter)
+            self.run_detached(
+                'hns_network_worker',
+                {'remove_ids': remove_ids, 'create': None, 'management': None,
+                 'settle_seconds': min(WORKER_SETTLE_SECONDS, args['reconnect_timeout'])},
+                args['reconnect_timeout'],
+                "removing HNS network '%s', the last vSwitch on adapter '%s'" % (args['name'], adapter))
+            return {'disruptive': True, 'ip_restored': False}
         self._management_before = _hns.ip_configuration(state['adapters'], create['adapter'])
         outcome = self.run_detached(
             'hns_network_worker',
@@ -87,6 +99,8 @@ class ActionModule(NodeAction):
             if matches:
                 raise NodeActionError('HNS network %r still exists after removal (ids: %s)'
                                       % (args['name'], ', '.join(n['id'] for n in matches)))
+            if plan.disruptive:
+                self._check_management_kept(state)
             return
         if len(matches) != 1:
             raise NodeActionError('expected exactly one HNS network named %r after the change, found %d (ids: %s)'
@@ -107,7 +121,7 @@ class ActionModule(NodeAction):
         changed = [key for key in keys if (after or {}).get(key) != before.get(key)]
         if changed:
             raise NodeActionError(
-                'the IPv4 configuration of adapter %r changed when the vSwitch was created (%s): before %s, now %s'
+                'the IPv4 configuration of adapter %r changed with its vSwitch (%s): before %s, now %s'
                 % (before['adapter'], ', '.join(changed), {k: before[k] for k in keys},
                    {k: (after or {}).get(k) for k in keys}))
 

@@ -127,7 +127,12 @@ def plan_network(args, hns, adapters):
     if args['state'] == 'absent':
         if not current:
             return [], before, {}, False
-        return [{'op': 'remove', 'id': current['id']}], before, {}, False
+        # Removing the last external network of an adapter removes its vSwitch, which drops the
+        # node's network as creating it did.
+        adapter = current.get('adapter')
+        disruptive = bool(adapter) and (current.get('type') or '').lower() in EXTERNAL_TYPES and not has_vswitch(
+            networks, adapter, ignoring={current['id']})
+        return [{'op': 'remove', 'id': current['id']}], before, {}, disruptive
 
     adapter = management_adapter(adapters, args.get('adapter_name'))
     desired = desired_network(args, adapter)

@@ -472,6 +472,8 @@ class Cluster:
         removed = self._store(kind).pop(self._key(namespaced, namespace or 'default', name), None)
         if removed is None:
             raise ApiError(404, 'NotFound', '%s "%s" not found' % (_plural(kind), name))
+        if kind == 'Node' and name in self.data['registered_nodes']:
+            self._forget_windows_node(name)
         if kind == 'Namespace':
             for other, (_group_version, other_namespaced) in KINDS.items():
                 if other_namespaced:
@@ -682,23 +684,44 @@ class Cluster:
         running = bool(kubelet) and kubelet.get('state') == 'running'
         return running and node.file(KUBELET_KUBECONFIG) is not None
 
+    @staticmethod
+    def kubelet_starts(node):
+        return (node.data['services'].get(KUBELET_SERVICE) or {}).get('starts', 0)
+
     def _sync_windows_nodes(self):
+        deleted = self.data.setdefault('deleted_nodes', {})
         for name, node in self.windows_nodes().items():
             joined = self.kubelet_joined(node)
             if name not in self.data['registered_nodes']:
-                if not joined:
+                # The kubelet registers its Node once per start: a kubelet that was running when its
+                # Node was deleted does not register it again until it is started again.
+                if not joined or self.kubelet_starts(node) <= deleted.get(name, -1):
                     continue
                 self.data['registered_nodes'].append(name)
+                deleted.pop(name, None)
             self._write_status('Node', name, self._windows_node(name, node, joined))
+
+    def _forget_windows_node(self, name):
+        """A deleted Windows Node: node IPAM releases its podCIDR; its kubelet registers it again when it next starts."""
+        self.data['registered_nodes'].remove(name)
+        self.data['node_cidrs'].pop(name, None)
+        node = self.windows_nodes().get(name)
+        self.data.setdefault('deleted_nodes', {})[name] = self.kubelet_starts(node) if node else 0
 
     def _pod_cidr(self, name):
         """kube-controller-manager's node IPAM: a /24 of podSubnet per node (flannel leases it)."""
         cidrs = self.data['node_cidrs']
         if name not in cidrs and self.profile.get('pod_subnet'):
+            # The range allocator goes on from the CIDR after the last one it handed out, so a Node
+            # deleted and registered again gets another podCIDR (hence flannel's stale leases).
             taken = set(cidrs.values())
-            for subnet in ipaddress.ip_network(self.profile['pod_subnet']).subnets(new_prefix=24):
-                if str(subnet) not in taken:
-                    cidrs[name] = str(subnet)
+            subnets = list(ipaddress.ip_network(self.profile['pod_subnet']).subnets(new_prefix=24))
+            start = self.data.get('next_cidr_index', 0)
+            for offset in range(len(subnets)):
+                index = (start + offset) % len(subnets)
+                if str(subnets[index]) not in taken:
+                    cidrs[name] = str(subnets[index])
+                    self.data['next_cidr_index'] = index + 1
                     break
         return cidrs.get(name)
 
@@ -730,7 +753,15 @@ class Cluster:
         with_address = [a for a in node.data['adapters'] if a['ipv4']]
         routed = [a for a in with_address if a.get('gateway')] or with_address
         address = routed[-1]['ipv4'][0]['address'] if routed else None
+        # spec.unschedulable belongs to whoever cordoned the node, not to the kubelet; the node
+        # lifecycle controller mirrors it as a taint.
+        existing = self._store('Node').get(name) or {}
+        unschedulable = bool((existing.get('spec') or {}).get('unschedulable'))
+        if unschedulable:
+            taints = taints + [{'key': 'node.kubernetes.io/unschedulable', 'effect': 'NoSchedule'}]
         spec = {'taints': taints} if taints else {}
+        if unschedulable:
+            spec['unschedulable'] = True
         cidr = self._pod_cidr(name)
         if cidr:
             spec.update(podCIDR=cidr, podCIDRs=[cidr])
@@ -896,7 +927,8 @@ class Cluster:
             # The DaemonSet controller tolerates the node lifecycle taints itself.
             spec = dict(pod_spec, tolerations=list(pod_spec.get('tolerations') or []) + [
                 {'key': 'node.kubernetes.io/not-ready', 'operator': 'Exists'},
-                {'key': 'node.kubernetes.io/unreachable', 'operator': 'Exists'}])
+                {'key': 'node.kubernetes.io/unreachable', 'operator': 'Exists'},
+                {'key': 'node.kubernetes.io/unschedulable', 'operator': 'Exists', 'effect': 'NoSchedule'}])
             eligible = [n for n in nodes if fits_node(spec, n)]
             ready = [n for n in eligible if self.node_ready(n) and _image_problem(spec, n) is None]
             status = {'currentNumberScheduled': len(eligible), 'desiredNumberScheduled': len(eligible),

@@ -337,3 +337,118 @@ def run_k8s_cluster_info(module):
         'major': str(major), 'minor': str(minor), 'gitVersion': profile['version'],
         'gitTreeState': 'clean', 'buildDate': '2024-12-10T11:37:24Z', 'goVersion': 'go1.22.9',
         'compiler': 'gc', 'platform': 'linux/amd64'}}})
+
+
+# -- kubernetes.core.k8s_drain ----------------------------------------------------------------------------
+
+K8S_DRAIN_SPEC = dict(AUTH_SPEC)
+K8S_DRAIN_SPEC.update({
+    'state': {'default': 'drain', 'choices': ['cordon', 'drain', 'uncordon']},
+    'name': {'required': True},
+    'delete_options': {'type': 'dict', 'default': {}, 'options': {
+        'terminate_grace_period': {'type': 'int'},
+        'force': {'type': 'bool', 'default': False},
+        'ignore_daemonsets': {'type': 'bool', 'default': False},
+        'delete_emptydir_data': {'type': 'bool', 'default': False},
+        'disable_eviction': {'type': 'bool', 'default': False},
+        'wait_timeout': {'type': 'int'},
+        'wait_sleep': {'type': 'int', 'default': 5}}},
+    'pod_selectors': {'type': 'list', 'elements': 'str', 'aliases': ['label_selectors']},
+})
+
+
+def _drain_filter(pods, options):
+    """kubernetes.core.k8s_drain's pod filter: (to delete, warnings, errors)."""
+    daemon_set, unmanaged, mirror, local_storage, to_delete = [], [], [], [], []
+    for pod in pods:
+        key = '%s/%s' % (pod['metadata']['namespace'], pod['metadata']['name'])
+        if 'kubernetes.io/config.mirror' in (pod['metadata'].get('annotations') or {}):
+            mirror.append(key)
+        elif (pod.get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
+            to_delete.append(key)
+        elif any('emptyDir' in volume for volume in (pod.get('spec') or {}).get('volumes') or []):
+            local_storage.append(key)
+        elif not pod['metadata'].get('ownerReferences'):
+            unmanaged.append(key)
+        elif any(owner.get('kind') == 'DaemonSet' for owner in pod['metadata']['ownerReferences']):
+            daemon_set.append(key)
+        else:
+            to_delete.append(key)
+    warnings, errors = [], []
+    if unmanaged:
+        if options['force']:
+            warnings.append('Deleting Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or '
+                            'StatefulSet: %s.' % ','.join(unmanaged))
+            to_delete += unmanaged
+        else:
+            errors.append('cannot delete Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or '
+                          'StatefulSet (use option force set to yes): %s.' % ','.join(unmanaged))
+    if mirror:
+        warnings.append('cannot delete mirror Pods using API server: %s.' % ','.join(mirror))
+    if local_storage:
+        if options['delete_emptydir_data']:
+            warnings.append('Deleting Pods with local storage: %s.' % ','.join(local_storage))
+            to_delete += local_storage
+        else:
+            errors.append('cannot delete Pods with local storage: %s.' % ','.join(local_storage))
+    if daemon_set:
+        if options['ignore_daemonsets']:
+            warnings.append('Ignoring DaemonSet-managed Pods: %s.' % ','.join(daemon_set))
+        else:
+            errors.append('cannot delete DaemonSet-managed Pods (use option ignore_daemonset set to yes): %s.'
+                          % ','.join(daemon_set))
+    return to_delete, warnings, errors
+
+
+def run_k8s_drain(module):
+    """Cordon, uncordon or drain (cordon, then evict the node's pods) as kubernetes.core.k8s_drain does.
+
+    Eviction deletes the pod (the simulated API server has no PodDisruptionBudgets); the
+    controllers then run again, so a Deployment's pod comes back on another node.
+    """
+    params = module.params
+    name = params['name']
+    options = params['delete_options']
+    with open_cluster(state_dir()) as cluster:
+        cluster.count_call('k8s_drain:%s' % params['state'])
+        node = cluster.get('Node', None, name)
+        if node is None:
+            module.fail_json(msg='Node %s not found.' % name)
+        unschedulable = bool((node.get('spec') or {}).get('unschedulable'))
+        if params['state'] in ('cordon', 'uncordon'):
+            wanted = params['state'] == 'cordon'
+            if unschedulable == wanted:
+                module.exit_json(changed=False, result='node %s already marked %s.'
+                                 % (name, 'unschedulable' if wanted else 'schedulable'))
+            cluster.patch('Node', None, name, {'spec': {'unschedulable': wanted}})
+            cluster.reconcile()
+            module.exit_json(changed=True, result='node %s marked %s.' % (name, 'unschedulable' if wanted else 'schedulable'))
+        changed = False
+        if unschedulable:
+            result = ['node %s already marked unschedulable.' % name]
+        else:
+            cluster.patch('Node', None, name, {'spec': {'unschedulable': True}})
+            result = ['node %s marked unschedulable.' % name]
+            changed = True
+        pods = cluster.list('Pod', None, params['pod_selectors'] or (), ['spec.nodeName=%s' % name])
+        evict, warnings, errors = _drain_filter(pods, options)
+        if errors:
+            if changed:
+                cluster.patch('Node', None, name, {'spec': {'unschedulable': False}})
+            module.fail_json(msg='Pod deletion errors: %s' % ' '.join(errors))
+        for key in evict:
+            namespace, pod_name = key.split('/', 1)
+            try:
+                cluster.delete('Pod', namespace, pod_name)
+                changed = True
+            except ApiError as error:
+                if error.reason != 'NotFound':
+                    module.fail_json(msg='Failed to delete pod %s due to: %s Reason: %s'
+                                         % (key, error.status, error.reason))
+        cluster.reconcile()
+    if evict:
+        result.append('%d Pod(s) deleted from node.' % len(evict))
+    outcome = {'changed': changed, 'result': ' '.join(result)}
+    if warnings:
+        outcome['warnings'] = warnings
+    module.exit_json(**outcome)

@@ -93,7 +93,8 @@ def initial_state(hostname, profile):
         # Static IPv4 routes: destination, next_hop, interface_index, metric, and whether the route
         # is in the routing table in use (active) and in the one restored at boot (persistent).
         'routes': [],
-        'hns': {'networks': [], 'endpoints': []},
+        # HNS v1 objects; policy lists are the load balancers kube-proxy (winkernel) programs.
+        'hns': {'networks': [], 'endpoints': [], 'policy_lists': []},
         'services': {},
         'files': {},
         'directories': [],
@@ -263,13 +264,27 @@ class SimNode:
 
     def hns_view(self):
         if not self.hns_available():
-            return {'available': False, 'networks': [], 'endpoints': []}
+            return {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []}
         endpoints = []
         for endpoint in self.data['hns']['endpoints']:
             entry = copy.deepcopy(endpoint)
             entry['host_attached'] = self.adapter('vEthernet (%s)' % endpoint['name']) is not None
             endpoints.append(entry)
-        return {'available': True, 'networks': copy.deepcopy(self.data['hns']['networks']), 'endpoints': endpoints}
+        return {'available': True, 'networks': copy.deepcopy(self.data['hns']['networks']), 'endpoints': endpoints,
+                'policy_lists': copy.deepcopy(self.data['hns'].setdefault('policy_lists', []))}
+
+    def add_policy_list(self, vips, endpoint_ids):
+        """POST /policylists/: a load balancer over these endpoints."""
+        policy_list = {'id': new_guid(), 'vips': list(vips), 'endpoints': [e.lower() for e in endpoint_ids]}
+        self.data['hns'].setdefault('policy_lists', []).append(policy_list)
+        return policy_list
+
+    def remove_policy_list(self, policy_list_id):
+        lists = self.data['hns'].setdefault('policy_lists', [])
+        match = [p for p in lists if p['id'] == (policy_list_id or '').lower()]
+        if not match:
+            raise SimulationError('HNS failed with error : Element not found.')
+        lists.remove(match[0])
 
     def require_hns(self):
         if not self.hns_available():
@@ -326,6 +341,9 @@ class SimNode:
 
     def remove_endpoint(self, endpoint_id):
         endpoint = self.endpoint(endpoint_id)
+        if any(endpoint['id'] in p['endpoints'] for p in self.data['hns'].get('policy_lists') or []):
+            # HNS refuses to delete an endpoint a load balancer still references.
+            raise SimulationError('HNS failed with error : The object is in use.')
         self.data['hns']['endpoints'].remove(endpoint)
         vnic = self.adapter('vEthernet (%s)' % endpoint['name'])
         if vnic:
@@ -390,6 +408,19 @@ class SimNode:
         if key:
             del self.data['files'][key]
 
+    def remove_tree(self, path):
+        """Remove-Item -Recurse -Force: a file, or a folder with everything under it (host-local's
+        reservations included, which live in files under its data folder)."""
+        lowered = path.lower().rstrip('\\')
+        inside = lowered + '\\'
+        for key in [k for k in self.data['files'] if k.lower() == lowered or k.lower().startswith(inside)]:
+            del self.data['files'][key]
+        self.data['directories'] = [d for d in self.data['directories']
+                                    if d.lower().rstrip('\\') != lowered and not d.lower().startswith(inside)]
+        stores = self.data.get('host_local') or {}
+        for key in [k for k in stores if k.lower() == lowered or k.lower().startswith(inside)]:
+            del stores[key]
+
     def content_view(self, path):
         entry = self.file(path)
         if entry is None:
@@ -403,8 +434,11 @@ class SimNode:
 
     def is_directory(self, path):
         lowered = path.lower().rstrip('\\')
+        # host-local keeps its reservations as files in <data dir>\<network>.
         return (lowered in (d.lower() for d in self.data['directories'])
-                or any(f.lower().startswith(lowered + '\\') for f in self.data['files']))
+                or any(f.lower().startswith(lowered + '\\') for f in self.data['files'])
+                or any(k.lower() == lowered or k.lower().startswith(lowered + '\\')
+                       for k in self.data.get('host_local') or {}))
 
     def file_view(self, path):
         entry = self.file(path)

@@ -17,10 +17,13 @@ service control manager (and so node_service_apply.ps1) can see of the reason;
 the reason itself goes to the node's log (``node.data['log']``).
 """
 
+import datetime
 import ntpath
+import os
 import re
 import tomllib
 
+from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.registry import ScriptFailure
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
@@ -137,3 +140,54 @@ def start(node, name, service):
         service.update(state='stopped', exit_code=1)
         node.record('%s exited: %s' % (name, reason))
         raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+
+
+def log_file_of(service):
+    """Where the running program's output goes: nssm's AppStdout, kube-log-runner's -log-file or
+    containerd's --log-file; None for a program that logs elsewhere (dockerd: the event log)."""
+    if service.get('nssm'):
+        return service['nssm'].get('app_stdout') or None
+    argv = split_command_line(service.get('command_line') or '')
+    if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe':
+        return option(argv, '-log-file')
+    return option(argv, '--log-file')
+
+
+def _append(node, path, line):
+    previous = (node.file(path) or {}).get('content') or ''
+    node.write_file(path, content=previous + line + '\n')
+
+
+def _load_balancers(node):
+    """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP Service."""
+    state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
+    if not state_dir or sim_cluster.peek(state_dir) is None:
+        return
+    with sim_cluster.open_cluster(state_dir) as cluster:
+        vips = sorted({s['spec']['clusterIP'] for s in cluster.list('Service')
+                       if s['spec'].get('clusterIP') not in (None, 'None')})
+    programmed = {vip for p in node.data['hns'].setdefault('policy_lists', []) for vip in p['vips']}
+    for vip in vips:
+        if vip not in programmed:
+            node.add_policy_list([vip], [])
+
+
+def started(node, name, service):
+    """What a program that reached Running leaves behind in its first second: a line in its log
+    (the dockerd service writes to the Application event log), and kube-proxy's load balancers."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    argv = split_command_line(service.get('command_line') or '')
+    program = service['nssm']['application'] if service.get('nssm') else (argv[0] if argv else '')
+    if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe' and len(argv) > 1:
+        program = next((word for word in argv[1:] if not word.startswith('-')), program)
+    base = ntpath.basename(program).lower()
+    line = 'I%s %s started (service %s)' % (stamp, base, name)
+    log_file = log_file_of(service)
+    if log_file:
+        _append(node, log_file, line)
+    elif base == 'dockerd.exe':
+        events = node.data.setdefault('event_log', {}).setdefault('docker', [])
+        events.append({'time': stamp, 'level': 'Information', 'message': 'API listen on //./pipe/docker_engine'})
+        del events[:-200]
+    if base == 'kube-proxy.exe':
+        _load_balancers(node)

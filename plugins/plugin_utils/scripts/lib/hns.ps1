@@ -82,18 +82,39 @@ function ConvertTo-KubeWinEndpoint {
     }
 }
 
+function ConvertTo-KubeWinPolicyList {
+    # A policy list is an HNS load balancer (kube-proxy programs one per service VIP):
+    # its ELB policies carry the VIPs, its references the endpoints behind them.
+    param($PolicyList)
+    $vips = @(foreach ($policy in @($PolicyList.Policies)) {
+            if ($null -eq $policy) { continue }
+            $policy = ConvertFrom-KubeWinHnsPolicy -Policy $policy
+            foreach ($vip in @($policy.VIPs)) { if ($vip) { [string]$vip } }
+        })
+    $endpoints = @(foreach ($reference in @($PolicyList.References)) {
+            if ($reference) { ([string]$reference -replace '^/endpoints/', '').ToLowerInvariant() }
+        })
+    return [ordered]@{
+        id = ([string]$PolicyList.ID).ToLowerInvariant()
+        vips = $vips
+        endpoints = $endpoints
+    }
+}
+
 function Get-KubeWinHnsState {
     # The Host Network Service exists only once the Containers feature is installed
     # and the node rebooted; before that a fresh node simply has no HNS state.
     if (-not (Get-Service -Name hns -ErrorAction SilentlyContinue)) {
-        return [ordered]@{ available = $false; networks = @(); endpoints = @() }
+        return [ordered]@{ available = $false; networks = @(); endpoints = @(); policy_lists = @() }
     }
     $networks = @(Invoke-KubeWinHns -Method GET -Path '/networks/')
     $endpoints = @(Invoke-KubeWinHns -Method GET -Path '/endpoints/')
+    $policyLists = @(Invoke-KubeWinHns -Method GET -Path '/policylists/')
     return [ordered]@{
         available = $true
         networks = @(foreach ($n in $networks) { if ($null -ne $n) { ConvertTo-KubeWinNetwork -Network $n } })
         endpoints = @(foreach ($e in $endpoints) { if ($null -ne $e) { ConvertTo-KubeWinEndpoint -Endpoint $e } })
+        policy_lists = @(foreach ($p in $policyLists) { if ($null -ne $p) { ConvertTo-KubeWinPolicyList -PolicyList $p } })
     }
 }
 

@@ -76,6 +76,7 @@ def start(node, name, starting=()):
     program_model.start(node, name, service)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1
+    program_model.started(node, name, service)
     if name.lower() == 'kubelet':
         _tls_bootstrap(node, service)
     if flannel.is_flanneld(service):

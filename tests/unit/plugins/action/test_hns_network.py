@@ -167,6 +167,10 @@ def test_absent_removes_and_unbinds(sim, one_node):
     assert run.rc == 0 and run.changed('win1') == 1, run.output
     assert networks(sim) == []
     assert sim.node('win1').adapter('vEthernet (Ethernet)') is None
+    # The last vSwitch of the adapter goes: the removal drops the network and runs detached.
+    assert run.result('remove', 'win1')['result']['disruptive'] is True
+    assert run.calls['win1']['by_kind'].get('win_powershell:detached_start') == 1
+    assert sim.node('win1').adapter('Ethernet')['ipv4'][0]['address'] == '10.127.130.38', 'the address is back'
     assert sim.run(absent, inventory).changed('win1') == 0
 
 

@@ -27,7 +27,7 @@ def test_snapshot_in_one_call_per_invocation(sim):
     [adapter] = facts['adapters']
     assert adapter['name'] == 'Ethernet' and adapter['default_route'] is True
     assert adapter['ipv4'] == [{'address': '10.1.2.3', 'prefix_length': 24, 'origin': 'Manual'}]
-    assert facts['hns'] == {'available': False, 'networks': [], 'endpoints': []}
+    assert facts['hns'] == {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []}
     assert facts['services']['kubelet'] == {'name': 'kubelet', 'exists': False}
     assert facts['files']['C:\\k\\kubelet.exe'] == {
         'exists': True, 'type': 'file', 'size': 120, 'sha256': 'ab' * 32, 'acl': 'inherited'}

@@ -94,8 +94,12 @@ def test_duplicates_are_an_error_naming_ids():
 
 def test_absent():
     assert _hns.plan_network(args(state='absent'), {'networks': []}, ADAPTERS)[0] == []
-    ops = _hns.plan_network(args(state='absent'), {'networks': [network('External')]}, ADAPTERS)[0]
+    ops, _before, _after, disruptive = _hns.plan_network(args(state='absent'), {'networks': [network('External')]},
+                                                         ADAPTERS)
     assert ops == [{'op': 'remove', 'id': 'n1'}]
+    assert disruptive is True, 'the last external network of the adapter takes its vSwitch with it'
+    two = {'networks': [network('External'), network('cbr0', network_id='n2')]}
+    assert _hns.plan_network(args(state='absent'), two, ADAPTERS)[3] is False
 
 
 def endpoint(name='cbr0_ep', network_id='n2', ip='10.244.1.2', attached=True, endpoint_id='e1'):

@@ -1,0 +1,62 @@
+# kubewin-script: node_reset_apply
+# Takes a node back to before the collection set it up, in one call: stops and
+# deletes services, removes HNS policy lists and endpoints, removes files and
+# folders (recursively) and forgets them in the registry of managed files.
+# HNS networks are left to hns_network, whose removal of the last vSwitch drops
+# the node's network. Returns the node state the module verifies.
+[CmdletBinding(SupportsShouldProcess)]
+param(
+    [ValidatePattern('^[A-Za-z0-9_.-]+$')][string[]]$Services = @(),
+    [string[]]$PolicyListIds = @(),
+    [string[]]$EndpointIds = @(),
+    [string[]]$Paths = @(),
+    # Registry entries to forget: files removed with their folder, or already gone.
+    [string[]]$Forget = @(),
+    [int]$StopTimeoutSeconds = 60
+)
+$ErrorActionPreference = 'Stop'
+
+# kubewin-include: state
+
+function Invoke-Sc {
+    # sc.exe writes its errors to stdout and sets the exit code.
+    $output = & "$env:SystemRoot\System32\sc.exe" @args 2>&1
+    if ($LASTEXITCODE -ne 0) { throw "sc.exe $($args -join ' ') failed ($LASTEXITCODE): $output" }
+}
+
+# Services first: nothing may hold the files, endpoints or networks removed below.
+foreach ($name in $Services) {
+    $service = Get-Service -Name $name -ErrorAction SilentlyContinue
+    if (-not $service) { continue }
+    if ($service.Status -ne 'Stopped') {
+        # -Force stops the services that depend on it too (kube-proxy on the kubelet).
+        Stop-Service -Name $name -Force
+        $deadline = (Get-Date).AddSeconds($StopTimeoutSeconds)
+        while ((Get-Service -Name $name).Status -ne 'Stopped') {
+            if ((Get-Date) -gt $deadline) { throw "service $name did not stop within $StopTimeoutSeconds s" }
+            Start-Sleep -Milliseconds 500
+        }
+    }
+    Invoke-Sc delete $name
+    # The SCM removes the name only when no handle to the service is open.
+    $deadline = (Get-Date).AddSeconds($StopTimeoutSeconds)
+    while ((Get-Service -Name $name -ErrorAction SilentlyContinue) -and (Get-Date) -lt $deadline) {
+        Start-Sleep -Milliseconds 500
+    }
+}
+
+# Load balancers reference endpoints, so HNS deletes them first.
+foreach ($id in $PolicyListIds) {
+    $null = Invoke-KubeWinHns -Method DELETE -Path "/policylists/$id"
+}
+foreach ($id in $EndpointIds) {
+    $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
+}
+
+foreach ($path in $Paths) {
+    if (Test-Path -LiteralPath $path) { Remove-Item -LiteralPath $path -Recurse -Force }
+}
+if ($Forget.Count -gt 0) { Register-KubeWinFile -Forget $Forget }
+
+$state = Get-KubeWinNodeState -Sections @('services', 'hns', 'files') -Services $Services -Files $Paths
+$Ansible.Result = ConvertTo-Json -InputObject ([ordered]@{ state = $state }) -Depth 10 -Compress

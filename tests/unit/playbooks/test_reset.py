@@ -1,0 +1,161 @@
+"""playbooks/reset.yml against a simulated cluster and Windows nodes: converge with site.yml, reset (the Node is
+drained and deleted, nothing of the collection is left on the node), reset again (no change), converge again (the
+node rejoins with a new podCIDR and no stale lease, source VIP or host endpoint), converge again (no change)."""
+
+import json
+import os
+import sys
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim import cluster as sim_cluster  # noqa: E402
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
+SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
+# What reset removes, as the roles lay it out on the node (plan paths).
+STATE_PREFIXES = ('c:\\etc\\kubernetes\\', 'c:\\var\\lib\\kubelet\\', 'c:\\etc\\kube-flannel\\', 'c:\\run\\flannel\\',
+                  'c:\\var\\lib\\cni\\')
+STATE_FILES = ('c:\\etc\\cni\\net.d\\10-kubewin.conf', 'c:\\k\\sourcevip.json', 'c:\\k\\sourcevip.requestjson')
+
+
+def _fleet(sim, topology, **group):
+    return sim.inventory(
+        {'win1': {'ansible_host': '10.127.130.38', 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology=topology, kubewin_kubernetes_version='1.31.14', **group),
+        control_plane={'cp1': {}})
+
+
+def _node_object(sim, name='win1'):
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        return cluster.get('Node', None, name)
+
+
+def _pod_nodes(sim):
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        return [p['spec'].get('nodeName') for p in cluster.list('Pod', 'default')]
+
+
+def _leftovers(node):
+    """What the collection set up that is still on the node."""
+    data = node.data
+    files = [path for path in data['files'] if path.lower().startswith(STATE_PREFIXES) or path.lower() in STATE_FILES]
+    managed = [path for path in data['managed'] if path.lower().startswith(STATE_PREFIXES)]
+    return {
+        'services': sorted(name for name in SERVICES if name in data['services']),
+        'networks': sorted(n['name'] for n in data['hns']['networks']),
+        'endpoints': sorted(e['name'] for e in data['hns']['endpoints']),
+        'policy_lists': len(data['hns'].get('policy_lists') or []),
+        'files': sorted(files),
+        'managed': sorted(managed),
+        'firewall': sorted(name for name in data['firewall_rules'] if name.startswith('kubewin-')),
+        'host_local': sorted(data.get('host_local') or {}),
+        'vnics': sorted(a['name'] for a in data['adapters'] if a['name'].startswith('vEthernet')),
+    }
+
+
+def _unchanging(node):
+    """The node's state without its call counters."""
+    return json.dumps({k: v for k, v in node.data.items() if k not in ('calls', 'unreachable_attempts')}, sort_keys=True)
+
+
+NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, 'files': [], 'managed': [],
+           'firewall': [], 'host_local': [], 'vnics': []}
+
+
+def _converge(sim, inventory):
+    result = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert result.rc == 0, result.output
+    node = _node_object(sim)
+    assert node is not None and sim.cluster().node_ready(node), 'win1 is Ready'
+    return node
+
+
+def test_reset_overlay_then_rejoin(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = _fleet(sim, 'overlay')
+    first = _converge(sim, inventory)
+    old_cidr = first['spec']['podCIDR']
+    assert _leftovers(sim.node('win1'))['policy_lists'] > 0, 'kube-proxy programmed its load balancers'
+    # A workload on the node: the drain evicts it and its Deployment runs it elsewhere (nowhere here).
+    with sim.edit_cluster() as cluster:
+        cluster.create({'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},
+                        'spec': {'replicas': 1, 'selector': {'matchLabels': {'app': 'web'}},
+                                 'template': {'metadata': {'labels': {'app': 'web'}}, 'spec': {
+                                     'nodeSelector': {'kubernetes.io/os': 'windows'},
+                                     'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
+                                     'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/servercore:ltsc2022'}]}}}})
+    assert _pod_nodes(sim) == ['win1']
+
+    before = _unchanging(sim.node('win1'))
+    check = network_play.run(sim, 'playbooks/reset.yml', inventory, '--check', '--diff')
+    assert check.rc == 0, check.output
+    predicted = check.result('Remove the services, kube-proxy\'s load balancers, the endpoints and the node\'s files',
+                             'win1')['result']
+    assert predicted['changed'] and sorted(predicted['removed']['services']) == sorted(SERVICES)
+    networks = check.result('Remove the HNS networks', 'win1')['result']['results']
+    assert [(r['item'], r['changed']) for r in networks] == [('flannel.4096', True), ('External', True)]
+    assert _node_object(sim) is not None and _unchanging(sim.node('win1')) == before, 'check mode changed nothing'
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', inventory)
+    assert reset.rc == 0, reset.output
+    assert _node_object(sim) is None, 'the Node is deleted'
+    assert reset.api_calls['by_kind'].get('k8s_drain:drain') == 1
+    assert _pod_nodes(sim) == [None], 'the pod was evicted and has no node to go to'
+    assert _leftovers(sim.node('win1')) == NOTHING
+    adapter = sim.node('win1').data['adapters'][0]
+    assert adapter['name'] == 'Ethernet' and adapter['ipv4'][0]['address'] == '10.127.130.38', 'the address is back'
+    reset_calls = reset.calls['win1']['total']
+
+    again = network_play.run(sim, 'playbooks/reset.yml', inventory)
+    assert again.rc == 0 and again.changed('win1') == 0, again.output
+    assert again.calls['win1']['total'] == 1, 'a reset node costs one remote call'
+
+    rejoined = _converge(sim, inventory)
+    new_cidr = rejoined['spec']['podCIDR']
+    assert new_cidr != old_cidr, 'node IPAM gave the rejoined node another podCIDR'
+    assert network_play.network(sim, 'win1', 'flannel.4096')['subnets'][0]['address_prefix'] == new_cidr
+    subnet_env = network_play.text(sim, 'win1', 'C:\\run\\flannel\\subnet.env')
+    assert 'FLANNEL_SUBNET=%s/24' % new_cidr.replace('.0/24', '.1') in subnet_env, 'no stale lease'
+    vip = json.loads(network_play.text(sim, 'win1', 'C:\\k\\SourceVip.json'))['ips'][0]['address'].split('/')[0]
+    assert vip == new_cidr.replace('.0/24', '.2'), 'no stale source VIP'
+    assert '--source-vip=%s' % vip in sim.node('win1').data['services']['kube-proxy']['command_line']
+    assert _pod_nodes(sim) == ['win1']
+
+    steady = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert steady.rc == 0 and steady.changed('win1') == 0, steady.output
+    print('remote calls on win1: reset %d, second reset %d' % (reset_calls, again.calls['win1']['total']))
+
+
+def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
+    """l2bridge with flannel host-gw: the host endpoint cbr0_ep goes with its network, and with
+    reset_container_runtime the runtime goes too; site.yml installs it again and the node rejoins."""
+    sim = Simulation(tmp_path)
+    with sim.edit_cluster(profile={'flannel_backend': {'Type': 'host-gw'}}):
+        pass
+    inventory = _fleet(sim, 'l2bridge')
+    old_cidr = _converge(sim, inventory)['spec']['podCIDR']
+    assert network_play.network(sim, 'win1', 'cbr0')
+    assert [e['name'] for e in sim.node('win1').data['hns']['endpoints']] == ['cbr0_ep']
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', inventory, '-e', 'reset_container_runtime=true')
+    assert reset.rc == 0, reset.output
+    assert _node_object(sim) is None
+    node = sim.node('win1')
+    assert _leftovers(node) == NOTHING
+    assert 'containerd' not in node.data['services']
+    assert not [p for p in node.data['files'] if p.lower().startswith('c:\\program files\\containerd\\')]
+    assert not [d for d in node.data['artifacts'] if d.lower().startswith('c:\\program files\\containerd')], \
+        'the artifact record goes with the runtime'
+
+    rejoined = _converge(sim, inventory)
+    assert rejoined['spec']['podCIDR'] != old_cidr
+    assert sim.node('win1').data['services']['containerd']['state'] == 'running'
+    endpoint = [e for e in sim.node('win1').data['hns']['endpoints'] if e['name'] == 'cbr0_ep']
+    assert len(endpoint) == 1 and endpoint[0]['ip_address'] == rejoined['spec']['podCIDR'].replace('.0/24', '.2'), \
+        'one host endpoint, in the new subnet'
