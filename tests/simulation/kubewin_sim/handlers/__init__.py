@@ -7,5 +7,6 @@ from kubewin_sim.handlers import core  # noqa: F401
 from kubewin_sim.handlers import files  # noqa: F401
 from kubewin_sim.handlers import firewall  # noqa: F401
 from kubewin_sim.handlers import join  # noqa: F401
+from kubewin_sim.handlers import ovs  # noqa: F401
 from kubewin_sim.handlers import routes  # noqa: F401
 from kubewin_sim.handlers import services  # noqa: F401
