@@ -13,7 +13,7 @@ description:
   - Installs the Open vSwitch MSI unattended (C(msiexec /i <msi> ADDLOCAL="<features>" /qn)) unless a Windows
     Installer product named Open vSwitch is installed with all of O(features) (and, when given, at O(version)).
   - Makes the OVS bridge O(bridge) on the vSwitch of the Transparent HNS network O(network) - the host vNIC
-    (V(vEthernet \(<adapter>\)), or O(internal_port)) as an internal port and the network's physical adapter as a
+    (V(vEthernet (<adapter>\)), or O(internal_port)) as an internal port and the network's physical adapter as a
     port, with the C(Cloudbase Open vSwitch Extension) enabled on that vSwitch. When the bridge is missing, lacks
     either port, a port reports an error, or the extension is disabled (as on a vSwitch created anew), it stops
     C(ovs-vswitchd), disables the extension, recreates the bridge, adds both ports, enables the extension and
@@ -56,7 +56,7 @@ options:
     default: br-ex
   internal_port:
     description: Name of the internal port, which must be the name of the vSwitch's host vNIC; default
-      V(vEthernet \(<adapter>\)).
+      V(vEthernet (<adapter>\)).
     type: str
   external_ids:
     description: Keys and values to set in the C(external_ids) of the C(Open_vSwitch) table.
