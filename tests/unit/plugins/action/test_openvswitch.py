@@ -54,8 +54,8 @@ def test_check_converge_then_nothing(sim):
     services = sim.node('win1').data['services']
     assert {name: services[name]['state'] for name in ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')} == {
         'ovsdb-server': 'running', 'ovs-vswitchd': 'running', 'ovn-controller': 'running'}
-    assert result['openvswitch']['bridge']['ports'] == {'Ethernet': {'type': 'system', 'error': None},
-                                                       'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
+    assert result['openvswitch']['bridge']['ports'] == {
+        'Ethernet': {'type': 'system', 'error': None}, 'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
 
     again = sim.run(book, inventory)
     assert again.rc == 0 and again.changed('win1') == 0, again.output
