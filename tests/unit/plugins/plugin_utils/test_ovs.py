@@ -42,12 +42,12 @@ def test_a_converged_node_needs_nothing_and_foreign_ports_and_ids_stay():
 
 def test_a_fresh_node_gets_everything():
     state = {'adapters': ADAPTERS, 'hns': {'networks': []}, 'services': {}, 'ovs': {'products': [], 'switches': []}}
-    operations, before, after, notes, _ = _ovs.plan(args(), state)
+    operations, before, after, notes, context = _ovs.plan(args(), state)
     assert [op['op'] for op in operations] == ['install', 'rebuild_bridge', 'set_external_ids', 'start_services']
     assert operations[2]['values'] == IDS and operations[3]['names'] == list(_ovs.ALL_SERVICES)
     assert before['product'] == {'installed': False} and after['services'] == {n: 'running' for n in _ovs.ALL_SERVICES}
     assert "HNS network 'external' does not exist (yet)" in notes[0]
-
+    assert context == {'adapter': 'Ethernet', 'internal_port': 'vEthernet (Ethernet)', 'network_exists': False}
 
 @pytest.mark.parametrize('change, expected', [
     ({'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': False}}]}, ['rebuild_bridge']),
