@@ -42,6 +42,8 @@ ROLE_FAULTS = {
     'join': {'script': 'kubeadm_join'},
     'network_overlay': {'script': 'hns_network_apply'},
     'network_l2bridge': {'script': 'hns_network_apply'},
+    # The Open vSwitch worker installs, builds the bridge and sets the ids; then its start call times out.
+    'network_ovn': {'script': 'detached_start', 'contains': 'openvswitch_worker'},
     'flannel': {'script': 'node_service_apply', 'contains': '"Name": "flanneld"'},
     'kube_proxy': {'script': 'node_service_apply', 'contains': '"Name": "kube-proxy"'},
 }
@@ -50,6 +52,7 @@ TOPOLOGY_ROLES = {
                 'network_overlay', 'flannel', 'kube_proxy'],
     'l2bridge': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
                  'network_l2bridge', 'flannel', 'kube_proxy'],
+    'ovn': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join', 'network_ovn'],
 }
 # What the test command runs (make e2e-faults runs every scenario of every fault inventory).
 KUBELET_URL = 'https://dl.k8s.io/release/v{version}/bin/windows/amd64/kubelet.exe'
