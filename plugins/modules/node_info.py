@@ -24,8 +24,9 @@ options:
     description: Sections to read.
     type: list
     elements: str
-    choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall]
-    default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall]
+    choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs]
+    default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
+              ovs]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -146,6 +147,12 @@ node:
     firewall:
       description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
         C(protocol) and C(local_port).
+      type: dict
+    ovs:
+      description: Open vSwitch - C(products) (the installed Open vSwitch MSI with its C(version) and the state of
+        each of its C(features)), C(vsctl) (path of ovs-vsctl), C(database) (C(bridges) with their C(ports), and the
+        C(external_ids) of the Open_vSwitch table; null while ovsdb-server is not running) and C(switches) (each
+        vSwitch with its C(adapter) and the state of the OVS C(extension)).
       type: dict
     collected_at:
       description: Controller time at which each section was read.

@@ -43,6 +43,8 @@ ROLE_FAULTS = {
     # Creating the first vSwitch runs detached: the call that starts the worker fails.
     'network_overlay': {'script': 'detached_start', 'contains': 'kubewin-script: hns_network_worker'},
     'network_l2bridge': {'script': 'detached_start', 'contains': 'kubewin-script: hns_network_worker'},
+    # The Open vSwitch worker installs, builds the bridge and sets the ids; then its start call times out.
+    'network_ovn': {'script': 'detached_start', 'contains': 'kubewin-script: openvswitch_worker'},
     'flannel': {'script': 'node_service_apply', 'contains': '"Name": "flanneld"'},
     'kube_proxy': {'script': 'node_service_apply', 'contains': '"Name": "kube-proxy"'},
 }
@@ -51,6 +53,7 @@ TOPOLOGY_ROLES = {
                 'network_overlay', 'flannel', 'kube_proxy'],
     'l2bridge': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
                  'network_l2bridge', 'flannel', 'kube_proxy'],
+    'ovn': ['prerequisites', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join', 'network_ovn'],
 }
 # What the test command runs (make e2e-faults runs every scenario of every fault inventory).
 KUBELET_URL = 'https://dl.k8s.io/release/v{version}/bin/windows/amd64/kubelet.exe'

@@ -221,6 +221,8 @@ class SimNode:
             physical.update(ipv4=vnic['ipv4'], gateway=vnic['gateway'], dns_servers=vnic['dns_servers'],
                             dhcp=vnic['dhcp'])
             self.data['adapters'].remove(vnic)
+        # The switch extensions' state (lib/ovs) goes with the vSwitch.
+        self.data.get('ovs', {}).get('extensions', {}).pop(adapter_name, None)
         self.drop_network(self.profile['network_drop_seconds'])
         self.record('vSwitch removed from %s' % adapter_name)
 

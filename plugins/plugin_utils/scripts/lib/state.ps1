@@ -3,6 +3,7 @@
 # kubewin-include: netconfig
 # kubewin-include: services
 # kubewin-include: files
+# kubewin-include: ovs
 
 function Test-KubeWinRebootPending {
     $keys = @(
@@ -144,6 +145,11 @@ function Get-KubeWinNodeState {
         foreach ($name in @($FirewallRules) + @($managed | Sort-Object)) {
             if (-not $state.firewall.Contains($name)) { $state.firewall[$name] = Get-KubeWinFirewallRule -Name $name }
         }
+    }
+
+    if ('ovs' -in $Sections) {
+        # Open vSwitch: the MSI product, the switch extension on each vSwitch, bridges and external ids.
+        $state.ovs = Get-KubeWinOvsState
     }
 
     return $state

@@ -8,5 +8,6 @@ from kubewin_sim.handlers import files  # noqa: F401
 from kubewin_sim.handlers import firewall  # noqa: F401
 from kubewin_sim.handlers import join  # noqa: F401
 from kubewin_sim.handlers import lifecycle  # noqa: F401
+from kubewin_sim.handlers import ovs  # noqa: F401
 from kubewin_sim.handlers import routes  # noqa: F401
 from kubewin_sim.handlers import services  # noqa: F401

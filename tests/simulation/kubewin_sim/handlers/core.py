@@ -3,6 +3,7 @@
 import datetime
 import json
 
+from kubewin_sim import ovs
 from kubewin_sim import params as param_binding
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import WORKERS, marker_of, script
@@ -66,6 +67,8 @@ def node_state(node, sections, features=(), services=(), files=(), contents=(), 
         # The rules asked for and every rule whose name starts with kubewin- (lib/state.ps1).
         managed = sorted(name for name in node.data['firewall_rules'] if name.startswith('kubewin-'))
         state['firewall'] = {name: firewall_view(node, name) for name in list(firewall) + managed}
+    if 'ovs' in sections:
+        state['ovs'] = ovs.view(node)
     return state
 
 

@@ -34,8 +34,10 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'protected'}
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
-        'firewall'}
+        'firewall', 'ovs'}
     assert facts['routes'] == []
+    # No Open vSwitch on a fresh node (and no Hyper-V tools to list vSwitches with).
+    assert facts['ovs'] == {'products': [], 'vsctl': None, 'database': None, 'database_error': None, 'switches': []}
     partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']
     assert set(partial['collected_at']) == {'os'} and 'adapters' not in partial
     assert run.calls['win1']['total'] == 2
