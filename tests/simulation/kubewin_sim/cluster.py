@@ -847,6 +847,8 @@ class Cluster:
             for key, pod in owned.items():
                 self._run_pod(key, copy.deepcopy(pod), nodes)
             self._deployment_status(deployment, [pods[k] for k in owned], rejected)
+        # The garbage collector removes pods whose owner is gone; DaemonSets own pods too.
+        live_owners.update(d['metadata']['uid'] for d in self._store('DaemonSet').values())
         for key in [k for k, p in pods.items() if _owner_uid(p) and _owner_uid(p) not in live_owners]:
             del pods[key]
 
