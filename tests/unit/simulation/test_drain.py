@@ -81,7 +81,8 @@ def test_drain_cordons_evicts_and_the_pods_move_off_the_node(fleet):
     assert {'key': 'node.kubernetes.io/unschedulable', 'effect': 'NoSchedule'} in node['spec']['taints']
     # Draining again evicts nothing and changes nothing.
     assert drain(fleet, name='win1') == ({'changed': False, 'result': 'node win1 already marked unschedulable.'}, None)
-    answer, _ = drain(fleet, name='win1', state='uncordon')
+    answer, failure = drain(fleet, name='win1', state='uncordon')
+    assert failure is None
     assert answer == {'changed': True, 'result': 'node win1 marked schedulable.'}
     with open_cluster(fleet) as cluster:
         node = cluster.get('Node', None, 'win1')
