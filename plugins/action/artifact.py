@@ -35,6 +35,7 @@ class ActionModule(NodeAction):
         'timeout': {'type': 'int', 'default': 300},
         'source': {'type': 'str', 'choices': ['node', 'controller'], 'default': 'node'},
         'cache_dir': {'type': 'path', 'default': '~/.cache/kubewin/artifacts'},
+        'version': {'type': 'str'},
     }
     ARGSPEC_OPTIONS = {'mutually_exclusive': [('checksum', 'skip_checksum')]}
     SECTIONS = ('files', 'artifacts')
@@ -103,17 +104,24 @@ class ActionModule(NodeAction):
         files = state['files']
         record = (state.get('artifacts') or {}).get(self._record_key(args))
         before = {'url': record['url'], 'checksum': record['checksum']} if record else {}
+        if record and record.get('version'):
+            before['version'] = record['version']
         before['files'] = {path: files[path].get('sha256') for path in targets if files[path]['exists']}
         after = {'url': args['url'], 'checksum': self._spec(args), 'files': targets}
+        if args['version']:
+            after['version'] = args['version']
         if not args['force']:
             recorded = (record or {}).get('files') or {}
-            if (record and record['checksum'] == self._spec(args) and self._spec(args) != 'none'
+            # A record that names another version than the one wanted (or none, when a version is
+            # wanted) is installed again, so that the record says which version the node runs.
+            same_version = not args['version'] or (record or {}).get('version') == args['version']
+            if (record and record['checksum'] == self._spec(args) and self._spec(args) != 'none' and same_version
                     and sorted(recorded) == sorted(targets)
                     and all(files[path]['exists'] and files[path].get('sha256') == recorded[path] for path in targets)):
                 return Plan(before=before, after=before)
             # A file that already has the pinned hash needs no download, recorded or not.
             current = files[targets[0]]
-            if (not args['extract'] and self._algorithm == 'sha256' and self._pinned
+            if (not args['extract'] and self._algorithm == 'sha256' and self._pinned and same_version
                     and current['exists'] and current.get('sha256') == self._pinned):
                 return Plan(before=before, after=before)
         return Plan([{'op': 'fetch'}], before=before, after=after)
@@ -124,6 +132,8 @@ class ActionModule(NodeAction):
             'ChecksumSpec': self._spec(args), 'Format': self._format(args),
             'Retries': args['retries'], 'TimeoutSeconds': args['timeout'], 'ArtifactKey': self._record_key(args),
         }
+        if args['version']:
+            parameters['Version'] = args['version']
         if args['extract']:
             parameters['Members'] = args['extract']['members']
             parameters['Names'] = self._names(args)
@@ -166,10 +176,11 @@ class ActionModule(NodeAction):
     def check_applied(self, args, plan, state):
         record = (state.get('artifacts') or {}).get(self._record_key(args)) or {}
         missing = [path for path in self._targets(args) if not state['files'][path]['exists']]
-        if record.get('checksum') != self._spec(args) or missing:
+        wrong_version = args['version'] and record.get('version') != args['version']
+        if record.get('checksum') != self._spec(args) or wrong_version or missing:
             raise NodeActionError('%s is not installed as verified after the download (missing: %s)'
                                   % (args['dest'], ', '.join(missing) or 'none'))
 
     def report(self, args, state, plan):
-        return {'dest': args['dest'], 'checksum': self._spec(args),
+        return {'dest': args['dest'], 'checksum': self._spec(args), 'version': args['version'],
                 'files': {path: state['files'][path].get('sha256') for path in self._targets(args)}}

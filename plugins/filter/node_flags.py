@@ -15,7 +15,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
     split_windows_command_line,
     windows_command_line,
 )
-from ansible_collections.kubewin.node.plugins.plugin_utils._versions import version_policy
+from ansible_collections.kubewin.node.plugins.plugin_utils._versions import kubelet_skew, version_policy
 
 
 class FilterModule:
@@ -24,6 +24,7 @@ class FilterModule:
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
         return {
             "version_policy": version_policy,
+            "kubelet_skew": kubelet_skew,
             "kubelet_args": kubelet_args,
             "kube_proxy_args": kube_proxy_args,
             "flanneld_args": flanneld_args,

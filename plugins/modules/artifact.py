@@ -96,6 +96,13 @@ options:
     description: Controller directory for O(source=controller).
     type: path
     default: ~/.cache/kubewin/artifacts
+  version:
+    description:
+      - The release this artifact is, such as C(1.32.13). The node keeps it in the artifact's record,
+        which M(kubewin.node.node_info) reports, so a later run can tell which release is installed
+        without reading the file (the node play of C(playbooks/site.yml) decides on an upgrade from it).
+      - An installed artifact whose record names another release, or none, is installed again.
+    type: str
 extends_documentation_fragment:
   - kubewin.node.node_action
 seealso:
@@ -110,6 +117,7 @@ EXAMPLES = r'''
     url: https://dl.k8s.io/release/v1.31.4/bin/windows/amd64/kubelet.exe
     checksum: sha256:https://dl.k8s.io/release/v1.31.4/bin/windows/amd64/kubelet.exe.sha256
     dest: C:\k\kubelet.exe
+    version: 1.31.4
 
 - name: Install containerd's binaries from the release archive
   kubewin.node.artifact:
@@ -123,6 +131,10 @@ EXAMPLES = r'''
 RETURN = r'''
 dest:
   description: The destination.
+  returned: success
+  type: str
+version:
+  description: The release recorded for the artifact (O(version)); null when none was given.
   returned: success
   type: str
 checksum:

@@ -137,6 +137,51 @@ def _skew_problems(kubelet: Version, control_plane: Version | None) -> list[str]
     return []
 
 
+def kubelet_skew(kubelet: t.Any, control_plane: t.Any) -> dict[str, t.Any]:
+    """The skew rule alone, for a control plane whose version was read from the cluster.
+
+    version_policy checks it too, with every other rule; this is for the moment the running
+    API server's version is known and the nodes' kubeadm is not what is being decided.
+    """
+    wanted = parse_version(kubelet, "kubernetes_version")
+    server = parse_version(control_plane, "control_plane_version")
+    problems = _skew_problems(wanted, server)
+    if problems:
+        raise VersionPolicyError(problems)
+    return {
+        "kubernetes_version": str(wanted),
+        "control_plane_version": str(server),
+        "max_minor_skew": max_kubelet_skew(wanted),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Upgrades of a node's kubelet (kubernetes/website: version-skew-policy.md, "kubelet"; kubeadm
+# upgrade docs: "Skipping MINOR versions when upgrading is unsupported")
+# ---------------------------------------------------------------------------------------------
+
+
+def _upgrade_problems(kubelet: Version, installed: Version | None) -> list[str]:
+    if installed is None or installed.minor_key == kubelet.minor_key:
+        return []
+    if installed.major != kubelet.major:
+        return [f"the node runs kubelet {installed}; an upgrade to {kubelet} changes the major version, "
+                f"which is not supported"]
+    if kubelet.minor < installed.minor:
+        return [
+            f"the node runs kubelet {installed}; going back to {kubelet} is a minor-version downgrade, "
+            f"which Kubernetes does not support; use kubernetes_version {installed.minor_text}.x or newer"
+        ]
+    if kubelet.minor > installed.minor + 1:
+        step = f"{installed.major}.{installed.minor + 1}"
+        return [
+            f"the node runs kubelet {installed}; upgrading to {kubelet} skips minor versions, which is "
+            f"not supported: upgrade one minor at a time (kubernetes_version {step}.x first, run the "
+            f"playbook, then the next)"
+        ]
+    return []
+
+
 def _kubeadm_problems(kubeadm: Version, control_plane: Version | None) -> list[str]:
     # kubernetes/website create-cluster-kubeadm.md: the kubeadm that joins must match the
     # version the cluster was created or last upgraded with; kubeadm also writes the kubelet
@@ -509,6 +554,7 @@ POLICY_KEYS = (
     "acknowledged_cves",
     "cri_dockerd_version",
     "pause_image",
+    "installed_version",
 )
 
 
@@ -533,6 +579,10 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
     )
     kubeadm = kubelet if data.get("kubeadm_version") is None else parse_version(data["kubeadm_version"], "kubeadm_version")
     build = None if data.get("windows_build") is None else parse_windows_build(data["windows_build"])
+    installed = (
+        None if data.get("installed_version") is None
+        else parse_version(data["installed_version"], "installed_version")
+    )
     runtime = "containerd" if data.get("container_runtime") is None else data["container_runtime"]
     if runtime not in CONTAINER_RUNTIMES:
         raise VersionPolicyError(f"container_runtime must be one of {', '.join(CONTAINER_RUNTIMES)}; got {runtime!r}")
@@ -546,6 +596,7 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
             f"kubernetes_version {kubelet} is outside the range this collection supports ({supported_range_text()})"
         )
     problems += _skew_problems(kubelet, control_plane)
+    problems += _upgrade_problems(kubelet, installed)
     problems += _kubeadm_problems(kubeadm, control_plane)
     problems += _windows_problems(kubelet, build)
     advisory_problems, advisory_warnings = _advisory_problems(kubelet, acknowledged)
@@ -585,5 +636,7 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
         "needs_cri_dockerd": needs_cri_dockerd,
         "pause_image": pause_image(kubelet, build, data.get("pause_image")),
         "acknowledged_cves": acknowledged,
+        "installed_version": None if installed is None else str(installed),
+        "upgrade": installed is not None and installed != kubelet,
         "warnings": warnings,
     }

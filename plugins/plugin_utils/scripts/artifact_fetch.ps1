@@ -20,6 +20,8 @@ param(
     # Where the node records this artifact: the first file it installs, so archives sharing a
     # destination directory (CNI plugins from several releases) keep one record each.
     [Parameter(Mandatory)][string]$ArtifactKey,
+    # The release the artifact is, kept in its record (node_info reports it; upgrades read it).
+    [string]$Version,
     [int]$Retries = 4,
     [int]$TimeoutSeconds = 300,
     [string]$Proxy,
@@ -177,7 +179,9 @@ finally {
     }
 }
 
-Register-KubeWinFile -Path $placed -ArtifactDest $ArtifactKey -Artifact ([ordered]@{ url = $Url; checksum = $ChecksumSpec })
+$record = [ordered]@{ url = $Url; checksum = $ChecksumSpec }
+if ($Version) { $record.version = $Version }
+Register-KubeWinFile -Path $placed -ArtifactDest $ArtifactKey -Artifact $record
 $registry = Get-KubeWinRegistry
 $files = [ordered]@{}
 foreach ($path in $placed) { $files[$path] = Get-KubeWinFileState -Path $path -Registry $registry }

@@ -51,6 +51,8 @@ KUBELET_KUBECONFIG = 'C:\\etc\\kubernetes\\kubelet.conf'
 # Windows services whose state the simulated cluster reads from a node.
 KUBELET_SERVICE = 'kubelet'
 KUBE_PROXY_SERVICE = 'kube-proxy'
+# The taint the node lifecycle controller puts on a cordoned Node.
+UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable'
 
 # Process-isolated Windows containers run only on the build their image was made for.
 WINDOWS_IMAGE_TAG_BUILDS = {'ltsc2019': 17763, '1809': 17763, 'ltsc2022': 20348, 'ltsc2025': 26100}
@@ -600,6 +602,7 @@ class Cluster:
         self._service_account_tokens()
         self._sign_cluster_info()
         self._sync_windows_nodes()
+        self._node_lifecycle()
         self._reconcile_deployments()
         self._reconcile_daemonsets()
         self._reconcile_endpoints()
@@ -708,6 +711,24 @@ class Cluster:
         node = self.windows_nodes().get(name)
         self.data.setdefault('deleted_nodes', {})[name] = self.kubelet_starts(node) if node else 0
 
+    def _node_lifecycle(self):
+        """The node lifecycle controller's taint for a cordoned Node (spec.unschedulable, which
+        kubectl cordon and drain set), so that the scheduler keeps new pods off it."""
+        for key, node in list(self._store('Node').items()):
+            spec = node.get('spec') or {}
+            cordoned = bool(spec.get('unschedulable'))
+            taints = [t for t in spec.get('taints') or [] if t.get('key') != UNSCHEDULABLE_TAINT]
+            if cordoned:
+                taints.append({'key': UNSCHEDULABLE_TAINT, 'effect': 'NoSchedule'})
+            updated = copy.deepcopy(node)
+            # The API server does not keep a false unschedulable (omitempty).
+            updated['spec'] = {k: v for k, v in spec.items() if k not in ('taints', 'unschedulable')}
+            if cordoned:
+                updated['spec']['unschedulable'] = True
+            if taints:
+                updated['spec']['taints'] = taints
+            self._write_status('Node', key, updated)
+
     def _pod_cidr(self, name):
         """kube-controller-manager's node IPAM: a /24 of podSubnet per node (flannel leases it)."""
         cidrs = self.data['node_cidrs']
@@ -753,14 +774,14 @@ class Cluster:
         with_address = [a for a in node.data['adapters'] if a['ipv4']]
         routed = [a for a in with_address if a.get('gateway')] or with_address
         address = routed[-1]['ipv4'][0]['address'] if routed else None
-        # spec.unschedulable belongs to whoever cordoned the node, not to the kubelet; the node
-        # lifecycle controller mirrors it as a taint.
-        existing = self._store('Node').get(name) or {}
-        unschedulable = bool((existing.get('spec') or {}).get('unschedulable'))
-        if unschedulable:
-            taints = taints + [{'key': 'node.kubernetes.io/unschedulable', 'effect': 'NoSchedule'}]
+        # spec.unschedulable belongs to whoever cordoned the Node, not to the kubelet; the node
+        # lifecycle controller taints a cordoned Node (_node_lifecycle).
+        existing = self._store('Node').get(name)
+        cordoned = existing is not None and bool((existing.get('spec') or {}).get('unschedulable'))
+        if cordoned:
+            taints.append({'key': UNSCHEDULABLE_TAINT, 'effect': 'NoSchedule'})
         spec = {'taints': taints} if taints else {}
-        if unschedulable:
+        if cordoned:
             spec['unschedulable'] = True
         cidr = self._pod_cidr(name)
         if cidr:
@@ -849,6 +870,8 @@ class Cluster:
             for key, pod in owned.items():
                 self._run_pod(key, copy.deepcopy(pod), nodes)
             self._deployment_status(deployment, [pods[k] for k in owned], rejected)
+        # The garbage collector removes pods whose owner is gone; DaemonSets own pods too.
+        live_owners.update(d['metadata']['uid'] for d in self._store('DaemonSet').values())
         for key in [k for k, p in pods.items() if _owner_uid(p) and _owner_uid(p) not in live_owners]:
             del pods[key]
 

@@ -92,6 +92,21 @@ K8S_INFO_SPEC.update({
 
 K8S_CLUSTER_INFO_SPEC = dict(AUTH_SPEC, invalidate_cache={'type': 'bool', 'default': True})
 
+K8S_DRAIN_SPEC = dict(AUTH_SPEC)
+K8S_DRAIN_SPEC.update({
+    'state': {'default': 'drain', 'choices': ['cordon', 'drain', 'uncordon']},
+    'name': {'required': True},
+    'delete_options': {'type': 'dict', 'default': {}, 'options': {
+        'terminate_grace_period': {'type': 'int'},
+        'force': {'type': 'bool', 'default': False},
+        'ignore_daemonsets': {'type': 'bool', 'default': False},
+        'delete_emptydir_data': {'type': 'bool', 'default': False},
+        'disable_eviction': {'type': 'bool', 'default': False},
+        'wait_timeout': {'type': 'int'},
+        'wait_sleep': {'type': 'int', 'default': 5}}},
+    'pod_selectors': {'type': 'list', 'elements': 'str', 'aliases': ['label_selectors']},
+})
+
 # Options of kubernetes.core.k8s the simulation does not implement: a task setting them fails.
 K8S_UNSUPPORTED = {'src': None, 'force': False, 'validate': None, 'append_hash': False, 'apply': False,
                    'template': None, 'continue_on_error': False, 'label_selectors': None, 'generate_name': None,
@@ -339,116 +354,115 @@ def run_k8s_cluster_info(module):
         'compiler': 'gc', 'platform': 'linux/amd64'}}})
 
 
-# -- kubernetes.core.k8s_drain ----------------------------------------------------------------------------
+# -- kubernetes.core.k8s_drain ---------------------------------------------------------------------------
 
-K8S_DRAIN_SPEC = dict(AUTH_SPEC)
-K8S_DRAIN_SPEC.update({
-    'state': {'default': 'drain', 'choices': ['cordon', 'drain', 'uncordon']},
-    'name': {'required': True},
-    'delete_options': {'type': 'dict', 'default': {}, 'options': {
-        'terminate_grace_period': {'type': 'int'},
-        'force': {'type': 'bool', 'default': False},
-        'ignore_daemonsets': {'type': 'bool', 'default': False},
-        'delete_emptydir_data': {'type': 'bool', 'default': False},
-        'disable_eviction': {'type': 'bool', 'default': False},
-        'wait_timeout': {'type': 'int'},
-        'wait_sleep': {'type': 'int', 'default': 5}}},
-    'pod_selectors': {'type': 'list', 'elements': 'str', 'aliases': ['label_selectors']},
-})
+MIRROR_ANNOTATION = 'kubernetes.io/config.mirror'
 
 
-def _drain_filter(pods, options):
-    """kubernetes.core.k8s_drain's pod filter: (to delete, warnings, errors)."""
+def drain_plan(pods, options):
+    """The real module's filter_pods: (pods to evict, warnings, errors), each pod as (namespace, name)."""
     daemon_set, unmanaged, mirror, local_storage, to_delete = [], [], [], [], []
     for pod in pods:
-        key = '%s/%s' % (pod['metadata']['namespace'], pod['metadata']['name'])
-        if 'kubernetes.io/config.mirror' in (pod['metadata'].get('annotations') or {}):
+        metadata = pod['metadata']
+        key = (metadata['namespace'], metadata['name'])
+        if MIRROR_ANNOTATION in (metadata.get('annotations') or {}):
             mirror.append(key)
-        elif (pod.get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
+            continue
+        if (pod.get('status') or {}).get('phase') in ('Succeeded', 'Failed'):
             to_delete.append(key)
-        elif any('emptyDir' in volume for volume in (pod.get('spec') or {}).get('volumes') or []):
+            continue
+        if any('emptyDir' in volume for volume in (pod.get('spec') or {}).get('volumes') or []):
             local_storage.append(key)
-        elif not pod['metadata'].get('ownerReferences'):
+            continue
+        owners = metadata.get('ownerReferences') or []
+        if not owners:
             unmanaged.append(key)
-        elif any(owner.get('kind') == 'DaemonSet' for owner in pod['metadata']['ownerReferences']):
-            daemon_set.append(key)
-        else:
-            to_delete.append(key)
+        for owner in owners:
+            (daemon_set if owner.get('kind') == 'DaemonSet' else to_delete).append(key)
+
+    def names(keys):
+        return ','.join('%s/%s' % key for key in keys)
+
     warnings, errors = [], []
     if unmanaged:
-        if options['force']:
-            warnings.append('Deleting Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or '
-                            'StatefulSet: %s.' % ','.join(unmanaged))
-            to_delete += unmanaged
-        else:
+        if not options['force']:
             errors.append('cannot delete Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or '
-                          'StatefulSet (use option force set to yes): %s.' % ','.join(unmanaged))
+                          'StatefulSet (use option force set to yes): %s.' % names(unmanaged))
+        else:
+            warnings.append('Deleting Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or '
+                            'StatefulSet: %s.' % names(unmanaged))
+            to_delete += unmanaged
     if mirror:
-        warnings.append('cannot delete mirror Pods using API server: %s.' % ','.join(mirror))
+        warnings.append('cannot delete mirror Pods using API server: %s.' % names(mirror))
     if local_storage:
-        if options['delete_emptydir_data']:
-            warnings.append('Deleting Pods with local storage: %s.' % ','.join(local_storage))
+        if not options['delete_emptydir_data']:
+            errors.append('cannot delete Pods with local storage: %s.' % names(local_storage))
+        else:
+            warnings.append('Deleting Pods with local storage: %s.' % names(local_storage))
             to_delete += local_storage
-        else:
-            errors.append('cannot delete Pods with local storage: %s.' % ','.join(local_storage))
     if daemon_set:
-        if options['ignore_daemonsets']:
-            warnings.append('Ignoring DaemonSet-managed Pods: %s.' % ','.join(daemon_set))
-        else:
+        if not options['ignore_daemonsets']:
             errors.append('cannot delete DaemonSet-managed Pods (use option ignore_daemonset set to yes): %s.'
-                          % ','.join(daemon_set))
+                          % names(daemon_set))
+        else:
+            warnings.append('Ignoring DaemonSet-managed Pods: %s.' % names(daemon_set))
     return to_delete, warnings, errors
 
 
-def run_k8s_drain(module):
-    """Cordon, uncordon or drain (cordon, then evict the node's pods) as kubernetes.core.k8s_drain does.
+def _set_unschedulable(cluster, name, value):
+    cluster.patch('Node', None, name, {'spec': {'unschedulable': value}})
 
-    Eviction deletes the pod (the simulated API server has no PodDisruptionBudgets); the
-    controllers then run again, so a Deployment's pod comes back on another node.
-    """
-    params = module.params
-    name = params['name']
-    options = params['delete_options']
-    with open_cluster(state_dir()) as cluster:
-        cluster.count_call('k8s_drain:%s' % params['state'])
-        node = cluster.get('Node', None, name)
-        if node is None:
-            module.fail_json(msg='Node %s not found.' % name)
-        unschedulable = bool((node.get('spec') or {}).get('unschedulable'))
-        if params['state'] in ('cordon', 'uncordon'):
-            wanted = params['state'] == 'cordon'
-            if unschedulable == wanted:
-                module.exit_json(changed=False, result='node %s already marked %s.'
-                                 % (name, 'unschedulable' if wanted else 'schedulable'))
-            cluster.patch('Node', None, name, {'spec': {'unschedulable': wanted}})
-            cluster.reconcile()
-            module.exit_json(changed=True, result='node %s marked %s.' % (name, 'unschedulable' if wanted else 'schedulable'))
-        changed = False
-        if unschedulable:
-            result = ['node %s already marked unschedulable.' % name]
-        else:
-            cluster.patch('Node', None, name, {'spec': {'unschedulable': True}})
-            result = ['node %s marked unschedulable.' % name]
-            changed = True
-        pods = cluster.list('Pod', None, params['pod_selectors'] or (), ['spec.nodeName=%s' % name])
-        evict, warnings, errors = _drain_filter(pods, options)
-        if errors:
-            if changed:
-                cluster.patch('Node', None, name, {'spec': {'unschedulable': False}})
-            module.fail_json(msg='Pod deletion errors: %s' % ' '.join(errors))
-        for key in evict:
-            namespace, pod_name = key.split('/', 1)
-            try:
-                cluster.delete('Pod', namespace, pod_name)
-                changed = True
-            except ApiError as error:
-                if error.reason != 'NotFound':
-                    module.fail_json(msg='Failed to delete pod %s due to: %s Reason: %s'
-                                         % (key, error.status, error.reason))
-        cluster.reconcile()
-    if evict:
-        result.append('%d Pod(s) deleted from node.' % len(evict))
-    outcome = {'changed': changed, 'result': ' '.join(result)}
+
+def _drain(cluster, params):
+    """One k8s_drain run against the cluster: (result, failure message or None)."""
+    name, state = params['name'], params['state']
+    options = params['delete_options'] or {}
+    node = cluster.get('Node', None, name)
+    if node is None:
+        return {}, 'Node %s not found.' % name
+    unschedulable = bool((node.get('spec') or {}).get('unschedulable'))
+    if state in ('cordon', 'uncordon'):
+        wanted = state == 'cordon'
+        if unschedulable == wanted:
+            return {'changed': False, 'result': 'node %s already marked %s.'
+                    % (name, 'unschedulable' if wanted else 'schedulable')}, None
+        _set_unschedulable(cluster, name, wanted)
+        return {'changed': True, 'result': 'node %s marked %s.'
+                % (name, 'unschedulable' if wanted else 'schedulable')}, None
+    changed = False
+    result = []
+    if not unschedulable:
+        _set_unschedulable(cluster, name, True)
+        changed = True
+        result.append('node %s marked unschedulable.' % name)
+    else:
+        result.append('node %s already marked unschedulable.' % name)
+    label_selectors = [','.join(params['pod_selectors'])] if params['pod_selectors'] else []
+    pods = cluster.list('Pod', None, label_selectors, ['spec.nodeName=%s' % name])
+    to_delete, warnings, errors = drain_plan(pods, options)
+    if errors:
+        if changed:
+            _set_unschedulable(cluster, name, False)
+        return {}, 'Pod deletion errors: %s' % ' '.join(errors)
+    for namespace, pod_name in to_delete:
+        # An eviction (or, with disable_eviction, a delete) removes the pod; its controller makes
+        # a new one, which the scheduler keeps off the cordoned node.
+        cluster.delete('Pod', namespace, pod_name)
+        changed = True
+    if to_delete:
+        result.append('%d Pod(s) deleted from node.' % len(to_delete))
+    answer = {'changed': changed, 'result': ' '.join(result)}
     if warnings:
-        outcome['warnings'] = warnings
-    module.exit_json(**outcome)
+        answer['warnings'] = warnings
+    return answer, None
+
+
+def run_k8s_drain(module):
+    """Cordon, drain or uncordon as the real module does; every eviction succeeds (no PodDisruptionBudgets)."""
+    with open_cluster(state_dir()) as cluster:
+        cluster.count_call('k8s_drain:%s' % module.params['state'])
+        answer, failure = _drain(cluster, module.params)
+        cluster.reconcile()
+    if failure:
+        module.fail_json(msg=failure)
+    module.exit_json(**answer)

@@ -120,6 +120,32 @@ def _containerd(node, program, argv):
 
 CHECKS = {'containerd.exe': _containerd}
 
+# Programs that report their release (the kubelet puts it in its Node's status.nodeInfo.kubeletVersion).
+VERSIONED = ('kubelet.exe', 'kube-proxy.exe')
+
+
+def installed_version(node, path):
+    """The release of a binary on the node: the version of the artifact record that installed the
+    file as it is now (a file changed since, or never recorded, has none)."""
+    entry = node.file(path)
+    if entry is None:
+        return None
+    for record in node.data['artifacts'].values():
+        for recorded, sha256 in (record.get('files') or {}).items():
+            if recorded.lower() == path.lower() and sha256 == entry['sha256']:
+                return record.get('version')
+    return None
+
+
+def _running_version(node, argv):
+    """What a kubelet or kube-proxy started from this command line reports as its version; a wrapper
+    (kube-log-runner, nssm) starts the binary named on its command line."""
+    for word in argv:
+        if ntpath.basename(word).lower() in VERSIONED:
+            version = installed_version(node, word)
+            return 'v' + version if version else None
+    return None
+
 
 def start(node, name, service):
     """Raise ScriptFailure as node_service_apply.ps1 would report the program's failure to start."""
@@ -136,6 +162,12 @@ def start(node, name, service):
                             'control request in a timely fashion. (error 1053)' % name)
     check = CHECKS.get(base)
     reason = check(node, program, argv) if check else None
+    # The process that starts is the binary on disk now; a binary replaced later runs only after a restart.
+    version = _running_version(node, argv)
+    if version:
+        service['version'] = version
+    else:
+        service.pop('version', None)
     if reason:
         service.update(state='stopped', exit_code=1)
         node.record('%s exited: %s' % (name, reason))

@@ -242,6 +242,17 @@ def test_kubeadm_pod_subnet_mismatch_fails(sim, inventory):
                        'Windows nodes need 10.244.0.0/16 (kubewin_cluster_cidr)')
 
 
+def test_a_kubelet_newer_than_the_api_server_is_refused_before_any_node_is_upgraded(sim, inventory):
+    # The control plane (v1.31.4 by default) is upgraded first; the Windows nodes may not run ahead of it.
+    run = sim.run(playbook(sim), inventory(kubewin_kubernetes_version='1.32.13'))
+    assert run.rc != 0
+    message = run.result("Check the fleet's kubelet version against the API server", 'cp1')['result']['msg']
+    assert 'kubelet 1.32.13 is newer than the control plane 1.31.4' in message, message
+    assert 'use kubernetes_version 1.31.x or older' in message
+    assert not run.results('Create a RuntimeClass per Windows build', 'cp1'), 'nothing after the check ran'
+    assert run.api_calls['by_kind'] == {'k8s_cluster_info': 1}
+
+
 def test_a_cluster_without_kubeadm_config_is_refused(sim, inventory):
     with sim.edit_cluster(profile={'kubeadm': False}):
         pass

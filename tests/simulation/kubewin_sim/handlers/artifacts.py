@@ -86,8 +86,10 @@ def artifact_fetch(node, p, context):
             _install(node, target, digest, 4096)
             placed.append(target)
     node.register(placed)
-    record = {'url': p['Url'], 'checksum': p['ChecksumSpec'],
-              'files': {path: node.file(path)['sha256'] for path in placed}}
+    record = {'url': p['Url'], 'checksum': p['ChecksumSpec']}
+    if p['Version']:
+        record['version'] = p['Version']
+    record['files'] = {path: node.file(path)['sha256'] for path in placed}
     node.data['artifacts'][p['ArtifactKey']] = record
     return {'attempts': attempts, 'sha': expected or actual,
             'state': {'sections': ['files', 'artifacts'], 'files': {path: node.file_view(path) for path in placed},

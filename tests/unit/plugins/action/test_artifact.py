@@ -50,6 +50,22 @@ def test_check_apply_idempotent_check(sim, one_node):
     assert sim.run(book, inventory, '--check').changed('win1') == 0
 
 
+def test_the_record_names_the_release_and_a_record_of_another_release_is_installed_again(sim, one_node):
+    inventory = one_node()
+    assert sim.run(playbook(sim), inventory).rc == 0
+    assert 'version' not in sim.node('win1').data['artifacts'][DEST]
+    versioned = sim.write('versioned.yml', (PLAYBOOK + '        version: 1.31.4\n').format(url=URL, checksum='sha256:' + SHA))
+    run = sim.run(versioned, inventory)
+    assert run.rc == 0 and run.result('kubelet', 'win1')['changed'], 'a record without the release is renewed'
+    assert run.result('kubelet', 'win1')['result']['version'] == '1.31.4'
+    assert sim.node('win1').data['artifacts'][DEST]['version'] == '1.31.4'
+    again = sim.run(versioned, inventory)
+    assert again.rc == 0 and again.changed('win1') == 0 and again.calls['win1']['total'] == 1
+    # The snapshot reports the record with its release, which the upgrade decision reads.
+    snapshot = again.result('snapshot', 'win1')['result']['ansible_facts']['kubewin_node']
+    assert snapshot['artifacts'][DEST]['version'] == '1.31.4'
+
+
 def test_upstream_hash_file_and_sha512(sim, one_node):
     inventory = one_node()
     for checksum in ('sha256:%s.sha256' % URL, 'sha512:%s' % hashlib.sha512(web.body(URL)).hexdigest()):

@@ -22,6 +22,7 @@ FILTER_NAMES = [
     "kube_proxy_args",
     "kubeadm_flags",
     "kubelet_args",
+    "kubelet_skew",
     "split_windows_command_line",
     "version_policy",
     "windows_command_line",

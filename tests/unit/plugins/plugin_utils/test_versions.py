@@ -12,6 +12,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import _versions
 from ansible_collections.kubewin.node.plugins.plugin_utils._versions import (
     Version,
     VersionPolicyError,
+    kubelet_skew,
     max_kubelet_skew,
     parse_version,
     parse_windows_build,
@@ -97,6 +98,8 @@ def test_normalized_output():
         "needs_cri_dockerd": False,
         "pause_image": "registry.k8s.io/pause:3.10",
         "acknowledged_cves": [],
+        "installed_version": None,
+        "upgrade": False,
         "warnings": [],
     }
 
@@ -466,3 +469,65 @@ def test_pause_image_errors():
         pause_image("1.31.0", 19042)
     with pytest.raises(VersionPolicyError, match="unknown Windows build 1"):
         pause_image("1.31.0", 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Upgrades of an installed kubelet
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("installed, wanted, upgrade", [
+    ("1.31.14", "1.31.14", False),
+    ("v1.31.14", "1.31.14", False),
+    ("1.31.14", "1.32.13", True),
+    ("1.31.4", "1.31.14", True),
+    # a patch back within the minor is allowed (a bad patch release is rolled back this way)
+    ("1.31.14", "1.31.12", True),
+])
+def test_upgrades_one_minor_at_a_time_are_allowed(installed, wanted, upgrade):
+    result = version_policy({"kubernetes_version": wanted, "installed_version": installed})
+    assert result["installed_version"] == installed.lstrip("v")
+    assert result["upgrade"] is upgrade
+
+
+def test_no_installed_kubelet_is_no_upgrade():
+    assert version_policy({"kubernetes_version": "1.32.13", "installed_version": None})["upgrade"] is False
+
+
+def test_skipping_a_minor_is_refused_naming_the_next_step():
+    assert problems_of({"kubernetes_version": "1.33.13", "installed_version": "1.31.14"}) == [
+        "the node runs kubelet 1.31.14; upgrading to 1.33.13 skips minor versions, which is not supported: "
+        "upgrade one minor at a time (kubernetes_version 1.32.x first, run the playbook, then the next)"
+    ]
+
+
+def test_a_minor_downgrade_is_refused():
+    assert problems_of({"kubernetes_version": "1.31.14", "installed_version": "1.32.13"}) == [
+        "the node runs kubelet 1.32.13; going back to 1.31.14 is a minor-version downgrade, which Kubernetes "
+        "does not support; use kubernetes_version 1.32.x or newer"
+    ]
+
+
+def test_an_upgrade_past_the_control_plane_fails_on_both_rules():
+    problems = problems_of({"kubernetes_version": "1.34.11", "installed_version": "1.32.13",
+                            "control_plane_version": "1.33.4", "kubeadm_version": "1.33.4"})
+    assert len(problems) == 2
+    assert problems[0].startswith("kubelet 1.34.11 is newer than the control plane 1.33.4")
+    assert "skips minor versions" in problems[1]
+
+
+def test_installed_version_must_be_a_release():
+    with pytest.raises(VersionPolicyError, match="installed_version must be a Kubernetes release"):
+        version_policy({"kubernetes_version": "1.32.13", "installed_version": "1.32"})
+
+
+def test_kubelet_skew_alone():
+    assert kubelet_skew("1.32.13", "v1.32.4") == {
+        "kubernetes_version": "1.32.13", "control_plane_version": "1.32.4", "max_minor_skew": 3}
+    assert kubelet_skew("v1.29.15", "v1.32.4")["max_minor_skew"] == 3
+    with pytest.raises(VersionPolicyError, match="kubelet 1.33.13 is newer than the control plane 1.32.4"):
+        kubelet_skew("1.33.13", "v1.32.4")
+    with pytest.raises(VersionPolicyError, match="4 minor versions older than the control plane 1.33.4"):
+        kubelet_skew("1.29.15", "v1.33.4")
+    with pytest.raises(VersionPolicyError, match="control_plane_version must be a Kubernetes release"):
+        kubelet_skew("1.32.13", None)

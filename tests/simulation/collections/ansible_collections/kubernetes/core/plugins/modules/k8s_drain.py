@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 """Test-only kubernetes.core.k8s_drain against the simulated cluster.
 
-It cordons, uncordons and drains a Node (eviction deletes the pod); like the real module it does
-not support check mode, so a check run skips it.
+It cordons, drains (evicting the node's pods by the real module's rules) and uncordons a Node.
+Like the real module it has no check mode, so Ansible skips it in a check run.
 
 Takes the real module's options; see kubewin_sim/k8s_modules.py for what is honoured.
 """

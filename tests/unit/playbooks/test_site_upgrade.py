@@ -1,0 +1,129 @@
+"""playbooks/site.yml upgrading a converged 2-node fleet from kubelet 1.31 to 1.32, one node at a time:
+drain, new binaries, one restart of the kubelet and kube-proxy, Ready at the new version, uncordon."""
+
+import copy
+import os
+import sys
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+HOSTS = ('win1', 'win2')
+OLD, NEW = '1.31.14', '1.32.13'
+# The control plane is upgraded first (kubeadm upgrade apply on Linux); the Windows nodes follow.
+CLUSTER = {'version': 'v1.32.4'}
+# The bootstrap kubeconfig join, as in test_site_network: what is tested here is what follows the join.
+OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
+VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
+DRAIN = 'Drain the node before its Kubernetes binaries are replaced'
+UNCORDON = 'Uncordon the node'
+
+WORKLOAD = {
+    'apiVersion': 'apps/v1', 'kind': 'Deployment',
+    'metadata': {'name': 'web', 'namespace': 'default'},
+    'spec': {'replicas': 2, 'selector': {'matchLabels': {'app': 'web'}},
+             'template': {'metadata': {'labels': {'app': 'web'}},
+                          'spec': {'nodeSelector': {'kubernetes.io/os': 'windows'},
+                                   'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
+                                   'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/nanoserver:ltsc2022'}]}}},
+}
+
+
+def fleet(sim, version):
+    return sim.inventory(
+        {host: {'ansible_host': network_play.NODES[host], 'kubewin_sim': network_play.CONTAINERS_READY}
+         for host in HOSTS},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version=version,
+                        kubewin_serial=1),
+        control_plane={'cp1': {}})
+
+
+def node_states(sim):
+    return {host: {k: v for k, v in sim.node(host).data.items() if k not in VOLATILE} for host in HOSTS}
+
+
+def windows_pods(sim):
+    with sim.edit_cluster() as cluster:
+        return {pod['metadata']['name']: pod['spec'].get('nodeName') for pod in cluster.list('Pod', 'default')}
+
+
+def ran(result, task, host):
+    """The results of a task of the upgrade role that did not skip (the role runs twice per node)."""
+    return [t for t in result.results(task, host) if t['status'] != 'skipped']
+
+
+def starts(sim, host):
+    services = sim.node(host).data['services']
+    return {name: services[name].get('starts', 0) for name in ('kubelet', 'kube-proxy')}
+
+
+def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path):
+    sim = Simulation(tmp_path)
+    with sim.edit_cluster(profile=CLUSTER):
+        pass
+    converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, OLD), **OPTIONS)
+    assert converge.rc == 0, converge.output
+    assert not [t for host in HOSTS for t in ran(converge, DRAIN, host)], 'a node that joins is not drained'
+    with sim.edit_cluster() as cluster:
+        cluster.create(copy.deepcopy(WORKLOAD))
+        cluster.reconcile()
+    before_pods = windows_pods(sim)
+    assert sorted(before_pods.values()) == ['win1', 'win2'], before_pods
+    for host in HOSTS:
+        assert sim.node(host).data['artifacts']['C:\\k\\kubelet.exe']['version'] == OLD
+    upgraded = fleet(sim, NEW)
+
+    # Check mode predicts the drain and the new binaries, and touches neither the nodes nor the cluster.
+    states, objects = node_states(sim), copy.deepcopy(sim.cluster().data['objects'])
+    check = network_play.run(sim, 'playbooks/site.yml', upgraded, '--check', **OPTIONS)
+    assert check.rc == 0, check.output
+    assert node_states(sim) == states
+    assert sim.cluster().data['objects'] == objects, 'check mode changed the cluster (a cordon?)'
+    for host in HOSTS:
+        assert [t['changed'] for t in ran(check, 'Predict the drain', host)] == [True]
+        assert [t['status'] for t in check.results(DRAIN, host)] == ['skipped', 'skipped'], 'k8s_drain has no check mode'
+        assert check.changed(host) > 0
+    assert not [kind for kind in check.api_calls['by_kind'] if kind.startswith('k8s_drain')]
+
+    restarts_before = {host: starts(sim, host) for host in HOSTS}
+    upgrade = network_play.run(sim, 'playbooks/site.yml', upgraded, **OPTIONS)
+    assert upgrade.rc == 0, upgrade.output
+    # Serial: win1 is drained and uncordoned before win2 is drained.
+    order = [(t['task'].split(' : ')[-1], t['host']) for t in upgrade.tasks
+             if t['task'].split(' : ')[-1] in (DRAIN, UNCORDON) and t['status'] == 'ok']
+    assert order == [(DRAIN, 'win1'), (UNCORDON, 'win1'), (DRAIN, 'win2'), (UNCORDON, 'win2')], order
+    for host in HOSTS:
+        assert [t['changed'] for t in ran(upgrade, DRAIN, host) + ran(upgrade, UNCORDON, host)] == [True, True]
+        node = sim.node(host)
+        assert node.data['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW
+        assert node.data['artifacts']['C:\\k\\kube-proxy.exe']['url'].endswith('/v%s/bin/windows/amd64/kube-proxy.exe' % NEW)
+        restarted = starts(sim, host)
+        assert restarted == {name: count + 1 for name, count in restarts_before[host].items()}, restarted
+        assert node.data['services']['kubelet']['version'] == 'v' + NEW
+    assert upgrade.api_calls['by_kind'].get('k8s_drain:drain') == 2
+    assert upgrade.api_calls['by_kind'].get('k8s_drain:uncordon') == 2
+    with sim.edit_cluster() as cluster:
+        for host in HOSTS:
+            node = cluster.get('Node', None, host)
+            assert node['status']['nodeInfo']['kubeletVersion'] == 'v' + NEW
+            assert not node['spec'].get('unschedulable') and not node['spec'].get('taints'), node['spec']
+    # Every pod was evicted once its node was drained; the last drain (win2) sent them all to win1.
+    after_pods = windows_pods(sim)
+    assert not set(after_pods) & set(before_pods), (before_pods, after_pods)
+    assert sorted(after_pods.values()) == ['win1', 'win1'], after_pods
+
+    again = network_play.run(sim, 'playbooks/site.yml', upgraded, **OPTIONS)
+    assert again.rc == 0, again.output
+    for host in HOSTS:
+        assert again.changed(host) == 0, [t['task'] for t in again.tasks if t['host'] == host and t['changed']]
+        assert again.calls[host]['total'] == 1, again.calls[host]
+        assert not ran(again, DRAIN, host) and not ran(again, UNCORDON, host)
+    assert not [kind for kind in again.api_calls['by_kind'] if kind.startswith('k8s_drain')]
+    print('remote calls per node: upgrade %s, re-run %s'
+          % ({h: upgrade.calls[h]['total'] for h in HOSTS}, {h: again.calls[h]['total'] for h in HOSTS}))
