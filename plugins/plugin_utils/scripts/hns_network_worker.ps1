@@ -11,14 +11,10 @@ param(
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: files
+# kubewin-include: worker
 # kubewin-include: hns
 # kubewin-include: netconfig
 
-$logPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.log'
-function Write-WorkerLog {
-    param([string]$Message)
-    Add-Content -LiteralPath $logPath -Value ('{0} {1}' -f (Get-Date).ToUniversalTime().ToString('o'), $Message) -Encoding ASCII
-}
 
 function Test-UsableIPv4 {
     param($Config)
@@ -102,7 +98,5 @@ catch {
     Write-WorkerLog "failed: $($_.Exception.Message)"
 }
 finally {
-    $resultPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.result.json'
-    Write-KubeWinTextFile -Path $resultPath -Text (ConvertTo-Json -InputObject $outcome -Depth 10 -Compress)
-    Write-WorkerLog "finished: $($outcome.state)"
+    Save-WorkerOutcome -Outcome $outcome
 }

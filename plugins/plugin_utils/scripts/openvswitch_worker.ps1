@@ -14,13 +14,9 @@ param(
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: files
+# kubewin-include: worker
 # kubewin-include: ovs
 
-$logPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.log'
-function Write-WorkerLog {
-    param([string]$Message)
-    Add-Content -LiteralPath $logPath -Value ('{0} {1}' -f (Get-Date).ToUniversalTime().ToString('o'), $Message) -Encoding ASCII
-}
 
 function Install-OvsMsi {
     param([Parameter(Mandatory)]$Install)
@@ -110,7 +106,5 @@ catch {
     Write-WorkerLog "failed: $($_.Exception.Message)"
 }
 finally {
-    $resultPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.result.json'
-    Write-KubeWinTextFile -Path $resultPath -Text (ConvertTo-Json -InputObject $outcome -Depth 10 -Compress)
-    Write-WorkerLog "finished: $($outcome.state)"
+    Save-WorkerOutcome -Outcome $outcome
 }
