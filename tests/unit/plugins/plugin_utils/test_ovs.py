@@ -49,6 +49,7 @@ def test_a_fresh_node_gets_everything():
     assert "HNS network 'external' does not exist (yet)" in notes[0]
     assert context == {'adapter': 'Ethernet', 'internal_port': 'vEthernet (Ethernet)', 'network_exists': False}
 
+
 @pytest.mark.parametrize('change, expected', [
     ({'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': False}}]}, ['rebuild_bridge']),
     ({'switches': []}, ['rebuild_bridge']),
