@@ -164,14 +164,15 @@ def main(argv=None):
     plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
     for host in hosts:
         node = sim.node(host)
-        for name, path in (('cni.conf', None), ('net-conf.json', None)):
+        # plan.yml's file name -> the end of the node path that site.yml writes it to.
+        for name, suffix in (('cni.conf', '\\10-kubewin.conf'), ('net-conf.json', '\\net-conf.json')):
             rendered = os.path.join(plan_dir, host, name)
             if not os.path.exists(rendered):
                 continue
             with open(rendered, encoding='utf-8') as handle:
                 wanted = handle.read()
             found = [entry.get('content') for path, entry in node.data['files'].items()
-                     if path.lower().endswith(('\\10-kubewin.conf' if name == 'cni.conf' else '\\net-conf.json'))]
+                     if path.lower().endswith(suffix)]
             if found != [wanted]:
                 problems.append('%s: the %s on the node differs from what plan.yml renders' % (host, name))
 

@@ -63,10 +63,10 @@ REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:netwo
 class Scenario:
     """A fresh simulated fleet for one scenario."""
 
-    def __init__(self, inventory, workdir, name, extra):
+    def __init__(self, inventory, hosts, data, workdir, name, extra):
         self.inventory, self.name = inventory, name
         self.sim = e2e.Simulation(os.path.join(workdir, name.replace(':', '-')))
-        self.hosts, self.data = e2e.windows_hosts(inventory)
+        self.hosts, self.data = hosts, data
         self.extra = [arg for value in extra for arg in ('-e', value)]
         self.problems = []
         self.runs = {}
@@ -213,7 +213,7 @@ def main(argv=None):
     report = {'inventory': args.inventory, 'scenarios': {}}
     for name in names:
         started = time.monotonic()
-        scenario = Scenario(inventory, workdir, name, args.extra_vars)
+        scenario = Scenario(inventory, hosts, data, workdir, name, args.extra_vars)
         table[name](scenario)
         report['scenarios'][name] = {'ok': not scenario.problems, 'problems': scenario.problems,
                                      'seconds': round(time.monotonic() - started, 1), 'runs': scenario.runs}
