@@ -52,5 +52,5 @@ def test_open_vswitch_needs_hyper_v(sim):
     result = run(sim, playbook(sim, 'network_ovn'), hosts, **extra())
     assert result.rc != 0
     message = task(result, 'Check that the Hyper-V switch tools Open vSwitch needs are installed', 'win1')
-    assert 'add Hyper-V and Hyper-V-PowerShell to prerequisites_features' in message['result']['msg']
+    assert 'the prerequisites role enables them for the ovn topology' in message['result']['msg']
     assert not sim.node('win1').data['hns']['networks']
