@@ -22,6 +22,11 @@ description:
     C(ovn-encap-type), ...); keys not given are left alone.
   - Starts C(ovsdb-server), C(ovs-vswitchd) and, with the C(OVNHost) feature, C(ovn-controller) when they are not
     running.
+  - With O(state=absent), takes the node out of OVN and leaves Open vSwitch installed - stops C(ovn-controller),
+    deletes the bridge O(bridge) (first disabling the extension on the vSwitch of any adapter that is a port of it,
+    so that vSwitch forwards on its own again) and removes the OVN keys (C(system-id), C(ovn-remote), C(ovn-nb),
+    C(ovn-encap-ip), C(ovn-encap-type)) and the keys of O(external_ids) from the C(Open_vSwitch) table.
+    The C(kubewin.node.reset) role does this after removing the Transparent network.
   - Installing the switch extension and moving the adapter under the bridge interrupt the node's network, so the
     changes run detached on the node and the module reconnects, as M(kubewin.node.hns_network) does.
   - Decides from the C(ovs) section of the M(kubewin.node.node_info) snapshot (when it is at least as new as the
@@ -42,9 +47,10 @@ options:
     description: Version the installed product's version must start with; installs O(msi) when it does not.
     type: str
   network:
-    description: Name of the Transparent HNS network whose vSwitch carries the bridge.
+    description:
+      - Name of the Transparent HNS network whose vSwitch carries the bridge.
+      - Required with O(state=present).
     type: str
-    required: true
   adapter:
     description:
       - Physical adapter, only used while O(network) does not exist (a check run on a fresh node); the network's
@@ -59,13 +65,21 @@ options:
       V(vEthernet (<adapter>\)).
     type: str
   external_ids:
-    description: Keys and values to set in the C(external_ids) of the C(Open_vSwitch) table.
+    description:
+      - Keys and values to set in the C(external_ids) of the C(Open_vSwitch) table.
+      - With O(state=absent), keys to remove besides the OVN keys (their values are ignored).
     type: dict
     default: {}
   timeout:
     description: Seconds to wait for the node to finish and answer again.
     type: int
     default: 600
+  state:
+    description:
+      - V(present) sets the node up as described; V(absent) takes it out of OVN (Open vSwitch stays installed).
+    type: str
+    choices: [present, absent]
+    default: present
 extends_documentation_fragment:
   - kubewin.node.node_action
 seealso:
@@ -86,11 +100,18 @@ EXAMPLES = r'''
       ovn-nb: tcp:10.127.130.10:6641
       ovn-encap-ip: 10.127.130.41
       ovn-encap-type: geneve
+
+- name: Take the node out of OVN after its Transparent network is removed
+  kubewin.node.openvswitch:
+    state: absent
 '''
 
 RETURN = r'''
 openvswitch:
-  description: The Open vSwitch setup as it now is (as it would be, in check mode, when it changes).
+  description:
+    - The Open vSwitch setup as it now is (as it would be, in check mode, when it changes).
+    - With O(state=absent), C(bridge) holds only C(name) and C(exists), C(external_ids) every OVN key, and
+      C(services) only C(ovn-controller).
   returned: success
   type: dict
   contains:
@@ -107,7 +128,9 @@ openvswitch:
       description: State of each OVS/OVN service.
       type: dict
 operations:
-  description: What was done (C(install), C(rebuild_bridge), C(set_external_ids), C(start_services)).
+  description:
+    - What was done (C(install), C(rebuild_bridge), C(set_external_ids), C(start_services); with O(state=absent)
+      C(stop_services), C(remove_bridge), C(remove_external_ids)).
   returned: changed and not check mode
   type: list
   elements: str

@@ -25,6 +25,8 @@ DEFAULT_FEATURES = ('OpenvSwitchCLI', 'OpenvSwitchDriver', 'OVNHost')
 BASE_SERVICES = ('ovsdb-server', 'ovs-vswitchd')
 OVN_SERVICE = 'ovn-controller'
 ALL_SERVICES = BASE_SERVICES + (OVN_SERVICE,)
+# The Open_vSwitch external_ids that make a node an OVN chassis; state=absent removes them.
+OVN_KEYS = ('system-id', 'ovn-remote', 'ovn-nb', 'ovn-encap-ip', 'ovn-encap-type')
 # ovs-vsctl key names: letters, digits, dash, underscore, dot and colon.
 _KEY = re.compile(r'^[A-Za-z0-9_.:-]+$')
 
@@ -209,3 +211,56 @@ def differences(args, state, context):
     if stopped:
         found.append('services not running: %s' % ', '.join(stopped))
     return found
+
+
+def plan_absent(args, state):
+    """Return (operations, before, after, notes) to take the node out of OVN for state=absent.
+
+    Open vSwitch stays installed. Operations, in the order the worker performs them:
+    {'op': 'stop_services', 'names': [...]} (ovn-controller, so the node stops acting as a chassis),
+    {'op': 'remove_bridge', 'disable_extension_on': [...]} (the extension is disabled first on every
+    vSwitch whose adapter is a port of the bridge, because a vSwitch whose extension forwards through
+    a bridge that is gone carries nothing), {'op': 'remove_external_ids', 'keys': [...]}.
+    """
+    ovs = state.get('ovs') or {}
+    services = state.get('services') or {}
+    notes = []
+    product = installed_product(ovs)
+    database = ovs.get('database')
+    if product and database is None and ovs.get('database_error'):
+        notes.append('the OVS database could not be read: %s' % ovs['database_error'])
+    bridge = ((database or {}).get('bridges') or {}).get(args['bridge'])
+    current_ids = (database or {}).get('external_ids') or {}
+    keys = [key for key in sorted(set(OVN_KEYS) | set(args['external_ids'])) if key in current_ids]
+    running = [name for name in (OVN_SERVICE,) if (services.get(name) or {}).get('state') == 'running']
+    extension_on = sorted(
+        name for name, port in ((bridge or {}).get('ports') or {}).items()
+        if (port.get('type') or 'system') == 'system'
+        and ((switch_of(ovs, name) or {}).get('extension') or {}).get('enabled'))
+
+    operations = []
+    if running:
+        operations.append({'op': 'stop_services', 'names': running})
+    if bridge is not None:
+        operations.append({'op': 'remove_bridge', 'disable_extension_on': extension_on})
+    if keys:
+        operations.append({'op': 'remove_external_ids', 'keys': keys})
+    before = {
+        'product': describe_product(product),
+        'bridge': {'name': args['bridge'], 'exists': bridge is not None},
+        'external_ids': {key: current_ids.get(key) for key in sorted(set(OVN_KEYS) | set(args['external_ids']))},
+        'services': {OVN_SERVICE: (services.get(OVN_SERVICE) or {}).get('state') or 'absent'},
+    }
+    after = {
+        'product': before['product'],
+        'bridge': {'name': args['bridge'], 'exists': False},
+        'external_ids': {key: None for key in before['external_ids']},
+        'services': {OVN_SERVICE: 'stopped' if running else before['services'][OVN_SERVICE]},
+    }
+    return operations, before, after, notes
+
+
+def absent_differences(args, state):
+    """What still makes the node an OVN chassis in a freshly read state (empty when removed)."""
+    operations = plan_absent(args, state)[0]
+    return ['%s: %s' % (op['op'], op.get('names') or op.get('keys') or args['bridge']) for op in operations]

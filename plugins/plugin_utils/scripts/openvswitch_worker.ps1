@@ -2,6 +2,12 @@
 # Runs detached (started by detached_start): installing the Open vSwitch MSI (a switch
 # extension driver) and moving the adapter under the OVS bridge both interrupt the node's
 # network, so the steps run outside the WinRM session. In order, each only when asked:
+#   state=absent (taking the node out of OVN; Open vSwitch stays installed):
+#   a. stop ovn-controller;
+#   b. disable the OVS extension on the vSwitches of the bridge's adapters (a vSwitch whose
+#      extension forwards through a bridge that is gone carries nothing), delete the bridge;
+#   c. remove the OVN keys from the Open_vSwitch table's external_ids;
+#   state=present:
 #   1. msiexec /i <msi> ADDLOCAL=<features> /qn (the source documents' unattended install);
 #   2. the bridge: stop ovs-vswitchd, disable the OVS extension on the adapter's vSwitch,
 #      recreate the bridge with the host vNIC as internal port and the adapter as port,
@@ -42,6 +48,16 @@ function Get-AdapterSwitch {
     return $switch[0].Name
 }
 
+function Remove-OvsBridge {
+    param([Parameter(Mandatory)][string]$Vsctl, [Parameter(Mandatory)]$Bridge)
+    foreach ($adapter in @($Bridge.disable_extension_on)) {
+        $switchName = Get-AdapterSwitch -Adapter $adapter
+        Write-WorkerLog "disabling $($Bridge.extension) on vSwitch '$switchName'"
+        Disable-VMSwitchExtension -VMSwitchName $switchName -Name $Bridge.extension | Out-Null
+    }
+    $null = Invoke-KubeWinOvsVsctl -Vsctl $Vsctl -Arguments @('--no-wait', '--if-exists', 'del-br', $Bridge.name)
+}
+
 function Reset-OvsBridge {
     param([Parameter(Mandatory)][string]$Vsctl, [Parameter(Mandatory)]$Bridge)
     $switchName = Get-AdapterSwitch -Adapter $Bridge.adapter
@@ -65,6 +81,9 @@ function Reset-OvsBridge {
 $outcome = [ordered]@{
     operation_id = $OperationId
     state = 'failed'
+    stopped = @()
+    bridge_removed = $false
+    external_ids_removed = @()
     installed = $false
     reboot_required = $false
     bridge_rebuilt = $false
@@ -76,6 +95,10 @@ try {
     $spec = Get-Content -LiteralPath (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.args.json') -Raw |
         ConvertFrom-Json
     Write-WorkerLog 'started'
+    foreach ($name in @($spec.stop)) {
+        Stop-Service -Name $name -Force
+        $outcome.stopped += $name
+    }
     if ($spec.install) {
         $outcome.reboot_required = Install-OvsMsi -Install $spec.install
         $outcome.installed = $true
@@ -83,6 +106,15 @@ try {
     $vsctl = Get-KubeWinOvsVsctl
     if (-not $vsctl) { throw 'ovs-vsctl.exe is not on the machine PATH; is Open vSwitch installed?' }
     if ((Get-Service -Name 'ovsdb-server').Status -ne 'Running') { Start-Service -Name 'ovsdb-server' }
+    if ($spec.remove_bridge) {
+        Remove-OvsBridge -Vsctl $vsctl -Bridge $spec.remove_bridge
+        $outcome.bridge_removed = $true
+    }
+    $keys = @($spec.remove_external_ids)
+    if ($keys.Count -gt 0) {
+        $null = Invoke-KubeWinOvsVsctl -Vsctl $vsctl -Arguments (@('--no-wait', 'remove', 'Open_vSwitch', '.', 'external_ids') + $keys)
+        $outcome.external_ids_removed = $keys
+    }
     if ($spec.bridge) {
         Reset-OvsBridge -Vsctl $vsctl -Bridge $spec.bridge
         $outcome.bridge_rebuilt = $true

@@ -75,11 +75,28 @@ def _rebuild(node, bridge):
     node.record('bridge %s rebuilt on %s' % (bridge['name'], adapter))
 
 
+def _remove_bridge(node, bridge):
+    for adapter in bridge['disable_extension_on']:
+        _switch(node, adapter)
+        if not ovs.has_feature(node, 'OpenvSwitchDriver'):
+            raise SimulationError("Disable-VMSwitchExtension : Unable to find a switch extension named '%s'."
+                                  % bridge['extension'])
+        ovs.model(node)['extensions'][adapter] = False
+    ovs.require_db(node)['bridges'].pop(bridge['name'], None)
+    node.record('bridge %s removed' % bridge['name'])
+
+
 @script('openvswitch_worker', worker=True)
 def openvswitch_worker(node, spec, operation_id):
-    outcome = {'operation_id': operation_id, 'state': 'failed', 'installed': False, 'reboot_required': False,
+    outcome = {'operation_id': operation_id, 'state': 'failed', 'stopped': [], 'bridge_removed': False,
+               'external_ids_removed': [], 'installed': False, 'reboot_required': False,
                'bridge_rebuilt': False, 'external_ids_set': [], 'started': [], 'error': None}
     try:
+        for name in spec['stop']:
+            if name not in node.data['services']:
+                raise SimulationError("Stop-Service : Cannot find any service with service name '%s'." % name)
+            services.stop(node, name)
+            outcome['stopped'].append(name)
         if spec.get('install'):
             outcome['reboot_required'] = _install(node, spec['install'], operation_id)
             outcome['installed'] = True
@@ -89,6 +106,14 @@ def openvswitch_worker(node, spec, operation_id):
             raise SimulationError("Get-Service : Cannot find any service with service name 'ovsdb-server'.")
         if not ovs.db_running(node):
             services.start(node, 'ovsdb-server')
+        if spec['remove_bridge']:
+            _remove_bridge(node, spec['remove_bridge'])
+            outcome['bridge_removed'] = True
+        if spec['remove_external_ids']:
+            ids = ovs.require_db(node)['external_ids']
+            for key in spec['remove_external_ids']:
+                ids.pop(key, None)
+            outcome['external_ids_removed'] = list(spec['remove_external_ids'])
         if spec.get('bridge'):
             _rebuild(node, spec['bridge'])
             outcome['bridge_rebuilt'] = True

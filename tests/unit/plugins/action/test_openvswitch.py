@@ -8,8 +8,9 @@ IDS = {'system-id': 'win1', 'ovn-remote': 'tcp:10.127.130.10:6642', 'ovn-nb': 't
 READY = {'features': {'Containers': 'installed', 'Hyper-V': 'installed', 'Hyper-V-PowerShell': 'installed'}}
 
 
-def playbook(sim, name='ovs.yml', network=True, **options):
-    module = dict({'msi': MSI, 'network': 'external', 'external_ids': IDS}, **options)
+def playbook(sim, name='ovs.yml', network=True, network_name='external', **options):
+    module = {key: value for key, value in dict({'msi': MSI, 'network': network_name, 'external_ids': IDS},
+                                                **options).items() if value is not None}
     tasks = [{'name': 'snapshot', 'kubewin.node.node_info': {}}]
     if network:
         tasks.append({'name': 'network', 'kubewin.node.hns_network': {
@@ -109,3 +110,54 @@ def test_failures_say_what_is_missing(sim):
     assert bad_feature.rc != 0
     assert 'msiexec failed with exit code 1603' in bad_feature.result('ovs', 'win1')['result']['msg']
     assert 'ovs' not in sim.node('win1').data or not ovs_state(sim)['products']
+
+
+def test_absent_takes_the_node_out_of_ovn_and_keeps_open_vswitch(sim):
+    """state=absent on a node whose vSwitch still exists: ovn-controller stopped, the extension disabled
+    before the bridge goes (the vSwitch forwards on its own again), the OVN keys removed; a foreign key and
+    the product stay. Check mode predicts it; a second run changes nothing."""
+    inventory = node_with_msi(sim)
+    assert sim.run(playbook(sim), inventory).rc == 0
+    with sim.edit_node('win1') as node:
+        node.data['ovs']['db']['external_ids']['hostname'] = 'win1'
+    absent = playbook(sim, 'absent.yml', network=False, state='absent', msi=None, external_ids={})
+
+    check = sim.run(absent, inventory, '--check', '--diff')
+    assert check.rc == 0 and check.changed('win1') == 1, check.output
+    result = check.result('ovs', 'win1')['result']
+    assert result['diff']['before']['bridge'] == {'name': 'br-ex', 'exists': True}
+    assert result['openvswitch']['services'] == {'ovn-controller': 'stopped'}
+    assert ovs_state(sim)['db']['bridges'], 'check mode changed nothing'
+
+    run = sim.run(absent, inventory)
+    assert run.rc == 0, run.output
+    assert run.result('ovs', 'win1')['result']['operations'] == ['stop_services', 'remove_bridge',
+                                                                  'remove_external_ids']
+    state = ovs_state(sim)
+    assert state['db'] == {'bridges': {}, 'external_ids': {'hostname': 'win1'}}
+    assert state['extensions'] == {'Ethernet': False} and state['products']
+    services = sim.node('win1').data['services']
+    assert (services['ovn-controller']['state'], services['ovsdb-server']['state']) == ('stopped', 'running')
+
+    again = sim.run(absent, inventory)
+    assert again.rc == 0 and again.changed('win1') == 0, again.output
+
+    # present again: the bridge is rebuilt, the keys set, ovn-controller started.
+    back = sim.run(playbook(sim), inventory)
+    assert back.rc == 0, back.output
+    assert back.result('ovs', 'win1')['result']['operations'] == ['rebuild_bridge', 'set_external_ids',
+                                                                   'start_services']
+
+
+def test_absent_on_a_node_without_open_vswitch_changes_nothing(sim):
+    inventory = node_with_msi(sim)
+    run = sim.run(playbook(sim, 'absent.yml', network=False, state='absent', msi=None, external_ids={}), inventory)
+    assert run.rc == 0 and run.changed('win1') == 0, run.output
+    assert run.result('ovs', 'win1')['result']['openvswitch']['product'] == {'installed': False}
+
+
+def test_present_needs_a_network(sim):
+    inventory = node_with_msi(sim)
+    run = sim.run(playbook(sim, 'nonet.yml', network=False, network_name=None), inventory)
+    assert run.rc != 0
+    assert run.result('ovs', 'win1')['result']['msg'] == 'network is required with state=present'

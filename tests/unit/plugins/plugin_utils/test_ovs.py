@@ -106,3 +106,28 @@ def test_differences_after_apply():
     found = _ovs.differences(args(), converged(database=None), context)
     assert any('bridge br-ex is not as requested' in item for item in found)
     assert any('external_ids ovn-encap-type, system-id are not set' in item for item in found)
+
+
+def test_absent_plans_what_makes_the_node_a_chassis():
+    operations, before, after, notes = _ovs.plan_absent(args(external_ids={'hostname': 'x'}), converged())
+    assert operations == [{'op': 'stop_services', 'names': ['ovn-controller']},
+                          {'op': 'remove_bridge', 'disable_extension_on': ['Ethernet']},
+                          {'op': 'remove_external_ids', 'keys': ['hostname', 'ovn-encap-type', 'system-id']}]
+    assert notes == [] and before['bridge']['exists'] and not after['bridge']['exists']
+    assert after['product'] == before['product'], 'Open vSwitch stays installed'
+
+
+def test_absent_after_the_vswitch_is_gone_only_edits_the_database():
+    state = converged(switches=[])
+    state['services'][_ovs.OVN_SERVICE] = {'state': 'stopped'}
+    operations = _ovs.plan_absent(args(), state)[0]
+    assert operations == [{'op': 'remove_bridge', 'disable_extension_on': []},
+                          {'op': 'remove_external_ids', 'keys': ['ovn-encap-type', 'system-id']}]
+
+
+def test_absent_is_done_when_nothing_is_left():
+    state = converged(database={'bridges': {}, 'external_ids': {'hostname': 'win-1'}})
+    state['services'][_ovs.OVN_SERVICE] = {'state': 'stopped'}
+    assert _ovs.plan_absent(args(), state)[0] == [] and _ovs.absent_differences(args(), state) == []
+    unreadable = converged(database=None, database_error='connection failed')
+    assert _ovs.plan_absent(args(), unreadable)[3] == ['the OVS database could not be read: connection failed']
