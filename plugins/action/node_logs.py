@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, Plan
 
-DEFAULT_SERVICES = ['kubelet', 'kube-proxy', 'flanneld', 'containerd', 'docker', 'cri-dockerd']
+DEFAULT_SERVICES = ['kubelet', 'kube-proxy', 'flanneld', 'containerd', 'docker', 'cri-dockerd',
+                    'ovsdb-server', 'ovs-vswitchd', 'ovn-controller']
 
 
 class ActionModule(NodeAction):
@@ -29,4 +30,4 @@ class ActionModule(NodeAction):
         return Plan()
 
     def report(self, args, state, plan):
-        return {key: state[key] for key in ('hostname', 'collected_at', 'services', 'logs', 'events', 'hns')}
+        return {key: state[key] for key in ('hostname', 'collected_at', 'services', 'logs', 'events', 'hns', 'ovs')}

@@ -13,8 +13,11 @@ description:
   - For each service in O(services), where its program writes its output (nssm's C(AppStdout) and
     C(AppStderr), the C(-log-file) of kube-log-runner, containerd's C(--log-file)) and the end of
     those files; the end of the files in O(paths); the last events of the Application event log
-    providers in O(event_providers) (the Docker service logs there); and the HNS networks, endpoints
-    and policy lists as the HNS API returns them.
+    providers in O(event_providers) (the Docker service logs there); the HNS networks, endpoints
+    and policy lists as the HNS API returns them; and the Open vSwitch state (C(ovn) topology).
+  - A service's log file is found from nssm's settings or from a C(--log-file=<path>) (or C(-log-file <path>)) on
+    its command line. Open vSwitch services started with a bare C(--log-file) write to Open vSwitch's default log
+    folder, which the command line does not name; read those files with O(paths).
   - Log files are opened sharing read and write access, so the running services keep writing.
   - C(playbooks/collect_logs.yml) writes the result into a folder per node on the controller.
 options:
@@ -22,7 +25,7 @@ options:
     description: Services whose log files are read; a service that does not exist is reported as such.
     type: list
     elements: str
-    default: [kubelet, kube-proxy, flanneld, containerd, docker, cri-dockerd]
+    default: [kubelet, kube-proxy, flanneld, containerd, docker, cri-dockerd, ovsdb-server, ovs-vswitchd, ovn-controller]
   paths:
     description: More files to read the end of (absolute paths).
     type: list
@@ -97,6 +100,13 @@ events:
   type: dict
 hns:
   description: C(available), and C(networks), C(endpoints) and C(policy_lists) as the HNS API returns them.
+  returned: success
+  type: dict
+ovs:
+  description:
+    - The Open vSwitch state, as the C(ovs) section of M(kubewin.node.node_info) reports it - C(products) (empty
+      when Open vSwitch is not installed), C(database) (C(bridges) with their ports, C(external_ids)) and
+      C(switches) (each vSwitch with the state of the Open vSwitch extension).
   returned: success
   type: dict
 '''

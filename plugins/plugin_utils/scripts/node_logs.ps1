@@ -3,8 +3,9 @@
 # it finds where the program writes its output (nssm's AppStdout/AppStderr, the
 # -log-file of kube-log-runner, containerd's --log-file) and returns the end of
 # those files and of the extra paths; the last events of the given event log
-# providers (dockerd logs to the Application log); and the HNS networks, endpoints
-# and policy lists as HNS itself returns them.
+# providers (dockerd logs to the Application log); the HNS networks, endpoints
+# and policy lists as HNS itself returns them; and the Open vSwitch state (product,
+# bridges, external_ids, the switch extension on each vSwitch) as node_info reads it.
 [CmdletBinding(SupportsShouldProcess)]
 param(
     [ValidatePattern('^[A-Za-z0-9_.-]+$')][string[]]$Services = @(),
@@ -16,6 +17,7 @@ param(
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
+# kubewin-include: ovs
 
 function Get-ServiceLogFile {
     param([Parameter(Mandatory)][string]$Name)
@@ -26,8 +28,10 @@ function Get-ServiceLogFile {
     }
     else {
         $key = Get-ItemProperty -LiteralPath "HKLM:\SYSTEM\CurrentControlSet\Services\$Name" -ErrorAction SilentlyContinue
-        if ($key -and $key.ImagePath -match '(?:^|\s)"?--?log-file(?:=|"?\s+"?)"?([^"\s]+)') {
-            $files = @($Matches[1])
+        # --log-file=<path>, --log-file <path> or with the path quoted; a bare --log-file (Open vSwitch's
+        # default folder) names no file.
+        if ($key -and $key.ImagePath -match '(?:^|\s)"?--?log-file(?:=|\s+)(?:"([^"]+)"|([^"\s-][^"\s]*))') {
+            $files = @(@($Matches[1], $Matches[2]) | Where-Object { $_ } | Select-Object -First 1)
         }
     }
     return @($files | Where-Object { $_ } | Sort-Object -Unique)
@@ -105,4 +109,5 @@ $Ansible.Result = ConvertTo-Json -Depth 12 -Compress -InputObject ([ordered]@{
         logs = $logs
         events = $events
         hns = $hns
+        ovs = Get-KubeWinOvsState
     })

@@ -182,7 +182,9 @@ def log_file_of(service):
     argv = split_command_line(service.get('command_line') or '')
     if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe':
         return option(argv, '-log-file')
-    return option(argv, '--log-file')
+    found = option(argv, '--log-file')
+    # A bare --log-file (Open vSwitch: its default folder) is followed by the next flag, not a path.
+    return found if found and not found.startswith('-') else None
 
 
 def _append(node, path, line):

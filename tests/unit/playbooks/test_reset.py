@@ -2,6 +2,7 @@
 drained and deleted, nothing of the collection is left on the node), reset again (no change), converge again (the
 node rejoins with a new podCIDR and no stale lease, source VIP or host endpoint), converge again (no change)."""
 
+import hashlib
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
-from kubewin_sim import cluster as sim_cluster  # noqa: E402
+from kubewin_sim import cluster as sim_cluster, web  # noqa: E402
 from kubewin_sim.harness import Simulation  # noqa: E402
 
 import network_play  # noqa: E402
@@ -68,8 +69,8 @@ NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, '
            'firewall': [], 'host_local': [], 'vnics': []}
 
 
-def _converge(sim, inventory):
-    result = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+def _converge(sim, inventory, **extra):
+    result = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS, **extra)
     assert result.rc == 0, result.output
     node = _node_object(sim)
     assert node is not None and sim.cluster().node_ready(node), 'win1 is Ready'
@@ -159,3 +160,59 @@ def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
     endpoint = [e for e in sim.node('win1').data['hns']['endpoints'] if e['name'] == 'cbr0_ep']
     assert len(endpoint) == 1 and endpoint[0]['ip_address'] == rejoined['spec']['podCIDR'].replace('.0/24', '.2'), \
         'one host endpoint, in the new subnet'
+
+
+def test_reset_ovn_then_rejoin(tmp_path):
+    """ovn: collect_logs fetches the Open vSwitch state; the reset removes the Transparent network and takes the
+    node out of OVN (its bridge and chassis settings, ovn-controller stopped); Open vSwitch stays installed.
+    site.yml rebuilds the bridge on the new vSwitch and the node rejoins."""
+    sim = Simulation(tmp_path)
+    msi = 'https://cloudbase.it/downloads/openvswitch-hyperv-2.7.0-certified.msi'
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': '10.127.130.38', 'kubewin_pod_cidr': '10.244.11.0/24',
+                  'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='ovn', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+    pins = {'artifacts_checksum_overrides': {
+        'openvswitch': {'2.7.0': 'sha256:' + hashlib.sha256(web.body(msi)).hexdigest()}}}
+    _converge(sim, inventory, **pins)
+    assert sim.node('win1').data['ovs']['db']['external_ids']['system-id'] == 'win1'
+
+    # Open vSwitch logging to its default folder: collect_logs_paths fetches the file.
+    ovs_log = 'C:\\ProgramData\\openvswitch\\logs\\ovs-vswitchd.log'
+    with sim.edit_node('win1') as node:
+        node.write_file(ovs_log, content='bridge br-ex: added interface Ethernet\n')
+    target = tmp_path / 'collected'
+    collect = sim.run('playbooks/collect_logs.yml', inventory, '-e', 'collect_logs_dir=%s' % target,
+                      '-e', '{"collect_logs_paths": ["%s"]}' % ovs_log.replace('\\', '\\\\'))
+    assert collect.rc == 0, collect.output
+    folder = tmp_path / 'collected' / 'win1'
+    state = json.loads((folder / 'ovs.json').read_text())
+    assert state['database']['bridges']['br-ex']['ports']['Ethernet'] == {'type': 'system', 'error': None}
+    assert state['switches'] == [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': True}}]
+    services = json.loads((folder / 'services.json').read_text())
+    assert services['ovn-controller']['state'] == 'running' and services['kube-proxy']['exists'] is False
+    assert (folder / 'ovs-vswitchd.log').read_text() == 'bridge br-ex: added interface Ethernet\n'
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', inventory)
+    assert reset.rc == 0, reset.output
+    assert _node_object(sim) is None
+    node = sim.node('win1')
+    assert _leftovers(node) == NOTHING
+    ovs = node.data['ovs']
+    assert ovs['db'] == {'bridges': {}, 'external_ids': {}} and ovs['products'], 'out of OVN, Open vSwitch kept'
+    assert {name: node.data['services'][name]['state'] for name in ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')} \
+        == {'ovsdb-server': 'running', 'ovs-vswitchd': 'running', 'ovn-controller': 'stopped'}
+
+    again = network_play.run(sim, 'playbooks/reset.yml', inventory)
+    assert again.rc == 0 and again.changed('win1') == 0, again.output
+    assert again.calls['win1']['total'] == 1, 'a reset node costs one remote call'
+
+    _converge(sim, inventory, **pins)
+    node = sim.node('win1')
+    assert node.data['ovs']['db']['bridges']['br-ex']['ports'] == {'vEthernet (Ethernet)': 'internal',
+                                                                   'Ethernet': 'system'}
+    assert node.data['ovs']['db']['external_ids']['ovn-encap-ip'] == '10.127.130.38'
+    assert node.data['services']['ovn-controller']['state'] == 'running'
+    steady = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS, **pins)
+    assert steady.rc == 0 and steady.changed('win1') == 0, steady.output

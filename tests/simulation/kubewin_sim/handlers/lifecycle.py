@@ -2,6 +2,7 @@
 
 import datetime
 
+from kubewin_sim import ovs
 from kubewin_sim import programs as program_model
 from kubewin_sim.handlers import services as service_handler
 from kubewin_sim.handlers.core import node_state, service_view
@@ -97,4 +98,4 @@ def node_logs(node, p, context):
                'policy_lists': [_raw_policy_list(pl) for pl in node.data['hns'].get('policy_lists') or []]}
     return {'hostname': node.data['hostname'],
             'collected_at': datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            'services': services, 'logs': logs, 'events': events, 'hns': hns}
+            'services': services, 'logs': logs, 'events': events, 'hns': hns, 'ovs': ovs.view(node)}
