@@ -73,6 +73,9 @@ def find_scripts(root=ROOT):
 
 
 def main(argv):
+    if any(arg in ('-h', '--help') for arg in argv[1:]):
+        print(__doc__.strip())
+        return 0
     paths = [os.path.abspath(p) for p in argv[1:]] or list(find_scripts())
     problems = []
     for path in paths:

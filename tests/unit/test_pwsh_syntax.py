@@ -44,3 +44,8 @@ def test_composed_scripts_parse_too():
     for name in sorted(os.listdir(_pwsh.SCRIPT_DIR)):
         if name.endswith('.ps1'):
             assert gate.syntax_errors(_pwsh.load_script(name[:-4]).encode('utf-8')) == [], name
+
+
+def test_help_prints_the_usage_instead_of_parsing_a_file(capsys):
+    assert gate.main(['pwsh_syntax.py', '--help']) == 0
+    assert 'Usage: pwsh_syntax.py [PATH ...]' in capsys.readouterr().out
