@@ -1,5 +1,6 @@
 """playbooks/site.yml upgrading a converged 2-node fleet from kubelet 1.31 to 1.32, one node at a time:
-drain, new binaries, one restart of the kubelet and kube-proxy, Ready at the new version, uncordon."""
+drain, new binaries, one restart of the kubelet and kube-proxy, Ready at the new version, uncordon. The
+second node's run fails after its binaries are replaced; the next run finishes its upgrade."""
 
 import copy
 import os
@@ -23,6 +24,7 @@ OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
 VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
 DRAIN = 'Drain the node before its Kubernetes binaries are replaced'
 UNCORDON = 'Uncordon the node'
+MARKER = 'C:\\var\\lib\\kubelet\\kubewin-upgrade.json'
 
 WORKLOAD = {
     'apiVersion': 'apps/v1', 'kind': 'Deployment',
@@ -92,22 +94,40 @@ def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path)
     assert not [kind for kind in check.api_calls['by_kind'] if kind.startswith('k8s_drain')]
 
     restarts_before = {host: starts(sim, host) for host in HOSTS}
+    # On win2 the kubelet's service update fails (the WinRM call is refused) once its binaries are replaced.
+    with sim.edit_node('win2') as node:
+        node.data['script_faults'] = [{'script': 'node_service_apply', 'contains': 'Kubernetes kubelet'}]
     upgrade = network_play.run(sim, 'playbooks/site.yml', upgraded, **OPTIONS)
-    assert upgrade.rc == 0, upgrade.output
+    assert upgrade.rc != 0, upgrade.output
     # Serial: win1 is drained and uncordoned before win2 is drained.
     order = [(t['task'].split(' : ')[-1], t['host']) for t in upgrade.tasks
              if t['task'].split(' : ')[-1] in (DRAIN, UNCORDON) and t['status'] == 'ok']
-    assert order == [(DRAIN, 'win1'), (UNCORDON, 'win1'), (DRAIN, 'win2'), (UNCORDON, 'win2')], order
+    assert order == [(DRAIN, 'win1'), (UNCORDON, 'win1'), (DRAIN, 'win2')], order
+    interrupted = sim.node('win2')
+    assert interrupted.data['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW, 'the new binaries are on disk'
+    assert interrupted.data['services']['kubelet']['version'] == 'v' + OLD, 'the kubelet runs the old one'
+    assert interrupted.file(MARKER) is not None
+    assert sim.cluster().data['objects']['Node']['win2']['spec']['unschedulable'] is True
+
+    # The artifact records match now, so only the record of the upgrade in progress makes the next run
+    # drain win2 again, restart its kubelet and kube-proxy, wait for Ready at the new version and uncordon.
+    resume = network_play.run(sim, 'playbooks/site.yml', upgraded, **OPTIONS)
+    assert resume.rc == 0, resume.output
+    assert resume.changed('win1') == 0 and resume.calls['win1']['total'] == 1
+    # The drain runs again (win2 is still cordoned and empty: nothing to change), the uncordon changes.
+    assert [t['changed'] for t in ran(resume, DRAIN, 'win2') + ran(resume, UNCORDON, 'win2')] == [False, True]
     for host in HOSTS:
-        assert [t['changed'] for t in ran(upgrade, DRAIN, host) + ran(upgrade, UNCORDON, host)] == [True, True]
         node = sim.node(host)
+        assert node.file(MARKER) is None
         assert node.data['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW
         assert node.data['artifacts']['C:\\k\\kube-proxy.exe']['url'].endswith('/v%s/bin/windows/amd64/kube-proxy.exe' % NEW)
         restarted = starts(sim, host)
         assert restarted == {name: count + 1 for name, count in restarts_before[host].items()}, restarted
         assert node.data['services']['kubelet']['version'] == 'v' + NEW
     assert upgrade.api_calls['by_kind'].get('k8s_drain:drain') == 2
-    assert upgrade.api_calls['by_kind'].get('k8s_drain:uncordon') == 2
+    assert upgrade.api_calls['by_kind'].get('k8s_drain:uncordon') == 1
+    assert resume.api_calls['by_kind'].get('k8s_drain:drain') == 1
+    assert resume.api_calls['by_kind'].get('k8s_drain:uncordon') == 1
     with sim.edit_cluster() as cluster:
         for host in HOSTS:
             node = cluster.get('Node', None, host)
@@ -125,5 +145,6 @@ def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path)
         assert again.calls[host]['total'] == 1, again.calls[host]
         assert not ran(again, DRAIN, host) and not ran(again, UNCORDON, host)
     assert not [kind for kind in again.api_calls['by_kind'] if kind.startswith('k8s_drain')]
-    print('remote calls per node: upgrade %s, re-run %s'
-          % ({h: upgrade.calls[h]['total'] for h in HOSTS}, {h: again.calls[h]['total'] for h in HOSTS}))
+    print('remote calls per node: upgrade %s, resumed upgrade %s, re-run %s'
+          % ({h: upgrade.calls[h]['total'] for h in HOSTS}, resume.calls['win2']['total'],
+             {h: again.calls[h]['total'] for h in HOSTS}))

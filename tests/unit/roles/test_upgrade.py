@@ -7,10 +7,11 @@ PLAYBOOK = '''
   tasks:
     - name: Snapshot
       kubewin.node.node_info:
-        files: ['C:\\etc\\kubernetes\\kubelet.conf']
+        files: ['C:\\etc\\kubernetes\\kubelet.conf', 'C:\\var\\lib\\kubelet\\kubewin-upgrade.json']
+        contents: ['C:\\var\\lib\\kubelet\\kubewin-upgrade.json']
     - name: What the plan and prerequisites roles hand the node
       ansible.builtin.set_fact:
-        plan_paths: {kubernetes_config_dir: 'C:\\etc\\kubernetes'}
+        plan_paths: {kubernetes_config_dir: 'C:\\etc\\kubernetes', kubelet_dir: 'C:\\var\\lib\\kubelet'}
         prerequisites_versions: {kubernetes_version: 1.32.13, installed_version: "{{ installed }}",
                                  upgrade: "{{ installed != '1.32.13' }}"}
     - name: Drain
@@ -39,7 +40,7 @@ def test_a_node_that_is_not_ready_at_the_new_version_stays_cordoned(sim, invento
     message = run.result('Fail naming what the node reports; it stays cordoned', 'win1')['result']['msg']
     assert message == ('win1 was drained for the upgrade to kubelet 1.32.13, but after 1 s it reports kubelet '
                        'v1.31.4. It stays cordoned: find the cause (the kubelet\'s log on the node), then run the '
-                       'playbook again or uncordon it yourself.'), message
+                       'playbook again: it finishes the upgrade.'), message
     assert sim.cluster().data['objects']['Node']['win1']['spec']['unschedulable'] is True
     assert 'k8s_drain:uncordon' not in run.api_calls['by_kind']
 
