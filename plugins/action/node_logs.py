@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
+from ansible_collections.kubewin.node.plugins.plugin_utils import _ovs
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, Plan
 
-DEFAULT_SERVICES = ['kubelet', 'kube-proxy', 'flanneld', 'containerd', 'docker', 'cri-dockerd',
-                    'ovsdb-server', 'ovs-vswitchd', 'ovn-controller']
+DEFAULT_SERVICES = ['kubelet', 'kube-proxy', 'flanneld', 'containerd', 'docker', 'cri-dockerd'] + list(_ovs.ALL_SERVICES)
 
 
 class ActionModule(NodeAction):

@@ -57,8 +57,9 @@ class ActionModule(NodeAction):
     def plan(self, args, state):
         if args['state'] == 'absent':
             operations, before, after, notes = _ovs.plan_absent(args, state)
-            self._context = {}
-            return Plan(operations, before, after, disruptive=True, notes=notes)
+            # Only disabling the extension on a vSwitch that still exists touches the node's network.
+            disruptive = any(op.get('disable_extension_on') for op in operations)
+            return Plan(operations, before, after, disruptive=disruptive, notes=notes)
         try:
             operations, before, after, notes, context = _ovs.plan(args, state)
         except _ovs.PlanError as exc:

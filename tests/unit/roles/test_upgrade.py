@@ -7,8 +7,7 @@ PLAYBOOK = '''
   tasks:
     - name: Snapshot
       kubewin.node.node_info:
-        files: ['C:\\etc\\kubernetes\\kubelet.conf', 'C:\\var\\lib\\kubelet\\kubewin-upgrade.json']
-        contents: ['C:\\var\\lib\\kubelet\\kubewin-upgrade.json']
+        files: ['C:\\etc\\kubernetes\\kubelet.conf']
     - name: What the plan and prerequisites roles hand the node
       ansible.builtin.set_fact:
         plan_paths: {kubernetes_config_dir: 'C:\\etc\\kubernetes', kubelet_dir: 'C:\\var\\lib\\kubelet'}
