@@ -8,12 +8,13 @@ file system). Cmdlets that read or change the node live in the Windows model.
 
 import functools
 
+from . import dotnet
 from . import operators as ops
 from . import types as pstypes
 from .commands import Cmdlet
 from .json_cmdlets import convertfrom_json, convertto_json
 from .members import get_member
-from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
                      enumerate_value, is_enumerable, is_null, to_bool, to_string)
 
 
@@ -280,7 +281,8 @@ CONSTRUCTORS = {
     'hashtable': lambda: Hashtable(),
     'psobject': lambda: PSCustomObject(),
     'system.management.automation.psobject': lambda: PSCustomObject(),
-    'system.collections.arraylist': lambda *a: __import__('kubewin_sim.pwsh.values', fromlist=['x']).ArrayList(),
+    'system.collections.arraylist': lambda *a: ArrayList(),
+    **dotnet.CONSTRUCTORS,
 }
 
 
