@@ -262,9 +262,8 @@ class Interpreter:
         """Invoke a script block (a function body, `& {}`, a script) with bound arguments."""
         node = block.node
         if node.type == 'program':
-            body_list = node.child('statement_list')
-            param_block = body_list.child('param_block') if body_list is not None else None
-            body = body_list
+            param_block = node.child('param_block')
+            body = node.child('statement_list')
         else:
             script_block = node if node.type == 'script_block' else node.child('script_block')
             param_block = node.child('param_block') or (script_block.child('param_block') if script_block else None)
