@@ -245,6 +245,8 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
         raise binding_error('Cannot process command because of one or more missing mandatory parameters: %s.'
                             % ' '.join(missing), 'MissingMandatoryParameter,' + command)
     for decl in sig.params:
+        if decl.type is not None and not decl.switch:
+            scope.types[decl.name.lower()] = decl.type
         if decl.name in bound:
             scope.vars[decl.name.lower()] = bound[decl.name]
         elif decl.default_nodes is not None:
