@@ -133,7 +133,7 @@ def parse_page(text, where):
         for block in re.findall(r'^```yaml\s*$(.*?)^```', body, re.M | re.S):
             fields = parse_yaml(block)
             entry['type'] = short_type(fields.get('Type', ''))
-            entry['aliases'] = [a.strip() for a in fields.get('Aliases', '').split(',') if a.strip()]
+            entry['aliases'] = [a.strip() for a in fields.get('Aliases', '').strip('[]').split(',') if a.strip()]  # Write-Host's pages write []
             # A few pages give Required per set in one block: "True (pathSet), False (nameSet)".
             required = {}
             for value, names in re.findall(r'(True|False) \(([^)]*)\)', fields.get('Required', '')):
