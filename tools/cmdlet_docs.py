@@ -117,49 +117,54 @@ def set_entry(fields, where):
     }
 
 
+def parse_parameter(name, body, sets, providers, where):
+    """The table entry of one PARAMETERS heading: its YAML blocks (one per set when they differ)."""
+    entry = {'type': None, 'aliases': [], 'sets': {}}
+    for block in re.findall(r'^```yaml\s*$(.*?)^```', body, re.M | re.S):
+        fields = parse_yaml(block)
+        entry['type'] = short_type(fields.get('Type', ''))
+        # Write-Host's page writes "Aliases: []" for none.
+        entry['aliases'] = [a.strip() for a in fields.get('Aliases', '').strip('[]').split(',') if a.strip()]
+        # A few pages give Required per set in one block: "True (pathSet), False (nameSet)".
+        required = {}
+        for value, names in re.findall(r'(True|False) \(([^)]*)\)', fields.get('Required', '')):
+            required.update((n.strip(), value) for n in names.split(','))
+        listed = [n.strip() for n in fields.get('Parameter Sets', '(All)').split(',')]
+        for set_name in listed + [n for n in required if n not in listed]:
+            set_name = ALL_SETS if set_name in ('(All)', 'All') else set_name
+            if set_name in required:
+                fields = dict(fields, Required=required[set_name])
+                if set_name not in listed:
+                    print('%s: -%s is Required in set %r that its Parameter Sets line omits' % (where, name, set_name))
+            if set_name != ALL_SETS and set_name not in sets:
+                print('%s: -%s names parameter set %r that SYNTAX does not have' % (where, name, set_name))
+                sets.append(set_name)
+            entry['sets'][set_name] = set_entry(fields, '%s -%s' % (where, name))
+    # A parameter that only the FileSystem (or Certificate, WSMan) provider's syntax shows is a
+    # dynamic parameter of that provider: it exists only when the path is on that provider's drive.
+    shown = providers.get(name, {'All'})
+    if 'All' not in shown:
+        entry['providers'] = sorted(shown)
+    return entry
+
+
 def parse_page(text, where):
     syntax, providers = parse_syntax(text)
     sets = [name for name, _, _ in syntax]
     defaults = [name for name, default, _ in syntax if default]
     cmdlet = {'parameter_sets': sets, 'default_parameter_set': defaults[0] if defaults else None,
               'supports_should_process': False, 'supports_transactions': False, 'parameters': {}}
-    params = section(text, 'PARAMETERS')
-    for match in re.finditer(r'^### -(\w+)\s*$(.*?)(?=^### |\Z)', params, re.M | re.S):
+    for match in re.finditer(r'^### -(\w+)\s*$(.*?)(?=^### |\Z)', section(text, 'PARAMETERS'), re.M | re.S):
         name, body = match.group(1), match.group(2)
         if name in ADDED:
             cmdlet['supports_should_process' if ADDED[name] == 'should_process' else 'supports_transactions'] = True
-            continue
-        entry = {'type': None, 'aliases': [], 'sets': {}}
-        for block in re.findall(r'^```yaml\s*$(.*?)^```', body, re.M | re.S):
-            fields = parse_yaml(block)
-            entry['type'] = short_type(fields.get('Type', ''))
-            entry['aliases'] = [a.strip() for a in fields.get('Aliases', '').strip('[]').split(',') if a.strip()]  # Write-Host's pages write []
-            # A few pages give Required per set in one block: "True (pathSet), False (nameSet)".
-            required = {}
-            for value, names in re.findall(r'(True|False) \(([^)]*)\)', fields.get('Required', '')):
-                required.update((n.strip(), value) for n in names.split(','))
-            listed = [n.strip() for n in fields.get('Parameter Sets', '(All)').split(',')]
-            for set_name in listed + [n for n in required if n not in listed]:
-                set_name = ALL_SETS if set_name in ('(All)', 'All') else set_name
-                if set_name in required:
-                    fields = dict(fields, Required=required[set_name])
-                    if set_name not in listed:
-                        print('%s: -%s is Required in set %r that its Parameter Sets line omits' % (where, name, set_name))
-                if set_name != ALL_SETS and set_name not in sets:
-                    print('%s: -%s names parameter set %r that SYNTAX does not have' % (where, name, set_name))
-                    sets.append(set_name)
-                entry['sets'][set_name] = set_entry(fields, '%s -%s' % (where, name))
-        # A parameter that only the FileSystem (or Certificate, WSMan) provider's syntax shows is a
-        # dynamic parameter of that provider: it exists only when the path is on that provider's drive.
-        only = sorted(providers.get(name, {'All'}) - {'All'}) if 'All' not in providers.get(name, {'All'}) else []
-        if only:
-            entry['providers'] = only
-        cmdlet['parameters'][name] = entry
+        else:
+            cmdlet['parameters'][name] = parse_parameter(name, body, sets, providers, where)
     for set_name, _, names in syntax:
         for pname in names:
+            entry = cmdlet['parameters'].get(pname)
             if pname in ADDED:
                 continue
-            entry = cmdlet['parameters'].get(pname)
             if entry is None:
                 print('%s: SYNTAX %s has -%s, PARAMETERS does not' % (where, set_name, pname))
             elif ALL_SETS not in entry['sets'] and set_name not in entry['sets']:
@@ -194,7 +199,7 @@ def main(argv):
         for name in names:
             path = '%s/%s.md' % (folder, name)
             cmdlet = parse_page(git(gitdirs[repo], 'show', 'HEAD:' + path), path)
-            data['cmdlets'][name] = dict(source='%s: %s' % (repo, path), **cmdlet)
+            data['cmdlets'][name] = {'source': '%s: %s' % (repo, path), **cmdlet}
         with open(os.path.join(OUT, module + '.json'), 'w', encoding='utf-8') as handle:
             handle.write(dump(data))
     return 0

@@ -86,7 +86,7 @@ class ParameterBindingError(Exception):
 class Parameter:
     """One parameter: canonical name, aliases, .NET type, kind (declared, common, should_process, transaction)."""
 
-    def __init__(self, name, type_name, aliases, sets, kind='declared', providers=None):
+    def __init__(self, name, type_name, aliases, sets, *, kind='declared', providers=None):  # pylint: disable=too-many-arguments
         self.name = name
         self.type = type_name
         self.aliases = list(aliases)
@@ -116,7 +116,7 @@ class Parameter:
 
 def _common(specs, kind):
     entry = {'mandatory': False, 'position': None, 'value_from_pipeline': False, 'value_from_pipeline_by_property_name': False}
-    return [Parameter(name, type_name, [alias], {ALL_SETS: dict(entry)}, kind) for name, alias, type_name in specs]
+    return [Parameter(name, type_name, [alias], {ALL_SETS: dict(entry)}, kind=kind) for name, alias, type_name in specs]
 
 
 class BindingResult:
@@ -136,7 +136,7 @@ class BindingResult:
         return 'BindingResult(%r, named=%r, positional=%r)' % (self.parameter_set, self.named, self.positional)
 
 
-class CmdletSpec:
+class CmdletSpec:  # pylint: disable=too-many-instance-attributes
     """The binding metadata of one cmdlet (or CDXML function) and PowerShell's binding rules."""
 
     def __init__(self, name, module, data):
@@ -207,7 +207,7 @@ class CmdletSpec:
         param = self.parameter(name_as_written, provider)
         return self._error('MissingArgument', param.name, type=param.type)
 
-    def bind(self, named, positional=0, pipeline_input=False, provider='FileSystem'):
+    def bind(self, named, positional=0, pipeline_input=False, provider='FileSystem'):  # pylint: disable=too-many-locals
         """Bind a call's arguments; returns a BindingResult or raises ParameterBindingError.
 
         named: parameter names as written, in call order (dash and a trailing ':' optional).
@@ -276,7 +276,7 @@ class CmdletSpec:
         element = param.type[:-2] if param.type.endswith('[]') else param.type
         return element.lower() in ANY_VALUE or element.lower() == value_type.lower()
 
-    def _bind_positional(self, params, args, bound, valid):
+    def _bind_positional(self, params, args, bound, valid):  # pylint: disable=too-many-locals
         """ParameterBinderController.BindPositionalParameters: one argument per position, in order."""
         positions = {}
         for param in params:
@@ -295,21 +295,7 @@ class CmdletSpec:
             if index >= len(args):
                 break
             text, value_type = args[index]
-            chosen = None
-            # Default set first, then the others; first without type conversion, then with it.
-            default = self.default_parameter_set
-            for coerce in (False, True):
-                for only_default in (True, False):
-                    for param, set_name in candidates:
-                        if only_default and not (default and (valid is None or default in valid) and set_name in (default, ALL_SETS)):
-                            continue
-                        if coerce or self._binds_without_conversion(value_type, param):
-                            chosen = param
-                            break
-                    if chosen:
-                        break
-                if chosen:
-                    break
+            chosen = self._pick_positional(candidates, value_type, valid)
             if chosen is None:
                 leftover.append(text)
             else:
@@ -320,13 +306,28 @@ class CmdletSpec:
         leftover += [text for text, _ in args[index:]]
         return result, leftover, valid
 
+    def _pick_positional(self, candidates, value_type, valid):
+        """The parameter a positional argument binds to among those at its position.
+
+        The default set's first, then the other valid sets'; all of them first without type
+        conversion, then with it (with conversion, any value binds: values are not modelled).
+        """
+        default = self.default_parameter_set
+        in_default = [(p, s) for p, s in candidates if default and (valid is None or default in valid) and s in (default, ALL_SETS)]
+        for coerce in (False, True):
+            for group in (in_default, candidates):
+                for param, _ in group:
+                    if coerce or self._binds_without_conversion(value_type, param):
+                        return param
+        return None
+
     def _takes_pipeline(self, param, valid):
         return any(d['value_from_pipeline'] or d['value_from_pipeline_by_property_name'] for _, d in param.set_data(valid))
 
     def _unbound_takes_pipeline(self, params, valid, bound):
         return any(self._takes_pipeline(p, valid) for p in params if p.name not in bound and p.in_sets(valid))
 
-    def _validate(self, params, valid, bound, pre_pipeline, set_default):
+    def _validate(self, params, valid, bound, pre_pipeline, set_default):  # pylint: disable=too-many-return-statements
         """CmdletParameterBinderController.ValidateParameterSets; returns the narrowed valid sets."""
         default = self.default_parameter_set
         if valid is not None and not valid:
