@@ -4,7 +4,7 @@ Reads the markdown of the reference pages (platyPS format) from local git snapsh
 MicrosoftDocs/PowerShell-Docs (reference/5.1: Windows PowerShell 5.1) and
 MicrosoftDocs/windows-powershell-docs (docset/winserver2022-ps) and keeps only the binding facts:
 parameter sets (SYNTAX headings, "(Default)"), and per parameter the YAML block of PARAMETERS
-(Type, Parameter Sets, Aliases, Required, Position, Accept pipeline input). No description text.
+(Type, Parameter Sets, Aliases, Required, Position, Accept pipeline input, Accepted values). No description text.
 The JSON it writes is the test data; this tool is not needed at test time.
 
 Usage: cmdlet_docs.py POWERSHELL_DOCS_GIT_DIR WINDOWS_DOCS_GIT_DIR
@@ -125,6 +125,10 @@ def parse_parameter(name, body, sets, providers, where):
         entry['type'] = short_type(fields.get('Type', ''))
         # Write-Host's page writes "Aliases: []" for none.
         entry['aliases'] = [a.strip() for a in fields.get('Aliases', '').strip('[]').split(',') if a.strip()]
+        # Enum and ValidateSet parameters list their values; a parameter has one list whatever the set.
+        accepted = [v.strip() for v in fields.get('Accepted values', '').split(',') if v.strip()]
+        if accepted:
+            entry['accepted_values'] = accepted
         # A few pages give Required per set in one block: "True (pathSet), False (nameSet)".
         required = {}
         for value, names in re.findall(r'(True|False) \(([^)]*)\)', fields.get('Required', '')):

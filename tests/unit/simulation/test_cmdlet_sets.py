@@ -298,26 +298,58 @@ def _splatted_keys(tree, variable):
     return keys
 
 
+def _literal(node):
+    """The text of a constant argument (bare word or quoted string without variables), else None."""
+    if node is None:
+        return None
+    if node.type == 'generic_token':
+        return node.text.decode()
+    kinds = {n.type for n in _walk(node)}
+    if 'string_literal' in kinds and not kinds & {'variable', 'sub_expression'}:
+        text = node.text.decode()
+        return text[1:-1] if text[:1] in '\'"' else None
+    return None
+
+
 def _command_arguments(spec, elements, tree):
-    """(named, positional) of a command's elements, the way the engine's argument parser splits them."""
+    """(named, values, positional) of a command's elements, split the way the engine's argument parser does.
+
+    values[i] is the syntax node of named[i]'s argument (None for a switch or a splatted entry).
+    """
     items = [item for item in elements.children if item.type != 'command_argument_sep' or b':' in item.text]
-    named, positional = [], []
+    named, values, positional = [], [], []
     index = 0
     while index < len(items):
         item = items[index]
         index += 1
         if item.type == 'command_parameter':
             named.append(item.text.decode()[1:])
+            values.append(None)
             if index < len(items) and items[index].type == 'command_argument_sep':
+                values[-1] = items[index + 1] if index + 1 < len(items) else None
                 index += 2          # -Name:value
             elif not spec.is_switch(named[-1]):
+                values[-1] = items[index] if index < len(items) else None
                 index += 1
         elif item.text.startswith(b'@') and item.type != 'command_argument_sep':
             # A splat: the keys of the hashtable become named parameters (top-level entries only).
-            named += [key for key in _splatted_keys(tree, item.text.decode()[1:]) if '.' not in key]
+            keys = [key for key in _splatted_keys(tree, item.text.decode()[1:]) if '.' not in key]
+            named += keys
+            values += [None] * len(keys)
         else:
             positional.append((item.text.decode(), _value_type(item)))
-    return named, positional
+    return named, values, positional
+
+
+def _value_problem(spec, name, node):
+    """Why a constant argument is not one of the parameter's accepted values, or None."""
+    param = spec.parameter(name)
+    value = _literal(node)
+    if param is None or not param.accepted_values or value is None:
+        return None
+    if value.lower() in (v.lower() for v in param.accepted_values):
+        return None
+    return '-%s %r is none of %s' % (param.name, value, ', '.join(param.accepted_values))
 
 
 def test_every_call_in_the_scripts_binds():
@@ -332,11 +364,13 @@ def test_every_call_in_the_scripts_binds():
             if spec is None:
                 continue
             elements = next((c for c in node.children if c.type == 'command_elements'), None)
-            named, positional = _command_arguments(spec, elements, tree) if elements is not None else ([], [])
+            named, values, positional = _command_arguments(spec, elements, tree) if elements is not None else ([], [], [])
             piped = node.prev_sibling is not None and node.prev_sibling.type == '|'
             key = (os.path.basename(rel), node.start_point[0] + 1, spec.name)
             try:
                 spec.bind(named, positional, pipeline_input=piped)
+                failures += ['%s:%d %s: %s' % (rel, key[1], spec.name, problem)
+                             for problem in (_value_problem(spec, n, v) for n, v in zip(named, values)) if problem]
             except ParameterBindingError as error:
                 if key in KNOWN_SCRIPT_BUGS:
                     seen_bugs[key] = error.error_id

@@ -8,7 +8,8 @@ For each cmdlet: its parameter sets and default set, whether it supports ShouldP
 (-WhatIf/-Confirm) and transactions (-UseTransaction), and per parameter its type, aliases and,
 per parameter set ("__AllParameterSets" for a parameter in every set), Mandatory, Position (None
 when named), ValueFromPipeline and ValueFromPipelineByPropertyName. A parameter with "providers"
-is a provider's dynamic parameter (New-Item -ConnectionURI exists only on the WSMan: drive).
+is a provider's dynamic parameter (New-Item -ConnectionURI exists only on the WSMan: drive);
+"accepted_values" lists an enum's or ValidateSet's values where the page gives them.
 
 API (pure Python, no Ansible):
 
@@ -86,13 +87,14 @@ class ParameterBindingError(Exception):
 class Parameter:
     """One parameter: canonical name, aliases, .NET type, kind (declared, common, should_process, transaction)."""
 
-    def __init__(self, name, type_name, aliases, sets, *, kind='declared', providers=None):  # pylint: disable=too-many-arguments
+    def __init__(self, name, type_name, aliases, sets, *, kind='declared', providers=None, accepted_values=None):  # pylint: disable=too-many-arguments
         self.name = name
         self.type = type_name
         self.aliases = list(aliases)
         self.sets = sets              # set name (or ALL_SETS) -> dict(mandatory, position, value_from_pipeline, ...)
         self.kind = kind
         self.providers = providers    # None, or the providers on whose drives this dynamic parameter exists
+        self.accepted_values = accepted_values  # None, or the enum / ValidateSet values the page lists
 
     @property
     def is_switch(self):
@@ -147,7 +149,8 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
         self.default_parameter_set = data['default_parameter_set']
         self.supports_should_process = data['supports_should_process']
         self.supports_transactions = data['supports_transactions']
-        self.parameters = [Parameter(pname, p['type'], p['aliases'], p['sets'], providers=p.get('providers'))
+        self.parameters = [Parameter(pname, p['type'], p['aliases'], p['sets'], providers=p.get('providers'),
+                                     accepted_values=p.get('accepted_values'))
                            for pname, p in data['parameters'].items()]
         self.parameters += _common(COMMON, 'common')
         if self.supports_should_process:
