@@ -138,9 +138,14 @@ def test_unknown_parameter():
 
 
 def test_parameter_given_twice():
-    error = bind_error('Get-NetAdapter', ['Name', 'ifAlias'])
+    error = bind_error('Get-NetAdapter', ['Name', 'ifAlias:'])
     assert error.error_id == 'ParameterAlreadyBound'
     assert error.message.startswith("Cannot bind parameter because parameter 'ifAlias' is specified more than once.")
+    # -ifAlias value: the binder has renamed the argument to the parameter it matched.
+    assert bind_error('Get-NetAdapter', ['Name', 'ifAlias']).message.startswith("Cannot bind parameter because parameter 'Name' is")
+    assert bind_error('Get-NetAdapter', ['Physical', 'phys']).message.startswith("Cannot bind parameter because parameter 'phys' is")
+    # Every name is looked up before any is bound: the ambiguous one is reported first.
+    assert bind_error('Get-NetAdapter', ['Name', 'Name', 'I']).error_id == 'AmbiguousParameter'
 
 
 def test_is_switch():

@@ -213,7 +213,8 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
     def bind(self, named, positional=0, pipeline_input=False, provider='FileSystem'):  # pylint: disable=too-many-locals
         """Bind a call's arguments; returns a BindingResult or raises ParameterBindingError.
 
-        named: parameter names as written, in call order (dash and a trailing ':' optional).
+        named: parameter names as written, in call order, with the dash or not; a name given as
+        -Name:value keeps its trailing ':' (it changes the name ParameterAlreadyBound reports).
         positional: how many positional arguments, or a list of them, each its text or a
         (text, .NET type name) pair; a type lets the first positional pass skip parameters the
         value would need converting to (Start-Service svc binds -Name, not -InputObject).
@@ -227,14 +228,18 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
         bound = {}
         named_result = []
         unknown = []
-        for written in named:
-            param = self.parameter(written, provider)
+        # ReparseUnboundArguments looks every name up (AmbiguousParameter) before any is bound.
+        resolved = [(written, self.parameter(written, provider)) for written in named]
+        for written, param in resolved:
             if param is None:
                 unknown.append(written)
                 named_result.append(None)
                 continue
             if param.name in bound:
-                raise self._error('ParameterAlreadyBound', written.lstrip('-').rstrip(':'))
+                # The error names the parameter as the argument holds it: as written for a switch or
+                # -Name:value, the canonical name once ReparseUnboundArguments paired it with the next argument.
+                as_written = written.lstrip('-').rstrip(':')
+                raise self._error('ParameterAlreadyBound', as_written if param.is_switch or written.endswith(':') else param.name)
             bound[param.name] = 'named'
             named_result.append(param.name)
             valid = self._narrow(valid, param)
