@@ -217,7 +217,9 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
         -Name:value keeps its trailing ':' (it changes the name ParameterAlreadyBound reports).
         positional: how many positional arguments, or a list of them, each its text or a
         (text, .NET type name) pair; a type lets the first positional pass skip parameters the
-        value would need converting to (Start-Service svc binds -Name, not -InputObject).
+        value would need converting to (Start-Service svc binds -Name, not -InputObject). With a
+        count the types are unknown (any value binds in the first pass) and a surplus argument is
+        named by its index in PositionalParameterNotFound.
         pipeline_input: whether objects will come from the pipeline.
         Of an unknown named parameter and a surplus positional argument, the named one is reported.
         """
