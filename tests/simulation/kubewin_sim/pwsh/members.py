@@ -128,6 +128,8 @@ def _find_attribute(obj, name):
     if table is None:
         table = {}
         for klass in reversed(cls.__mro__):
+            if klass.__module__ == 'builtins':
+                continue  # Python's own list/str/object methods are not .NET members
             for attribute in vars(klass):
                 if not attribute.startswith('_'):
                     table[attribute.lower()] = attribute
@@ -273,7 +275,7 @@ def invoke_method(obj, name, args, interpreter=None, scope=None):
         if lower == 'equals' and len(args) == 1:
             from .operators import equals  # pylint: disable=import-outside-toplevel
             return equals(obj, args[0])
-        if isinstance(obj, list):
+        if isinstance(obj, list) and _find_attribute(obj, name) is None:
             # Method enumeration: the method of each element (about_Methods, PowerShell 3.0 and later).
             results = [invoke_method(item, name, args, interpreter, scope) for item in obj if not is_null(item)]
             flat = []
