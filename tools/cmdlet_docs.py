@@ -36,7 +36,8 @@ MODULES = {
         'Restart-Service', 'Set-Content', 'Set-Service', 'Split-Path', 'Start-Process', 'Start-Service', 'Stop-Service',
         'Test-Path']),
     'Microsoft.PowerShell.Utility': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Utility', [
-        'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Date', 'Get-FileHash', 'Invoke-WebRequest',
+        'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Date', 'Get-FileHash', 'Group-Object',
+        'Invoke-WebRequest',
         'Measure-Object', 'New-Object', 'Out-File', 'Out-String', 'Select-Object', 'Sort-Object', 'Start-Sleep',
         'Write-Error', 'Write-Host', 'Write-Output', 'Write-Verbose', 'Write-Warning']),
     'Microsoft.PowerShell.Security': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Security', ['Get-Acl', 'Set-Acl']),

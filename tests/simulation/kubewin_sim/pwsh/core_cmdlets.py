@@ -180,6 +180,65 @@ def _sort_compare(left, right, cs):
         return ops.compare(to_string(left), to_string(right), cs)
 
 
+def add_member(ctx, params, input_items):
+    """Add-Member: note properties only (NotePropertyName/Value, NotePropertyMembers, -MemberType NoteProperty)."""
+    members = []
+    if 'NotePropertyName' in params:
+        members.append((to_string(params['NotePropertyName']), params.get('NotePropertyValue')))
+    elif 'NotePropertyMembers' in params:
+        members.extend((to_string(key), value) for key, value in params['NotePropertyMembers'].items())
+    elif to_string(params.get('MemberType')).lower() == 'noteproperty':
+        members.append((to_string(params['Name']), params.get('Value')))
+    else:
+        raise PSError('Add-Member -MemberType %s is not modelled' % to_string(params.get('MemberType')))
+    out = []
+    for item in _items(params, input_items):
+        if not isinstance(item, PSCustomObject):
+            raise PSError('Add-Member on a %s is not modelled' % type(item).__name__)
+        for name, value in members:
+            if name in item.props and not params.get('Force'):
+                ctx.write_error(PSError('Cannot add a member with the name "%s" because a member with that name already '
+                                        'exists. To overwrite the member anyway, add the Force parameter to your '
+                                        'command.' % name, 'System.InvalidOperationException',
+                                        'MemberAlreadyExists,Microsoft.PowerShell.Commands.AddMemberCommand',
+                                        'InvalidOperation', target=item))
+                continue
+            item.props[name] = value
+        if params.get('PassThru'):
+            out.append(item)
+    return out
+
+
+class GroupInfo:
+    NET = 'Microsoft.PowerShell.Commands.GroupInfo'
+    PROPERTIES = ('Count', 'Name', 'Group', 'Values')
+
+    def __init__(self, name, values, group):
+        self.Name = name
+        self.Values = PSArray(values)
+        self.Group = PSArray(group)
+        self.Count = len(group)
+
+
+def group_object(ctx, params, input_items):
+    """Group-Object: groups in the order their first member came, names as [string] of the key values."""
+    props = params.get('Property')
+    props = (enumerate_value(props) if is_enumerable(props) else [props]) if props is not None else []
+    cs = bool(params.get('CaseSensitive'))
+    groups = []
+    for item in _items(params, input_items):
+        values = [_property_value(ctx, item, prop) for prop in props] if props else [item]
+        for group in groups:
+            if len(group[0]) == len(values) and all(ops.equals(a, b, cs) for a, b in zip(group[0], values)):
+                group[1].append(item)
+                break
+        else:
+            groups.append((values, [item]))
+    if params.get('AsHashTable'):
+        raise PSError('Group-Object -AsHashTable is not modelled')
+    return [GroupInfo(', '.join(to_string(value) for value in values), values, members) for values, members in groups]
+
+
 class _Measure:
     NET = 'Microsoft.PowerShell.Commands.GenericMeasureInfo'
     PROPERTIES = ('Count', 'Average', 'Sum', 'Maximum', 'Minimum', 'Property')
@@ -323,9 +382,11 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
     ('New-Object', new_object),
     ('ConvertTo-Json', convertto_json),
     ('ConvertFrom-Json', convertfrom_json),
+    ('Add-Member', add_member),
+    ('Group-Object', group_object),
 )]
 
-ALIASES = {'?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',
+ALIASES = {'group': 'Group-Object', '?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',
            'select': 'Select-Object', 'sort': 'Sort-Object', 'measure': 'Measure-Object', 'echo': 'Write-Output',
            'write': 'Write-Output'}
 
