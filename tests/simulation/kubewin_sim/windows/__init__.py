@@ -5,30 +5,64 @@ returns the objects real Windows returns (property names and .NET types from the
 reference named next to each), and binds through the parameter-set tables of Microsoft's reference
 (``kubewin_sim/pwsh/cmdlet_sets``). A script meets only what is modelled here; a cmdlet not yet
 modelled is an unknown command.
+
+One module per area of Windows. An area module may define:
+- ``CMDLETS``: cmdlet name -> ``function(ctx, params, input_items)`` (``ctx.host.node`` is the SimNode);
+- ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
+- ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items)``
+  returning a ``ProgramResult``.
 """
 
 from ..pwsh.commands import Cmdlet
 from . import nettcpip
 
+AREAS = (nettcpip,)
+
+
+class ProgramResult:
+    """What a native program did: its standard output and error lines and its exit code."""
+
+    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0):
+        self.stdout_lines = list(stdout_lines)
+        self.stderr_lines = list(stderr_lines)
+        self.exit_code = exit_code
+
+
+def _program_key(name):
+    return name.replace('/', '\\').rsplit('\\', 1)[-1].lower()
+
 
 class WindowsHost:
-    """What the engine asks of Windows: cmdlets, programs and .NET types, for one node."""
+    """What the engine asks of Windows for one node: cmdlets, programs and .NET types."""
 
     def __init__(self, node):
         self.node = node
 
     @staticmethod
     def commands():
-        return {name.lower(): Cmdlet(name, function) for name, function in nettcpip.CMDLETS.items()}
-
-    def has_program(self, name):  # pylint: disable=unused-argument
-        return False
-
-    def run_program(self, name, words, input_items):
-        raise NotImplementedError(name)
+        return {name.lower(): Cmdlet(name, function)
+                for area in AREAS for name, function in getattr(area, 'CMDLETS', {}).items()}
 
     @staticmethod
-    def constructor(type_name):  # pylint: disable=unused-argument
+    def _program(name):
+        for area in AREAS:
+            program = getattr(area, 'PROGRAMS', {}).get(_program_key(name))
+            if program is not None:
+                return program
+        return None
+
+    def has_program(self, name):
+        return self._program(name) is not None
+
+    def run_program(self, name, words, input_items):
+        return self._program(name)(self, words, input_items)
+
+    @staticmethod
+    def constructor(type_name):
+        for area in AREAS:
+            constructor = getattr(area, 'CONSTRUCTORS', {}).get(type_name.lower())
+            if constructor is not None:
+                return constructor
         return None
 
 
