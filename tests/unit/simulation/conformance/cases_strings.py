@@ -1,0 +1,78 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Strings: quoting, expansion, escapes, here-strings, -f, and System.String methods."""
+
+from _case import Case
+
+Q = 'about_Quoting_Rules (reference/5.1)'
+SPC = 'about_Special_Characters (reference/5.1)'
+OPS = 'about_Operators (reference/5.1) "Format operator -f"'
+SUB = 'deep-dives/everything-about-string-substitutions (docs-conceptual)'
+NET = '.NET System.String method via about_Methods (reference/5.1)'
+
+CASES = [
+    Case('expandable-vs-verbatim', "$n = 'x'; \"a $n b\"; 'a $n b'", ['a x b', 'a $n b'],
+         source=Q + ': double quotes expand variables, single quotes are verbatim'),
+    Case('subexpression-in-string', "\"sum: $(1 + 2)\"", ['sum: 3'], source=Q + ': $() is evaluated inside double quotes'),
+    Case('property-in-string-needs-subexpr',
+         "$o = [pscustomobject]@{Name = 'n1'}; \"$($o.Name)\"; \"$o.Name\"", ['n1', '@{Name=n1}.Name'],
+         source=Q + ': only the variable is expanded in "$o.Name"; use $($o.Name) for a property'),
+    Case('braced-variable-in-string', "$n = 'ab'; \"${n}c\"", ['abc'],
+         source='about_Variables (reference/5.1): ${name} delimits a variable name'),
+    Case('backtick-tab-newline', "\"a`tb\"; \"1`n2\"", ['a\tb', '1\n2'],
+         source=SPC + ': `t is a horizontal tab, `n a newline'),
+    Case('backtick-escapes-quote-dollar', "\"x`\"y\"; \"`$n\"; \"a``b\"", ['x"y', '$n', 'a`b'],
+         source=SPC + ' + ' + Q + ': a backtick makes the next character literal'),
+    Case('doubled-quotes', "'it''s'; \"say \"\"hi\"\"\"", ["it's", 'say "hi"'],
+         source=Q + ': a doubled quote inside a string of the same kind is one literal quote'),
+    Case('backtick-literal-in-single', "'a`tb'", ['a`tb'], source=Q + ': no escape processing in single quotes'),
+    Case('here-string-expandable', "$n = 'v'; @\"\nline $n\n\"@", ['line v'],
+         source=Q + ' "Here-strings": @" "@ expands variables; text starts on the line after @"'),
+    Case('here-string-verbatim', "$n = 'v'; @'\nline $n\n'@", ['line $n'],
+         source=Q + ' "Here-strings": @\' \'@ is verbatim'),
+    Case('here-string-quotes-literal', "@\"\nsay \"hi\" 'x'\n\"@", ['say "hi" \'x\''],
+         source=Q + ': quotes inside a here-string are literal'),
+    Case('format-d3', "'{0:D3}' -f 5", ['005'], source=OPS + ': .NET composite formatting, D3 pads to 3 digits'),
+    Case('format-alignment', "'[{0,5}]' -f 'ab'; '[{0,-5}]' -f 'ab'", ['[   ab]', '[ab   ]'],
+         source=OPS + ': ,N right-aligns and ,-N left-aligns in a field of N'),
+    Case('format-multiple-args', "'{1}-{0}' -f 'a', 'b'", ['b-a'], source=OPS + ': the right side is the argument array'),
+    Case('format-hex-and-braces', "'{0:X}' -f 255; '{0:x4}' -f 255; '{{0}}' -f 1", ['FF', '00ff', '{0}'],
+         source=OPS + ' + .NET composite formatting: X hex, doubled braces are literal'),
+    Case('substring', "'abcdef'.Substring(1, 2); 'abcdef'.Substring(4)", ['bc', 'ef'],
+         source=NET + ': Substring(start[, length])'),
+    Case('substring-out-of-range-error', "'abc'.Substring(5); 'after'", ['after'],
+         errors=['Exception calling "Substring" with "1" argument(s)'],
+         source='about_Methods (reference/5.1): a .NET exception becomes MethodInvocationException "Exception calling..."'),
+    Case('replace-method-case-sensitive', "'aAa'.Replace('a', 'x'); 'a.b'.Replace('.', '-')", ['xAx', 'a-b'],
+         source=NET + ': String.Replace is literal and case-sensitive, unlike -replace'),
+    Case('trim-methods', "'  x  '.Trim(); 'xxaxx'.Trim('x'); 'C:\\k\\'.TrimEnd('\\'); '  y'.TrimStart()",
+         ['x', 'a', 'C:\\k', 'y'],
+         source=NET + ': Trim/TrimStart/TrimEnd remove whitespace or the given characters'),
+    Case('split-method-literal', "$p = 'a,b,,c'.Split(','); $p.Count; $p[3]; ('a.b'.Split('.')).Count",
+         ['4', 'c', '2'],
+         source=NET + ': String.Split splits on literal characters and keeps empty entries'),
+    Case('startswith-case-sensitive', "'Hello'.StartsWith('He'); 'Hello'.StartsWith('he'); 'Hello'.EndsWith('lo')",
+         ['True', 'False', 'True'],
+         source=NET + ': StartsWith/EndsWith are case-sensitive'),
+    Case('case-methods', "'ABC'.ToLowerInvariant(); 'abc'.ToUpper(); 'AbC'.ToLower()", ['abc', 'ABC', 'abc'],
+         source=NET + ': ToLowerInvariant/ToUpper/ToLower'),
+    Case('contains-indexof-method', "'abc'.Contains('B'); 'abc'.Contains('b'); 'abc'.IndexOf('c'); 'abc'.IndexOf('z')",
+         ['False', 'True', '2', '-1'],
+         source=NET + ': String.Contains and IndexOf are case-sensitive'),
+    Case('string-length-and-index', "'abc'.Length; 'abc'[1]; 'abc'[-1]", ['3', 'b', 'c'],
+         source='about_Arrays / about_Operators index operator (reference/5.1): a string indexes to its characters'),
+    Case('string-concat-left-to-right', "'a' + 1 + 2; 1 + 2 + 'a'", ['a12', '3a'],
+         source='about_Arithmetic_Operators (reference/5.1): + evaluates left to right, left operand type decides'),
+    Case('padleft', "'7'.PadLeft(3, '0'); 'ab'.PadRight(4) + '|'", ['007', 'ab  |'],
+         source=NET + ': PadLeft/PadRight'),
+    Case('string-isnullorempty', "[string]::IsNullOrEmpty(''); [string]::IsNullOrEmpty($null); [string]::IsNullOrEmpty('a'); [string]::IsNullOrWhiteSpace(' ')",
+         ['True', 'True', 'False', 'True'],
+         source='.NET String static methods via about_Methods (reference/5.1)'),
+    Case('string-join-static', "[string]::Join(',', @('a', 'b', 'c')); [string]::Join('', 'x', 'y')", ['a,b,c', 'xy'],
+         source='.NET String.Join via about_Methods (reference/5.1)'),
+    Case('string-format-static', "[string]::Format('{0}-{1}', 'a', 'b')", ['a-b'], source=SUB + ': String.Format, same as -f'),
+    Case('expand-in-single-inside-double', "$n = 'v'; \"'$n'\"", ["'v'"],
+         source=Q + ': single quotes inside a double-quoted string do not prevent expansion'),
+    Case('expand-array-in-string', "$a = 1, 2; \"[$a]\"", ['[1 2]'],
+         source=Q + ' + about_Preference_Variables $OFS: an array in a string is joined with spaces'),
+]
