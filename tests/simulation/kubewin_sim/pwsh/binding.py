@@ -1,0 +1,315 @@
+"""Binding arguments to a script's or function's param() block (about_Functions_Advanced_Parameters,
+about_Functions_CmdletBindingAttribute, about_Parameters, reference/5.1).
+
+Names match case-insensitively, by alias or by an unambiguous prefix; the remaining arguments bind
+by position in declaration order; a [switch] takes no value; each value is converted to the declared
+type; Validate* attributes and Mandatory are checked (a missing mandatory parameter fails: the host
+win_powershell runs in cannot prompt). An advanced function (CmdletBinding or a Parameter attribute)
+takes the common parameters and refuses extra arguments; a simple one collects them in $args.
+"""
+
+import re
+
+from . import types as pstypes
+from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
+                     is_enumerable, is_null, to_string)
+
+COMMON = {
+    'verbose': 'Verbose', 'vb': 'Verbose', 'debug': 'Debug', 'db': 'Debug', 'erroraction': 'ErrorAction',
+    'ea': 'ErrorAction', 'warningaction': 'WarningAction', 'wa': 'WarningAction', 'informationaction':
+    'InformationAction', 'infa': 'InformationAction', 'errorvariable': 'ErrorVariable', 'ev': 'ErrorVariable',
+    'warningvariable': 'WarningVariable', 'wv': 'WarningVariable', 'informationvariable': 'InformationVariable',
+    'iv': 'InformationVariable', 'outvariable': 'OutVariable', 'ov': 'OutVariable', 'outbuffer': 'OutBuffer',
+    'ob': 'OutBuffer', 'pipelinevariable': 'PipelineVariable', 'pv': 'PipelineVariable',
+}
+SHOULD_PROCESS = {'whatif': 'WhatIf', 'wi': 'WhatIf', 'confirm': 'Confirm', 'cf': 'Confirm'}
+COMMON_SWITCHES = {'Verbose', 'Debug', 'WhatIf', 'Confirm'}
+
+
+def binding_error(message, error_id, category='InvalidArgument'):
+    return PSError(message, 'System.Management.Automation.ParameterBindingException', error_id, category)
+
+
+class ParamDecl:
+    def __init__(self, name):
+        self.name = name
+        self.type = None
+        self.default = None
+        self.mandatory = False
+        self.position = None
+        self.aliases = []
+        self.validate_set = None
+        self.validate_pattern = None
+        self.validate_range = None
+        self.allow_empty_string = False
+        self.allow_null = False
+        self.from_pipeline = False
+
+    @property
+    def switch(self):
+        return self.type is not None and self.type.name == 'System.Management.Automation.SwitchParameter'
+
+
+class Signature:
+    """What a param() block declares, read once per block and cached on its node."""
+
+    def __init__(self, interpreter, param_block, scope):
+        self.params = []
+        self.advanced = False
+        self.should_process = False
+        if param_block is None:
+            return
+        attributes = param_block.child('attribute_list')
+        for attribute in (attributes.all('attribute') if attributes else []):
+            name = attribute.child('attribute_name')
+            if name is not None and name.text.lower() == 'cmdletbinding':
+                self.advanced = True
+                arguments = attribute.child('attribute_arguments')
+                for argument in (arguments.all('attribute_argument') if arguments else []):
+                    if argument.named_children[0].text.lower() == 'supportsshouldprocess':
+                        self.should_process = True
+        parameter_list = param_block.child('parameter_list')
+        for parameter in (parameter_list.all('script_parameter') if parameter_list else []):
+            self.params.append(self._declaration(interpreter, parameter, scope))
+
+    def _declaration(self, interpreter, node, scope):
+        decl = ParamDecl(node.child('variable').text[1:])
+        decl.default = node.child('script_parameter_default')
+        attributes = node.child('attribute_list')
+        for attribute in (attributes.all('attribute') if attributes else []):
+            literal = attribute.child('type_literal')
+            if literal is not None:
+                decl.type = interpreter.resolve_type(literal)
+                continue
+            name = attribute.child('attribute_name').text.lower()
+            arguments = attribute.child('attribute_arguments')
+            arguments = arguments.all('attribute_argument') if arguments else []
+            if name == 'parameter':
+                self.advanced = True
+                for argument in arguments:
+                    key = argument.named_children[0].text.lower()
+                    value = (interpreter.eval_expression(argument.named_children[1], scope)
+                             if len(argument.named_children) > 1 else True)
+                    if key == 'mandatory':
+                        decl.mandatory = bool(value)
+                    elif key == 'position':
+                        decl.position = int(value)
+                    elif key in ('valuefrompipeline', 'valuefrompipelinebypropertyname'):
+                        decl.from_pipeline = bool(value)
+                    elif key not in ('helpmessage', 'parametersetname', 'dontshow'):
+                        raise Unsupported('[Parameter(%s)]' % key, argument.line)
+            elif name in ('validateset', 'validatepattern', 'validaterange', 'alias', 'validatenotnullorempty',
+                          'validatenotnull', 'allowemptystring', 'allownull', 'allowemptycollection'):
+                values = [interpreter.eval_expression(argument.named_children[0], scope) for argument in arguments]
+                flat = []
+                for value in values:
+                    flat.extend(enumerate_value(value) if is_enumerable(value) else [value])
+                if name == 'validateset':
+                    decl.validate_set = [to_string(value) for value in flat]
+                elif name == 'validatepattern':
+                    decl.validate_pattern = to_string(flat[0])
+                elif name == 'validaterange':
+                    decl.validate_range = (flat[0], flat[1])
+                elif name == 'alias':
+                    decl.aliases = [to_string(value) for value in flat]
+                elif name == 'allowemptystring':
+                    decl.allow_empty_string = True
+                elif name == 'allownull':
+                    decl.allow_null = True
+                elif name in ('validatenotnullorempty', 'validatenotnull'):
+                    decl.validate_set = decl.validate_set  # checked as Mandatory is (non-empty)
+                    decl.allow_empty_string = False
+            else:
+                raise Unsupported('parameter attribute [%s]' % name, attribute.line)
+        return decl
+
+    def find(self, written, command):
+        """The declaration a parameter name as written binds to (exact, alias, or unique prefix)."""
+        lower = written.lower()
+        for decl in self.params:
+            if decl.name.lower() == lower or lower in (alias.lower() for alias in decl.aliases):
+                return decl
+        if self.advanced:
+            common = dict(COMMON)
+            if self.should_process:
+                common.update(SHOULD_PROCESS)
+            if lower in common:
+                return common[lower]
+        candidates = [decl for decl in self.params if decl.name.lower().startswith(lower)]
+        if self.advanced:
+            names = set(COMMON.values()) | (set(SHOULD_PROCESS.values()) if self.should_process else set())
+            candidates += [name for name in sorted(names) if name.lower().startswith(lower)]
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            raise binding_error("Parameter cannot be processed because the parameter name '%s' is ambiguous. Possible "
+                                "matches include: %s." % (written, ' '.join('-' + (c.name if isinstance(c, ParamDecl)
+                                                                                   else c) for c in candidates)),
+                                'AmbiguousParameter,' + command)
+        return None
+
+
+def signature(interpreter, param_block, scope):
+    if param_block is None:
+        return Signature(interpreter, None, scope)
+    if param_block.cache is None:
+        param_block.cache = Signature(interpreter, param_block, scope)
+    return param_block.cache
+
+
+def is_switch(interpreter, param_block, scope, written):
+    """Whether ``-written`` names a switch of this block (then it takes no value from the next argument)."""
+    sig = signature(interpreter, param_block, scope)
+    try:
+        decl = sig.find(written, '')
+    except PSError:
+        return False
+    if isinstance(decl, ParamDecl):
+        return decl.switch
+    return decl in COMMON_SWITCHES
+
+
+def bind_script_parameters(interpreter, param_block, scope, named, positional, command):
+    """Bind ``named`` (written name -> value) and ``positional`` values into ``scope``; set $PSBoundParameters."""
+    sig = signature(interpreter, param_block, scope)
+    bound = Hashtable()
+    common = {}
+    for written, value in named.items():
+        decl = sig.find(written, command)
+        if decl is None:
+            raise binding_error("A parameter cannot be found that matches parameter name '%s'." % written,
+                                'NamedParameterNotFound,' + command)
+        if isinstance(decl, str):
+            common[decl] = value
+            continue
+        if decl.name in bound:
+            raise binding_error("Cannot bind parameter because parameter '%s' is specified more than once. To provide "
+                                "multiple values to parameters that can accept multiple values, use the array syntax."
+                                " For example, \"-parameter value1,value2,value3\"." % decl.name,
+                                'ParameterAlreadyBound,' + command)
+        bound[decl.name] = _convert(decl, value, command)
+    positional_decls = [decl for decl in sig.params if not decl.switch and decl.name not in bound]
+    explicit = sorted((decl for decl in positional_decls if decl.position is not None), key=lambda d: d.position)
+    positional_decls = explicit + [decl for decl in positional_decls if decl.position is None] \
+        if explicit else positional_decls
+    extra = []
+    for value in positional:
+        if positional_decls:
+            decl = positional_decls.pop(0)
+            bound[decl.name] = _convert(decl, value, command)
+        else:
+            extra.append(value)
+    if extra and sig.advanced:
+        raise binding_error("A positional parameter cannot be found that accepts argument '%s'." % to_string(extra[0]),
+                            'PositionalParameterNotFound,' + command)
+    missing = [decl.name for decl in sig.params if decl.mandatory and decl.name not in bound]
+    if missing:
+        raise binding_error('Cannot process command because of one or more missing mandatory parameters: %s.'
+                            % ' '.join(missing), 'MissingMandatoryParameter,' + command)
+    for decl in sig.params:
+        if decl.name in bound:
+            scope.vars[decl.name.lower()] = bound[decl.name]
+        elif decl.default is not None:
+            scope.vars[decl.name.lower()] = _convert(decl, interpreter.eval_statement_value(
+                decl.default.named_children[0], scope), command, validate=False)
+        elif decl.switch:
+            scope.vars[decl.name.lower()] = SwitchParameter(False)
+        elif decl.type is not None and decl.type.name not in ('System.Object',):
+            scope.vars[decl.name.lower()] = _convert(decl, None, command, validate=False)
+        else:
+            scope.vars[decl.name.lower()] = None
+    scope.vars['psboundparameters'] = bound
+    scope.vars['args'] = PSArray(extra)
+    if sig.advanced:
+        _apply_common(scope, common, sig)
+        scope.vars['pscmdlet'] = PSCmdlet(interpreter, scope)
+    return bound
+
+
+def _apply_common(scope, common, sig):
+    """Common parameters set the matching preference variables in the function's scope (about_CommonParameters)."""
+    if 'ErrorAction' in common:
+        scope.vars['erroractionpreference'] = to_string(common['ErrorAction'])
+    if 'WarningAction' in common:
+        scope.vars['warningpreference'] = to_string(common['WarningAction'])
+    if 'WhatIf' in common and sig.should_process:
+        scope.vars['whatifpreference'] = bool(common['WhatIf'])
+    if 'Verbose' in common:
+        scope.vars['verbosepreference'] = 'Continue' if common['Verbose'] else 'SilentlyContinue'
+
+
+class PSCmdlet:
+    """$PSCmdlet of an advanced function: ShouldProcess honours -WhatIf ($WhatIfPreference)."""
+
+    NET = 'System.Management.Automation.PSScriptCmdlet'
+
+    def __init__(self, interpreter, scope):
+        self._interpreter = interpreter
+        self._scope = scope
+
+    def ShouldProcess(self, target, action=None):  # pylint: disable=invalid-name
+        if self._interpreter.lookup(self._scope, 'WhatIfPreference'):
+            self._interpreter.information.append('What if: Performing the operation "%s" on target "%s".'
+                                                 % (to_string(action) if action is not None else 'Process',
+                                                    to_string(target)))
+            return False
+        return True
+
+    def ThrowTerminatingError(self, record):  # pylint: disable=invalid-name
+        from .interpreter import ScriptTerminating  # pylint: disable=import-outside-toplevel
+        raise ScriptTerminating(record)
+
+
+def _convert(decl, value, command, validate=True):
+    if value is AUTOMATION_NULL:
+        value = None
+    if decl.switch:
+        return value if isinstance(value, SwitchParameter) else SwitchParameter(True if value is None else bool(value))
+    if decl.type is not None:
+        try:
+            value = decl.type.convert(value)
+        except PSError as error:
+            raise binding_error("Cannot process argument transformation on parameter '%s'. %s" % (decl.name, error.message),
+                                'ParameterArgumentTransformationError,' + command) from None
+    if not validate:
+        return value
+    if decl.mandatory and not decl.allow_null:
+        if is_null(value):
+            raise binding_error("Cannot bind argument to parameter '%s' because it is null." % decl.name,
+                                'ParameterArgumentValidationErrorNullNotAllowed,' + command)
+        if value == '' and not decl.allow_empty_string:
+            raise binding_error("Cannot bind argument to parameter '%s' because it is an empty string." % decl.name,
+                                'ParameterArgumentValidationErrorEmptyStringNotAllowed,' + command)
+        if isinstance(value, PSArray) and not value:
+            raise binding_error("Cannot bind argument to parameter '%s' because it is an empty array." % decl.name,
+                                'ParameterArgumentValidationErrorEmptyArrayNotAllowed,' + command)
+    items = enumerate_value(value) if is_enumerable(value) else [value]
+    for item in items:
+        if decl.validate_set is not None and not any(to_string(item).lower() == choice.lower()
+                                                     for choice in decl.validate_set):
+            raise binding_error("Cannot validate argument on parameter '%s'. The argument \"%s\" does not belong to the "
+                                "set \"%s\" specified by the ValidateSet attribute. Supply an argument that is in the "
+                                "set and then try the command again." % (decl.name, to_string(item),
+                                                                         ','.join(decl.validate_set)),
+                                'ParameterArgumentValidationError,' + command)
+        if decl.validate_pattern is not None and not re.match(decl.validate_pattern, to_string(item), re.IGNORECASE):
+            raise binding_error("Cannot validate argument on parameter '%s'. The argument \"%s\" does not match the \"%s\" "
+                                "pattern. Supply an argument that matches \"%s\" and try the command again."
+                                % (decl.name, to_string(item), decl.validate_pattern, decl.validate_pattern),
+                                'ParameterArgumentValidationError,' + command)
+        if decl.validate_range is not None:
+            low, high = decl.validate_range
+            if item < low:
+                raise binding_error("Cannot validate argument on parameter '%s'. The %s argument is less than the minimum "
+                                    "allowed range of %s. Supply an argument that is greater than or equal to %s and then "
+                                    "try the command again." % (decl.name, item, low, low),
+                                    'ParameterArgumentValidationError,' + command)
+            if item > high:
+                raise binding_error("Cannot validate argument on parameter '%s'. The %s argument is greater than the "
+                                    "maximum allowed range of %s. Supply an argument that is less than or equal to %s and "
+                                    "then try the command again." % (decl.name, item, high, high),
+                                    'ParameterArgumentValidationError,' + command)
+    return value
+
+
+__all__ = ['bind_script_parameters', 'is_switch', 'pstypes']

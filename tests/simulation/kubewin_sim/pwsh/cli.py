@@ -1,0 +1,70 @@
+"""Command line of the engine: tests/simulation/pwsh -Command TEXT | FILE [-Name value ...].
+
+Prints every object of the success stream on its own line as [string] renders it, the error
+records' messages on stderr, and exits 0, 1 after an uncaught terminating error, 2 when the
+script uses a construct the engine does not implement (or the arguments are wrong).
+"""
+
+import sys
+
+from . import run_command
+
+USAGE = '''usage: pwsh -Command TEXT
+       pwsh FILE [-Name value | -Switch ...]
+Runs Windows PowerShell 5.1 text in the kubewin.node test engine (tests/simulation/README.md).'''
+
+
+def file_parameters(words):
+    """Arguments after the file, bound as powershell.exe -File binds them: -Name value, -Name:value, -Switch."""
+    named, positional = {}, []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word.startswith('-') and len(word) > 1 and not word[1].isdigit():
+            name, colon, value = word[1:].partition(':')
+            if colon:
+                named[name] = value
+            elif index + 1 < len(words) and not words[index + 1].startswith('-'):
+                named[name] = words[index + 1]
+                index += 1
+            else:
+                named[name] = True
+        else:
+            positional.append(word)
+        index += 1
+    return named, positional
+
+
+def main(argv):
+    if not argv or argv[0] in ('-h', '--help', '-?', '/?'):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0].lower() in ('-command', '-c'):
+        if len(argv) < 2:
+            print(USAGE, file=sys.stderr)
+            return 2
+        outcome = run_command(' '.join(argv[1:]))
+    else:
+        try:
+            with open(argv[0], encoding='utf-8-sig') as handle:
+                text = handle.read()
+        except OSError as exc:
+            print('The argument \'%s\' to the -File parameter does not exist. (%s)' % (argv[0], exc.strerror),
+                  file=sys.stderr)
+            return 2
+        named, positional = file_parameters(argv[1:])
+        if positional:
+            print('positional arguments after FILE are not supported: %s' % ' '.join(positional), file=sys.stderr)
+            return 2
+        outcome = run_command(text, parameters=named)
+    for line in outcome.output:
+        print(line)
+    for message in outcome.errors:
+        print(message, file=sys.stderr)
+    if outcome.unsupported:
+        print(outcome.unsupported, file=sys.stderr)
+    return outcome.exit_code
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

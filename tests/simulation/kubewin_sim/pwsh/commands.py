@@ -1,0 +1,354 @@
+"""Invoking a command: a function, a cmdlet or a native program (about_Command_Precedence,
+about_Parameters, about_Splatting, about_Redirection, reference/5.1).
+
+Arguments are read from the command elements: ``-Name value``, ``-Name:value``, switches (a switch
+takes no value unless joined with a colon), barewords, splatted hashtables and arrays. Which
+parameters are switches comes from the command itself. Errors a cmdlet writes obey its
+-ErrorAction, else $ErrorActionPreference.
+"""
+
+from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
+                     is_enumerable, to_string)
+
+_NO_VALUE = object()
+
+
+class Parameter:
+    """-Name as written in a call; ``value`` is _NO_VALUE until an argument is paired with it."""
+
+    def __init__(self, name, value=_NO_VALUE, joined=False):
+        self.name = name
+        self.value = value
+        self.joined = joined
+
+
+class Cmdlet:
+    """A cmdlet implemented in Python: ``function(ctx, params, input_items)`` returns its output items.
+
+    ``switches`` names the switch parameters (they never take the next argument), ``positional`` the
+    parameters positional arguments bind to, in order; ``pipeline`` the parameter piped objects bind to.
+    Parameter names are canonical; the binder resolves prefixes and aliases (``aliases``).
+    """
+
+    def __init__(self, name, function, switches=(), positional=(), pipeline=None, parameters=(), aliases=None,
+                 should_process=False):
+        self.name = name
+        self.function = function
+        self.switches = set(switches)
+        self.positional = list(positional)
+        self.pipeline = pipeline
+        self.parameters = set(parameters) | self.switches | set(self.positional) | ({pipeline} if pipeline else set())
+        self.aliases = dict(aliases or {})
+        self.should_process = should_process
+
+    def canonical(self, written):
+        from .binding import COMMON, SHOULD_PROCESS, binding_error  # pylint: disable=import-outside-toplevel
+        lower = written.lower()
+        for name in self.parameters:
+            if name.lower() == lower:
+                return name
+        for alias, name in self.aliases.items():
+            if alias.lower() == lower:
+                return name
+        common = dict(COMMON)
+        if self.should_process:
+            common.update(SHOULD_PROCESS)
+        if lower in common:
+            return common[lower]
+        names = sorted(self.parameters | set(common.values()))
+        candidates = [name for name in names if name.lower().startswith(lower)]
+        if len(candidates) == 1:
+            return candidates[0]
+        if len(candidates) > 1:
+            raise binding_error("Parameter cannot be processed because the parameter name '%s' is ambiguous. Possible "
+                                "matches include: %s." % (written, ' '.join('-' + c for c in candidates)),
+                                'AmbiguousParameter,' + self.name)
+        raise binding_error("A parameter cannot be found that matches parameter name '%s'." % written,
+                            'NamedParameterNotFound,' + self.name)
+
+    def is_switch(self, written):
+        try:
+            return self.canonical(written) in self.switches | {'Verbose', 'Debug', 'WhatIf', 'Confirm'}
+        except PSError:
+            return False
+
+
+class CommandContext:
+    """What a running cmdlet sees: its parameters' error action, the runspace and the host (the node)."""
+
+    def __init__(self, interpreter, scope, cmdlet, error_action):
+        self.interpreter = interpreter
+        self.scope = scope
+        self.cmdlet = cmdlet
+        self.error_action = error_action
+        self.host = interpreter.host
+
+    def write_error(self, error):
+        from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
+        self.interpreter.write_error(ErrorRecord(error), self.scope, self.error_action)
+
+    def write_warning(self, text):
+        self.interpreter.warnings.append(to_string(text))
+
+    def invoke(self, block, item, positional=()):
+        """Run a script block with $_ = item in the caller's scope chain; return its output."""
+        out = []
+        self.interpreter.invoke_block(block, self.scope, out, positional=list(positional), dollar_under=item)
+        return out
+
+    def what_if(self):
+        return bool(self.interpreter.lookup(self.scope, 'WhatIfPreference'))
+
+
+def _elements(node):
+    elements = node.child('command_elements')
+    return elements.children if elements is not None else []
+
+
+def read_arguments(interpreter, node, scope, is_switch):
+    """The call's arguments: a list of Parameter and plain values, splats expanded; and its redirections."""
+    args = []
+    redirections = []
+    pending_join = False
+    for child in _elements(node):
+        kind = child.type
+        if kind == 'command_argument_sep':
+            if child.text.strip() == ':' and args and isinstance(args[-1], Parameter):
+                pending_join = True
+            continue
+        if kind == 'comment' or not child.named:
+            continue
+        if kind == 'redirection':
+            redirections.append(_redirection(interpreter, child, scope))
+            continue
+        if kind == 'command_parameter':
+            name = child.text[1:]
+            if name.endswith(':'):
+                name = name[:-1]
+                pending_join = True
+            args.append(Parameter(name))
+            continue
+        if kind == 'unary_expression' and child.named_children and child.named_children[0].type == 'variable' \
+                and child.named_children[0].text.startswith('@'):
+            splatted = interpreter.lookup(scope, child.named_children[0].text[1:])
+            if isinstance(splatted, Hashtable):
+                for key, value in splatted.items():
+                    args.append(Parameter(to_string(key), value, joined=True))
+            elif is_enumerable(splatted):
+                args.extend(enumerate_value(splatted))
+            elif splatted is not None:
+                args.append(splatted)
+            continue
+        value = _argument_value(interpreter, child, scope)
+        if pending_join:
+            args[-1].value = value
+            args[-1].joined = True
+            pending_join = False
+            continue
+        args.append(value)
+    # Pair each non-switch parameter with the argument after it.
+    paired = []
+    index = 0
+    while index < len(args):
+        item = args[index]
+        if isinstance(item, Parameter) and item.value is _NO_VALUE and not is_switch(item.name):
+            if index + 1 < len(args) and not isinstance(args[index + 1], Parameter):
+                item.value = args[index + 1]
+                index += 1
+            else:
+                raise PSError("Missing an argument for parameter '%s'. Specify a parameter of type '%s' and try again."
+                              % (item.name, 'System.Object'), 'System.Management.Automation.ParameterBindingException',
+                              'MissingArgument', 'InvalidArgument')
+        paired.append(item)
+        index += 1
+    return paired, redirections
+
+
+def _argument_value(interpreter, node, scope):
+    kind = node.type
+    if kind == 'generic_token':
+        return node.text
+    if kind == 'bareword_argument_list':
+        return PSArray(_argument_value(interpreter, child, scope) for child in node.named_children)
+    if kind == 'array_literal_expression':
+        return PSArray(_argument_value(interpreter, child, scope) for child in node.named_children)
+    return interpreter.eval_expression(node, scope)
+
+
+def _redirection(interpreter, node, scope):
+    operator = node.named_children[0].text.replace(' ', '')
+    target = None
+    file_node = node.child('redirected_file_name')
+    if file_node is not None:
+        inner = [child for child in file_node.named_children if child.type != 'command_argument_sep']
+        target = interpreter.eval_expression(inner[0], scope) if inner else None
+    return operator, target
+
+
+def invoke_command(interpreter, node, scope, input_items, piped):
+    """Run one command of a pipeline with ``input_items`` piped in; return its success output."""
+    invocation = node.child('command_invocation_operator')
+    name_node = node.child('command_name') or node.child('command_name_expr')
+    if invocation is not None and invocation.text == '.':
+        raise Unsupported('dot-sourcing', node.line)
+    target = name_node.text
+    if name_node.type == 'command_name_expr':
+        inner = name_node.named_children[0]
+        if inner.type == 'path_command_name':
+            inner = inner.named_children[0] if inner.named_children else inner
+        target = interpreter.eval_expression(inner, scope) if inner.type != 'generic_token' else inner.text
+    if isinstance(target, ScriptBlock):
+        args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
+        named, positional = _split(args)
+        out = []
+        interpreter.invoke_block(target, scope, out, named=named, positional=positional, pipeline_input=input_items)
+        return _redirect(interpreter, out, [], redirections)
+    name = to_string(target)
+    if _is_range(name):
+        # The grammar reads `1..3` at the start of a statement as a command name.
+        low, high = (int(part) for part in name.split('..'))
+        step = 1 if high >= low else -1
+        return list(range(low, high + step, step))
+    function = interpreter.functions.get(name.lower())
+    if function is not None:
+        return _invoke_function(interpreter, function, node, scope, input_items)
+    cmdlet = interpreter.commands.get(name.lower())
+    if cmdlet is not None:
+        return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items)
+    host = interpreter.host
+    if host is not None and host.has_program(name):
+        args, redirections = read_arguments(interpreter, node, scope, lambda written: False)
+        return _invoke_native(interpreter, host, name, args, redirections, scope, input_items)
+    raise PSError("The term '%s' is not recognized as the name of a cmdlet, function, script file, or operable program. "
+                  "Check the spelling of the name, or if a path was included, verify that the path is correct and try "
+                  "again." % name, 'System.Management.Automation.CommandNotFoundException', 'CommandNotFoundException',
+                  'ObjectNotFound', target=name)
+
+
+def _is_range(name):
+    parts = name.split('..')
+    return len(parts) == 2 and all(part.lstrip('-').isdigit() for part in parts)
+
+
+def _split(args):
+    named, positional = {}, []
+    for item in args:
+        if isinstance(item, Parameter):
+            if item.name in named:
+                raise PSError("Cannot bind parameter because parameter '%s' is specified more than once." % item.name,
+                              'System.Management.Automation.ParameterBindingException', 'ParameterAlreadyBound')
+            named[item.name] = True if item.value is _NO_VALUE else item.value
+        else:
+            positional.append(item)
+    return named, positional
+
+
+def _invoke_function(interpreter, function, node, scope, input_items):
+    from .binding import is_switch  # pylint: disable=import-outside-toplevel
+    body = function.node.child('script_block')
+    param_block = (function.node.child('param_block') or (body.child('param_block') if body is not None else None))
+    args, redirections = read_arguments(interpreter, node, scope,
+                                        lambda written: is_switch(interpreter, param_block, scope, written))
+    named, positional = _split(args)
+    out = []
+    errors_before = len(interpreter.errors)
+    block = ScriptBlock(function.node, function.text)
+    interpreter.invoke_block(block, scope, out, named=named, positional=positional, pipeline_input=input_items,
+                             name=function.name)
+    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+
+
+def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items):
+    args, redirections = read_arguments(interpreter, node, scope, cmdlet.is_switch)
+    params = {}
+    positional = []
+    for item in args:
+        if isinstance(item, Parameter):
+            canonical = cmdlet.canonical(item.name)
+            if canonical in params:
+                raise PSError("Cannot bind parameter because parameter '%s' is specified more than once. To provide "
+                              "multiple values to parameters that can accept multiple values, use the array syntax. For "
+                              "example, \"-parameter value1,value2,value3\"." % canonical,
+                              'System.Management.Automation.ParameterBindingException',
+                              'ParameterAlreadyBound,' + cmdlet.name)
+            params[canonical] = True if item.value is _NO_VALUE else item.value
+        else:
+            positional.append(item)
+    open_positions = [name for name in cmdlet.positional if name not in params]
+    for value in positional:
+        if not open_positions:
+            raise PSError("A positional parameter cannot be found that accepts argument '%s'." % to_string(value),
+                          'System.Management.Automation.ParameterBindingException',
+                          'PositionalParameterNotFound,' + cmdlet.name, 'InvalidArgument')
+        params[open_positions.pop(0)] = value
+    error_action = params.pop('ErrorAction', None)
+    error_action = to_string(error_action) if error_action is not None else None
+    for common in ('WarningAction', 'InformationAction', 'ErrorVariable', 'WarningVariable', 'OutVariable', 'OutBuffer',
+                   'PipelineVariable', 'InformationVariable', 'Verbose', 'Debug'):
+        params.pop(common, None)
+    if 'WhatIf' in params:
+        raise Unsupported('-WhatIf on cmdlet %s' % cmdlet.name, node.line)
+    ctx = CommandContext(interpreter, scope, cmdlet, error_action)
+    errors_before = len(interpreter.errors)
+    try:
+        out = list(cmdlet.function(ctx, params, input_items))
+    except PSError as error:
+        if error_action and error_action.lower() in ('silentlycontinue', 'ignore', 'continue') and \
+                getattr(error, 'non_terminating', False):
+            return []
+        raise
+    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+
+
+def _invoke_native(interpreter, host, name, args, redirections, scope, input_items):
+    from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
+    words = []
+    for item in args:
+        if isinstance(item, Parameter):
+            words.append('-' + item.name + (':' + to_string(item.value) if item.value is not _NO_VALUE else ''))
+        elif is_enumerable(item):
+            words.extend(to_string(part) for part in enumerate_value(item))
+        else:
+            words.append(to_string(item))
+    result = host.run_program(name, words, input_items)
+    interpreter.assign(interpreter.global_scope, 'LASTEXITCODE', result.exit_code)
+    merged = any(operator in ('2>&1', '*>&1') for operator, _ in redirections)
+    discard_err = any(operator in ('2>', '*>') and target is None for operator, target in redirections)
+    out = list(result.stdout_lines)
+    records = []
+    for line in result.stderr_lines:
+        # Windows PowerShell 5.1 wraps each line a native program writes to stderr in an error record
+        # (NativeCommandError) when stderr is redirected or captured, as in a hosted runspace.
+        error = PSError(line, 'System.Management.Automation.RemoteException', 'NativeCommandError',
+                        'NotSpecified', target=line)
+        records.append(ErrorRecord(error))
+    if merged:
+        out.extend(records)
+    elif not discard_err:
+        for record in records:
+            interpreter.write_error(record, scope)
+    ok = result.exit_code == 0
+    scope.vars['?'] = ok
+    return _redirect(interpreter, out, [], [r for r in redirections if r[0] not in ('2>&1', '*>&1')])
+
+
+def _redirect(interpreter, out, new_errors, redirections, errors_before=None):
+    for operator, target in redirections:
+        discard = target is None or (isinstance(target, str) and target.lower() == '$null')
+        if operator in ('2>&1', '*>&1'):
+            if errors_before is not None:
+                del interpreter.errors[errors_before:]
+            out = out + list(new_errors)
+        elif operator in ('2>', '*>') and discard:
+            if errors_before is not None:
+                del interpreter.errors[errors_before:]
+            if operator == '*>':
+                out = []
+        elif operator in ('>', '1>') and discard:
+            out = []
+        else:
+            raise Unsupported('redirection %s to a file' % operator)
+    return out
+
+
+__all__ = ['AUTOMATION_NULL', 'Cmdlet', 'invoke_command']

@@ -1,0 +1,335 @@
+"""The engine's own cmdlets: those of Microsoft.PowerShell.Core and .Utility that touch no Windows state.
+
+Behaviour from each cmdlet's reference page in MicrosoftDocs/PowerShell-Docs, reference/5.1
+(Where-Object, ForEach-Object, Select-Object, Sort-Object, Measure-Object, Write-Output,
+Write-Error, Out-Null, New-Object, Join-Path's string form is in the Windows model with the
+file system). Cmdlets that read or change the node live in the Windows model.
+"""
+
+import functools
+
+from . import dotnet
+from . import operators as ops
+from . import types as pstypes
+from .commands import Cmdlet
+from .json_cmdlets import convertfrom_json, convertto_json
+from .members import get_member
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
+                     enumerate_value, is_enumerable, is_null, to_bool, to_string)
+
+
+def _items(params, input_items, name='InputObject'):
+    if name in params:
+        value = params[name]
+        return [value]
+    return list(input_items or [])
+
+
+def where_object(ctx, params, input_items):
+    out = []
+    block = params.get('FilterScript')
+    prop = params.get('Property')
+    for item in _items(params, input_items):
+        if block is not None:
+            if to_bool(_collect(ctx.invoke(block, item))):
+                out.append(item)
+            continue
+        value = get_member(item, to_string(prop))
+        operator = next((key for key in _WHERE_OPERATORS if key in params), None)
+        if operator is None:
+            keep = to_bool(value)
+        else:
+            keep = to_bool(ops.comparison('-' + _WHERE_OPERATORS[operator], value, params[operator]))
+        if keep:
+            out.append(item)
+    return out
+
+
+_WHERE_OPERATORS = {'EQ': 'eq', 'NE': 'ne', 'GT': 'gt', 'GE': 'ge', 'LT': 'lt', 'LE': 'le', 'Like': 'like',
+                    'NotLike': 'notlike', 'Match': 'match', 'NotMatch': 'notmatch', 'Contains': 'contains',
+                    'NotContains': 'notcontains', 'In': 'in', 'NotIn': 'notin', 'CEQ': 'ceq', 'CNE': 'cne',
+                    'CLike': 'clike', 'CMatch': 'cmatch', 'Is': 'is', 'IsNot': 'isnot'}
+
+
+def _collect(out):
+    from .interpreter import collect  # pylint: disable=import-outside-toplevel
+    return collect(out)
+
+
+def foreach_object(ctx, params, input_items):
+    out = []
+    process = params.get('Process')
+    member = params.get('MemberName')
+    blocks = enumerate_value(process) if is_enumerable(process) else ([process] if process is not None else [])
+    begin, end = params.get('Begin'), params.get('End')
+    if begin is not None:
+        out.extend(ctx.invoke(begin, None))
+    for item in _items(params, input_items):
+        if member is not None and not isinstance(member, ScriptBlock):
+            value = get_member(item, to_string(member))
+            from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
+            out.extend(emit_list(value))
+            continue
+        for block in blocks:
+            out.extend(ctx.invoke(block, item))
+    if end is not None:
+        out.extend(ctx.invoke(end, None))
+    return out
+
+
+def _property_value(ctx, item, prop):
+    if isinstance(prop, ScriptBlock):
+        return _collect(ctx.invoke(prop, item))
+    if isinstance(prop, Hashtable):
+        expression = prop['Expression'] if 'Expression' in prop else prop['e']
+        return _property_value(ctx, item, expression)
+    return get_member(item, to_string(prop))
+
+
+def _property_name(prop):
+    if isinstance(prop, Hashtable):
+        for key in ('Name', 'Label', 'n', 'l'):
+            if key in prop:
+                return to_string(prop[key])
+    return to_string(prop)
+
+
+def select_object(ctx, params, input_items):
+    items = _items(params, input_items)
+    if 'Unique' in params:
+        raise PSError('Select-Object -Unique is not modelled')
+    skip = int(params.get('Skip', 0))
+    items = items[skip:]
+    if 'First' in params or 'Last' in params:
+        first = items[:int(params['First'])] if 'First' in params else []
+        last = items[len(items) - int(params['Last']):] if 'Last' in params and int(params['Last']) else []
+        items = first + last if 'First' in params and 'Last' in params else (first if 'First' in params else last)
+    if 'ExpandProperty' in params:
+        name = to_string(params['ExpandProperty'])
+        out = []
+        for item in items:
+            if isinstance(item, PSCustomObject) and name not in item.props or \
+                    isinstance(item, Hashtable) and name not in item and get_member(item, name) is None:
+                ctx.write_error(PSError('Property "%s" cannot be found.' % name, 'System.ArgumentException',
+                                        'ExpandPropertyNotFound,Microsoft.PowerShell.Commands.SelectObjectCommand',
+                                        'InvalidArgument', target=item))
+                continue
+            value = get_member(item, name)
+            from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
+            out.extend(emit_list(value) if is_enumerable(value) else [value])
+        return out
+    if 'Property' in params:
+        props = params['Property']
+        props = enumerate_value(props) if is_enumerable(props) else [props]
+        return [PSCustomObject((_property_name(prop), _property_value(ctx, item, prop)) for prop in props)
+                for item in items]
+    return items
+
+
+def sort_object(ctx, params, input_items):
+    items = _items(params, input_items)
+    props = params.get('Property')
+    props = (enumerate_value(props) if is_enumerable(props) else [props]) if props is not None else []
+    descending = bool(params.get('Descending'))
+    cs = bool(params.get('CaseSensitive'))
+
+    def keys(item):
+        if not props:
+            return [item]
+        return [_property_value(ctx, item, prop) for prop in props]
+
+    def compare(a, b):
+        for left, right in zip(keys(a), keys(b)):
+            result = _sort_compare(left, right, cs)
+            if result:
+                return result
+        return 0
+
+    ordered = sorted(items, key=functools.cmp_to_key(compare), reverse=descending)
+    if params.get('Unique'):
+        unique = []
+        for item in ordered:
+            if not any(compare(item, seen) == 0 for seen in unique):
+                unique.append(item)
+        ordered = unique
+    return ordered
+
+
+def _sort_compare(left, right, cs):
+    if is_null(left) or is_null(right):
+        return (not is_null(left)) - (not is_null(right))
+    try:
+        return ops.compare(left, right, cs)
+    except PSError:
+        return ops.compare(to_string(left), to_string(right), cs)
+
+
+class _Measure:
+    NET = 'Microsoft.PowerShell.Commands.GenericMeasureInfo'
+    PROPERTIES = ('Count', 'Average', 'Sum', 'Maximum', 'Minimum', 'Property')
+
+    def __init__(self, count):
+        self.Count = count
+        self.Average = self.Sum = self.Maximum = self.Minimum = self.Property = None
+
+
+def measure_object(ctx, params, input_items):
+    items = [item for item in _items(params, input_items)]
+    prop = params.get('Property')
+    values = [get_member(item, to_string(prop)) if prop is not None else item for item in items]
+    result = _Measure(len([v for v in values if not is_null(v)]) if prop is not None else len(items))
+    numbers = [pstypes.resolve('double').convert(value) for value in values if not is_null(value)]
+    if params.get('Sum'):
+        result.Sum = sum(numbers)
+    if params.get('Maximum'):
+        result.Maximum = max(numbers) if numbers else None
+    if params.get('Minimum'):
+        result.Minimum = min(numbers) if numbers else None
+    if params.get('Average'):
+        result.Average = sum(numbers) / len(numbers) if numbers else None
+    if prop is not None:
+        result.Property = to_string(prop)
+    return [result]
+
+
+def write_output(ctx, params, input_items):
+    if 'InputObject' not in params:
+        return list(input_items or [])
+    value = params['InputObject']
+    from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
+    if params.get('NoEnumerate'):
+        return [value]
+    return emit_list(value)
+
+
+def write_error(ctx, params, input_items):
+    message = params.get('Message', params.get('ErrorRecord'))
+    if 'Exception' in params and message is None:
+        message = get_member(params['Exception'], 'Message')
+    from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
+    if isinstance(message, ErrorRecord):
+        ctx.write_error(message.error)
+        return []
+    error = PSError(to_string(message), 'Microsoft.PowerShell.Commands.WriteErrorException',
+                    to_string(params.get('ErrorId', 'Microsoft.PowerShell.Commands.WriteErrorException')),
+                    to_string(params.get('Category', 'NotSpecified')), target=params.get('TargetObject'))
+    ctx.write_error(error)
+    return []
+
+
+def write_warning(ctx, params, input_items):
+    ctx.write_warning(params.get('Message'))
+    return []
+
+
+def write_silent(ctx, params, input_items):
+    """Write-Verbose, Write-Debug, Write-Host, Write-Information: nothing reaches the success stream."""
+    ctx.interpreter.information.append(to_string(params.get('Message', params.get('Object',
+                                                                                   params.get('MessageData')))))
+    return []
+
+
+def out_null(ctx, params, input_items):
+    return []
+
+
+def new_object(ctx, params, input_items):
+    type_name = to_string(params.get('TypeName'))
+    arguments = params.get('ArgumentList', [])
+    arguments = enumerate_value(arguments) if is_enumerable(arguments) else [arguments]
+    constructor = CONSTRUCTORS.get(type_name.lower()) or CONSTRUCTORS.get('system.' + type_name.lower())
+    if constructor is None and ctx.host is not None:
+        constructor = ctx.host.constructor(type_name)
+    if constructor is None:
+        raise PSError('Cannot find type [%s]: verify that the assembly containing this type is loaded.' % type_name,
+                      'System.Management.Automation.PSArgumentException',
+                      'TypeNotFound,Microsoft.PowerShell.Commands.NewObjectCommand', 'InvalidType')
+    value = constructor(*arguments)
+    if 'Property' in params:
+        from .members import set_member  # pylint: disable=import-outside-toplevel
+        for key, item in params['Property'].items():
+            set_member(value, to_string(key), item)
+    return [value]
+
+
+class PSCredential:
+    NET = 'System.Management.Automation.PSCredential'
+
+    def __init__(self, user, password):
+        if not isinstance(password, SecureString):
+            raise PSError('Cannot find an overload for "PSCredential" and the argument count: "2".',
+                          'System.Management.Automation.MethodException')
+        self.UserName = to_string(user)
+        self.Password = password
+
+    def GetNetworkCredential(self):  # pylint: disable=invalid-name
+        return _NetworkCredential(self.UserName, self.Password.plain())
+
+
+class _NetworkCredential:
+    NET = 'System.Net.NetworkCredential'
+
+    def __init__(self, user, password):
+        self.UserName = user
+        self.Password = password
+
+
+CONSTRUCTORS = {
+    'system.management.automation.pscredential': PSCredential,
+    'pscredential': PSCredential,
+    'system.collections.hashtable': lambda: Hashtable(),
+    'hashtable': lambda: Hashtable(),
+    'psobject': lambda: PSCustomObject(),
+    'system.management.automation.psobject': lambda: PSCustomObject(),
+    'system.collections.arraylist': lambda *a: ArrayList(),
+    **dotnet.CONSTRUCTORS,
+}
+
+
+def _cmdlet(name, function, **kwargs):
+    return Cmdlet(name, function, **kwargs)
+
+
+CORE_CMDLETS = [
+    _cmdlet('Where-Object', where_object, positional=['FilterScript', 'Value'], pipeline='InputObject',
+            parameters=['Property', 'Value'] + list(_WHERE_OPERATORS), aliases={}),
+    _cmdlet('ForEach-Object', foreach_object, positional=['Process'], pipeline='InputObject',
+            parameters=['Begin', 'End', 'MemberName', 'ArgumentList']),
+    _cmdlet('Select-Object', select_object, positional=['Property'], pipeline='InputObject',
+            switches=['Unique', 'Wait'], parameters=['ExpandProperty', 'First', 'Last', 'Skip', 'ExcludeProperty',
+                                                     'Index', 'SkipLast']),
+    _cmdlet('Sort-Object', sort_object, positional=['Property'], pipeline='InputObject',
+            switches=['Descending', 'Unique', 'CaseSensitive'], parameters=['Culture']),
+    _cmdlet('Measure-Object', measure_object, positional=['Property'], pipeline='InputObject',
+            switches=['Sum', 'Average', 'Maximum', 'Minimum', 'Line', 'Word', 'Character', 'IgnoreWhiteSpace']),
+    _cmdlet('Write-Output', write_output, positional=['InputObject'], switches=['NoEnumerate']),
+    _cmdlet('Write-Error', write_error, positional=['Message'],
+            parameters=['Exception', 'ErrorRecord', 'Category', 'ErrorId', 'TargetObject', 'RecommendedAction',
+                        'CategoryActivity', 'CategoryReason', 'CategoryTargetName', 'CategoryTargetType']),
+    _cmdlet('Write-Warning', write_warning, positional=['Message']),
+    _cmdlet('Write-Verbose', write_silent, positional=['Message']),
+    _cmdlet('Write-Debug', write_silent, positional=['Message']),
+    _cmdlet('Write-Host', write_silent, positional=['Object'], switches=['NoNewline'],
+            parameters=['Separator', 'ForegroundColor', 'BackgroundColor']),
+    _cmdlet('Write-Information', write_silent, positional=['MessageData', 'Tags']),
+    _cmdlet('Out-Null', out_null, pipeline='InputObject'),
+    _cmdlet('New-Object', new_object, positional=['TypeName', 'ArgumentList'], parameters=['Property', 'ComObject'],
+            switches=['Strict'], aliases={'Args': 'ArgumentList'}),
+    _cmdlet('ConvertTo-Json', convertto_json, positional=['InputObject'], switches=['Compress'],
+            parameters=['Depth']),
+    _cmdlet('ConvertFrom-Json', convertfrom_json, positional=['InputObject'], pipeline='InputObject'),
+]
+
+ALIASES = {'?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',
+           'select': 'Select-Object', 'sort': 'Sort-Object', 'measure': 'Measure-Object', 'echo': 'Write-Output',
+           'write': 'Write-Output'}
+
+
+def command_table():
+    table = {cmdlet.name.lower(): cmdlet for cmdlet in CORE_CMDLETS}
+    for alias, name in ALIASES.items():
+        table[alias] = table[name.lower()]
+    return table
+
+
+__all__ = ['AUTOMATION_NULL', 'PSArray', 'command_table']

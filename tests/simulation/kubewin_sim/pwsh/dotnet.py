@@ -1,0 +1,227 @@
+"""The .NET Framework types scripts use that hold no Windows state: enums, Math, String, Path, Regex...
+
+Enum members and values are those of the .NET API reference (learn.microsoft.com/dotnet/api,
+System.IO.FileMode, FileAccess, FileShare, SeekOrigin; System.Security.AccessControl.FileSystemRights,
+InheritanceFlags, PropagationFlags, AccessControlType; System.ServiceProcess.ServiceControllerStatus,
+ServiceStartMode; System.Net.SecurityProtocolType). Where a flags enum has several names for one value
+(FileSystemRights ReadData/ListDirectory), the first listed here is the one ToString() shows, as .NET
+shows the first declared. Types that read or change the node (System.IO.File, Environment's machine
+variables) belong to the Windows model.
+"""
+
+import base64
+import math
+import ntpath
+import re
+
+from . import operators as ops
+from .types import STRING, NetType, enum_type, register, resolve
+from .values import (Byte, Int64, PSArray, PSError, enumerate_value, is_enumerable, is_null, round_half_even,
+                     to_string)
+
+enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
+enum_type('System.IO.FileAccess', {'Read': 1, 'Write': 2, 'ReadWrite': 3}, flags=True)
+enum_type('System.IO.FileShare', {'None': 0, 'Read': 1, 'Write': 2, 'ReadWrite': 3, 'Delete': 4, 'Inheritable': 16},
+          flags=True)
+enum_type('System.IO.SeekOrigin', {'Begin': 0, 'Current': 1, 'End': 2})
+enum_type('System.Security.AccessControl.FileSystemRights', {
+    'ReadData': 1, 'ListDirectory': 1, 'WriteData': 2, 'CreateFiles': 2, 'AppendData': 4, 'CreateDirectories': 4,
+    'ReadExtendedAttributes': 8, 'WriteExtendedAttributes': 16, 'ExecuteFile': 32, 'Traverse': 32,
+    'DeleteSubdirectoriesAndFiles': 64, 'ReadAttributes': 128, 'WriteAttributes': 256, 'Write': 278,
+    'Delete': 65536, 'ReadPermissions': 131072, 'Read': 131209, 'ReadAndExecute': 131241, 'Modify': 197055,
+    'ChangePermissions': 262144, 'TakeOwnership': 524288, 'Synchronize': 1048576, 'FullControl': 2032127,
+}, flags=True)
+enum_type('System.Security.AccessControl.InheritanceFlags', {'None': 0, 'ContainerInherit': 1, 'ObjectInherit': 2},
+          flags=True)
+enum_type('System.Security.AccessControl.PropagationFlags', {'None': 0, 'NoPropagateInherit': 1, 'InheritOnly': 2},
+          flags=True)
+enum_type('System.Security.AccessControl.AccessControlType', {'Allow': 0, 'Deny': 1})
+enum_type('System.ServiceProcess.ServiceControllerStatus', {
+    'Stopped': 1, 'StartPending': 2, 'StopPending': 3, 'Running': 4, 'ContinuePending': 5, 'PausePending': 6,
+    'Paused': 7})
+enum_type('System.ServiceProcess.ServiceStartMode', {'Boot': 0, 'System': 1, 'Automatic': 2, 'Manual': 3,
+                                                     'Disabled': 4})
+enum_type('System.Net.SecurityProtocolType', {'SystemDefault': 0, 'Ssl3': 48, 'Tls': 192, 'Tls11': 768,
+                                              'Tls12': 3072}, flags=True)
+enum_type('System.StringSplitOptions', {'None': 0, 'RemoveEmptyEntries': 1})
+enum_type('System.StringComparison', {'CurrentCulture': 0, 'CurrentCultureIgnoreCase': 1, 'InvariantCulture': 2,
+                                      'InvariantCultureIgnoreCase': 3, 'Ordinal': 4, 'OrdinalIgnoreCase': 5})
+
+
+def _number(value):
+    return ops.to_number(value) if not isinstance(value, (int, float)) else value
+
+
+def _math_round(value, digits=0):
+    # Math.Round rounds half to even by default (MidpointRounding.ToEven).
+    if digits:
+        return round(float(value), int(digits))
+    return float(round_half_even(float(value)))
+
+
+register(NetType('System.Math', statics={
+    'Max': lambda a, b: max(_number(a), _number(b)),
+    'Min': lambda a, b: min(_number(a), _number(b)),
+    'Abs': lambda a: abs(_number(a)),
+    'Pow': lambda a, b: float(_number(a)) ** float(_number(b)),
+    'Floor': lambda a: float(math.floor(_number(a))),
+    'Ceiling': lambda a: float(math.ceil(_number(a))),
+    'Round': _math_round,
+    'Sqrt': lambda a: math.sqrt(_number(a)),
+    'Truncate': lambda a: float(math.trunc(_number(a))),
+}), 'math')
+
+
+def _join(separator, *values):
+    items = []
+    for value in values:
+        items.extend(enumerate_value(value) if is_enumerable(value) else [value])
+    return to_string(separator).join(to_string(item) for item in items)
+
+
+def _format(fmt, *values):
+    flat = values[0] if len(values) == 1 and is_enumerable(values[0]) else PSArray(values)
+    return ops.format_operator(fmt, flat)
+
+
+STRING.statics.update({
+    'Join': _join,
+    'IsNullOrEmpty': lambda value: is_null(value) or to_string(value) == '',
+    'IsNullOrWhiteSpace': lambda value: is_null(value) or to_string(value).strip() == '',
+    'Format': _format,
+    'Concat': lambda *values: ''.join(to_string(value) for value in values),
+    'Equals': lambda a, b, *rest: to_string(a) == to_string(b),
+    'Compare': lambda a, b, *rest: ops.compare(to_string(a), to_string(b), case_sensitive=not rest),
+})
+
+
+def _path_combine(*parts):
+    result = ''
+    for part in parts:
+        part = to_string(part)
+        if not part:
+            continue
+        if ntpath.isabs(part) or not result:
+            result = part
+        else:
+            result = result + ('' if result.endswith(('\\', '/', ':')) else '\\') + part
+    return result
+
+
+def _get_directory_name(path):
+    path = to_string(path)
+    directory = ntpath.dirname(path)
+    # A root (C:\) has no directory name; .NET returns $null.
+    return None if directory == path else directory
+
+
+register(NetType('System.IO.Path', statics={
+    'Combine': _path_combine,
+    'GetFileName': lambda path: ntpath.basename(to_string(path)),
+    'GetDirectoryName': _get_directory_name,
+    'GetExtension': lambda path: ntpath.splitext(to_string(path))[1],
+    'GetFileNameWithoutExtension': lambda path: ntpath.splitext(ntpath.basename(to_string(path)))[0],
+    'IsPathRooted': lambda path: bool(re.match(r'^([A-Za-z]:|[\\/])', to_string(path))),
+    'DirectorySeparatorChar': '\\',
+}))
+
+
+def _bytes(value):
+    return bytes(int(item) for item in (enumerate_value(value) if is_enumerable(value) else [value]))
+
+
+def _byte_array(data):
+    return PSArray((Byte(item) for item in data), 'System.Byte')
+
+
+register(NetType('System.BitConverter', statics={
+    'ToString': lambda value, *rest: '-'.join('%02X' % item for item in _bytes(value)),
+}), 'bitconverter')
+
+
+def _from_base64(text):
+    try:
+        return _byte_array(base64.b64decode(to_string(text), validate=True))
+    except ValueError:
+        raise PSError('The input is not a valid Base-64 string as it contains a non-base 64 character, more than two '
+                      'padding characters, or an illegal character among the padding characters. ',
+                      'System.FormatException') from None
+
+
+register(NetType('System.Convert', statics={
+    'ToBase64String': lambda value, *rest: base64.b64encode(_bytes(value)).decode('ascii'),
+    'FromBase64String': _from_base64,
+    'ToInt32': lambda value, base=10: int(to_string(value), int(base)) if not isinstance(value, (int, float))
+    else round_half_even(value),
+    'ToInt64': lambda value, base=10: Int64(int(to_string(value), int(base))),
+}), 'convert')
+
+
+class Encoding:
+    """System.Text.Encoding; UTF8Encoding($false) writes no byte order mark, [Text.Encoding]::UTF8 does."""
+
+    NET = 'System.Text.UTF8Encoding'
+
+    def __init__(self, bom=False, name='utf-8'):
+        self.bom = bool(bom)
+        self.name = name
+
+    def GetBytes(self, text):  # pylint: disable=invalid-name
+        return _byte_array(to_string(text).encode(self.name))
+
+    def GetString(self, data, *rest):  # pylint: disable=invalid-name
+        raw = _bytes(data)
+        if rest:
+            raw = raw[int(rest[0]):int(rest[0]) + int(rest[1])]
+        return raw.decode(self.name, errors='replace')
+
+    def GetPreamble(self):  # pylint: disable=invalid-name
+        return _byte_array(b'\xef\xbb\xbf' if self.bom and self.name == 'utf-8' else b'')
+
+
+register(NetType('System.Text.Encoding', statics={
+    'UTF8': Encoding(bom=True), 'ASCII': Encoding(name='ascii'), 'Unicode': Encoding(name='utf-16-le'),
+}))
+register(NetType('System.Text.UTF8Encoding', convert=None, test=lambda value: isinstance(value, Encoding)))
+
+CONSTRUCTORS = {
+    'system.text.utf8encoding': lambda bom=False, *rest: Encoding(bom=bom),
+    'text.utf8encoding': lambda bom=False, *rest: Encoding(bom=bom),
+}
+
+
+class RegexMatch:
+    NET = 'System.Text.RegularExpressions.Match'
+
+    def __init__(self, match):
+        self._match = match
+        self.Success = match is not None
+        self.Value = match.group(0) if match else ''
+        self.Index = match.start() if match else 0
+        self.Groups = PSArray(RegexGroup(match, index) for index in range(0, (match.re.groups + 1) if match else 1))
+
+    def to_string(self):
+        return self.Value
+
+
+class RegexGroup:
+    NET = 'System.Text.RegularExpressions.Group'
+
+    def __init__(self, match, index):
+        self.Value = (match.group(index) or '') if match else ''
+        self.Success = bool(match) and match.group(index) is not None
+
+    def to_string(self):
+        return self.Value
+
+
+resolve('regex').statics.update({
+    'Matches': lambda text, pattern, *rest: PSArray(RegexMatch(match) for match in
+                                                    ops.regex(pattern, case_sensitive=True).finditer(to_string(text))),
+    'Match': lambda text, pattern, *rest: RegexMatch(ops.regex(pattern, case_sensitive=True).search(to_string(text))),
+    'IsMatch': lambda text, pattern, *rest: bool(ops.regex(pattern, case_sensitive=True).search(to_string(text))),
+    'Escape': lambda text: re.sub(r'([\\*+?|{\[()^$.#\s])', r'\\\1', to_string(text)),
+    'Replace': lambda text, pattern, replacement, *rest: ops.regex(pattern, case_sensitive=True).sub(
+        ops.dotnet_replacement(replacement), to_string(text)),
+    'Split': lambda text, pattern, *rest: PSArray(ops.regex(pattern, case_sensitive=True).split(to_string(text))),
+})

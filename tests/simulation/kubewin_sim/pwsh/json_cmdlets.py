@@ -1,0 +1,150 @@
+"""ConvertTo-Json and ConvertFrom-Json as Windows PowerShell 5.1 has them (not PowerShell 7's).
+
+Sources: ConvertTo-Json and ConvertFrom-Json (MicrosoftDocs/PowerShell-Docs reference/5.1,
+Microsoft.PowerShell.Utility). In 5.1 both sit on .NET's JavaScriptSerializer:
+- ConvertTo-Json: -Depth defaults to 2; an object deeper than that is written as its [string];
+  enums are written as their numbers; -Compress drops white space; piped input is collected, so a
+  single object piped in is written alone and several become an array; `<`, `>`, `&` and `'` are
+  escaped as \\u003c, \\u003e, \\u0026, \\u0027.
+- ConvertFrom-Json: objects become PSCustomObject; a JSON array is written to the pipeline as ONE
+  object (an object[]), not enumerated; integers are Int32 when they fit, else Int64, else
+  Decimal; numbers with a fraction or exponent are Decimal (JavaScriptSerializer), falling back to
+  Double.
+"""
+
+import decimal
+import json
+
+from .values import (AUTOMATION_NULL, EnumValue, Hashtable, Int64, PSArray, PSCustomObject, PSError, SecureString,
+                     SwitchParameter, enumerate_value, format_double, is_enumerable, is_null, to_string)
+
+class _Object(list):
+    """Distinguishes a parsed JSON object (pairs) from an array while decoding."""
+
+
+_ESCAPE = {'<': '\\u003c', '>': '\\u003e', '&': '\\u0026', "'": '\\u0027'}
+
+
+def _string(text):
+    encoded = json.dumps(text, ensure_ascii=False)
+    return ''.join(_ESCAPE.get(char, char) for char in encoded)
+
+
+def _members(value):
+    """The properties written for an object, in order."""
+    if isinstance(value, Hashtable):
+        return [(to_string(key), item) for key, item in value.items()]
+    if isinstance(value, PSCustomObject):
+        return list(value.props.items())
+    names = getattr(value, 'PROPERTIES', None)
+    if names is not None:
+        return [(name, getattr(value, name)) for name in names]
+    return None
+
+
+def to_json(value, depth, current=0):
+    """One value as JavaScriptSerializer writes it under ConvertTo-Json's depth rule."""
+    if is_null(value):
+        return 'null'
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, EnumValue):
+        return str(value.value)
+    if isinstance(value, SwitchParameter):
+        return 'true' if value.IsPresent else 'false'
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return format_double(value) if value == value and abs(value) != float('inf') else '"%s"' % format_double(value)
+    if isinstance(value, decimal.Decimal):
+        return format(value, 'f')
+    if isinstance(value, str):
+        return _string(str.__str__(value))
+    if isinstance(value, SecureString):
+        return '{"Length":%d}' % len(value.plain())
+    if is_enumerable(value):
+        if current > depth:
+            return _string(to_string(value))
+        return '[' + ','.join(to_json(item, depth, current + 1) for item in enumerate_value(value)) + ']'
+    members = _members(value)
+    if members is not None:
+        if current > depth:
+            return _string(to_string(value))
+        return '{' + ','.join('%s:%s' % (_string(name), to_json(item, depth, current + 1)) for name, item in members) + '}'
+    return _string(to_string(value))
+
+
+def _pretty(text):
+    """5.1's layout of non-compressed JSON: four spaces per level and two spaces after each colon."""
+    parsed = json.loads(text, object_pairs_hook=_Object, parse_float=decimal.Decimal)
+    lines = []
+
+    def emit(node, indent):
+        pad = '    ' * indent
+        if isinstance(node, _Object):
+            if not node:
+                return '{\r\n\r\n' + pad + '}'
+            return '{\r\n' + ',\r\n'.join('%s    %s:  %s' % (pad, _string(key), emit(item, indent + 1))
+                                          for key, item in node) + '\r\n' + pad + '}'
+        if isinstance(node, list):
+            if not node:
+                return '[\r\n\r\n' + pad + ']'
+            return '[\r\n' + ',\r\n'.join('%s    %s' % (pad, emit(item, indent + 1)) for item in node) + '\r\n' + pad + ']'
+        if isinstance(node, bool) or node is None:
+            return json.dumps(node)
+        if isinstance(node, str):
+            return _string(node)
+        return str(node)
+
+    lines.append(emit(parsed, 0))
+    return ''.join(lines)
+
+
+def convertto_json(ctx, params, input_items):
+    depth = int(params.get('Depth', 2))
+    if 'InputObject' in params:
+        value = params['InputObject']
+    else:
+        items = list(input_items or [])
+        if not items:
+            return []
+        value = items[0] if len(items) == 1 else PSArray(items)
+    text = to_json(value, depth)
+    if not params.get('Compress'):
+        text = _pretty(text) if text.startswith(('{', '[')) else text
+    return [text]
+
+
+def convertfrom_json(ctx, params, input_items):
+    if 'InputObject' in params:
+        texts = [params['InputObject']]
+    else:
+        texts = list(input_items or [])
+    # Piped lines are joined into one document (5.1 collects its input before converting).
+    text = '\n'.join(to_string(item) for item in (enumerate_value(texts[0]) if len(texts) == 1 and
+                                                  is_enumerable(texts[0]) else texts))
+    try:
+        parsed = json.loads(text, object_pairs_hook=_Object, parse_float=decimal.Decimal)
+    except ValueError as exc:
+        raise PSError('Invalid JSON primitive: %s.' % (text.strip()[:20] or str(exc)), 'System.ArgumentException',
+                      'System.ArgumentException,Microsoft.PowerShell.Commands.ConvertFromJsonCommand') from None
+    return [_convert(parsed)]
+
+
+def _convert(value):
+    if isinstance(value, _Object):
+        return PSCustomObject((key, _convert(item)) for key, item in value)
+    if isinstance(value, list):
+        return PSArray(_convert(item) for item in value)
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if -2 ** 31 <= value < 2 ** 31:
+            return value
+        if -2 ** 63 <= value < 2 ** 63:
+            return Int64(value)
+        return decimal.Decimal(value)
+    return value
+
+
+__all__ = ['AUTOMATION_NULL', 'convertfrom_json', 'convertto_json']

@@ -1,0 +1,520 @@
+"""PowerShell 5.1 operators: comparison, arithmetic, string, format and bitwise.
+
+Rules from about_Comparison_Operators, about_Arithmetic_Operators, about_Split, about_Join,
+about_Operators (-f) and about_Regular_Expressions (reference/5.1 of MicrosoftDocs/PowerShell-Docs):
+comparisons are case-insensitive unless prefixed with c; a collection on the left filters; the right
+operand is converted to the type of the left; .NET regular expressions.
+"""
+
+import decimal
+import re
+
+from . import types as pstypes
+from .values import (AUTOMATION_NULL, Char, EnumValue, Hashtable, Int64, PSArray, PSError, _Integral, enumerate_value,
+                     is_enumerable, is_null, is_number, net_int, to_bool, to_number, to_string, type_name)
+
+
+# --- regular expressions: .NET syntax to Python's -------------------------------------------------------
+
+_NAMED_GROUP = re.compile(r'\(\?<([A-Za-z_][A-Za-z0-9_]*)>')
+
+
+def regex(pattern, case_sensitive=False):
+    """A .NET pattern compiled with Python's re; named groups (?<n>) become (?P<n>)."""
+    return _compile(to_string(pattern), case_sensitive)
+
+
+_CACHE = {}
+
+
+def _compile(pattern, case_sensitive):
+    key = (pattern, case_sensitive)
+    if key not in _CACHE:
+        translated = _NAMED_GROUP.sub(r'(?P<\1>', pattern)
+        try:
+            _CACHE[key] = re.compile(translated, 0 if case_sensitive else re.IGNORECASE)
+        except re.error as exc:
+            raise PSError('The regular expression pattern %s is not valid.' % pattern, 'System.ArgumentException',
+                          'InvalidRegularExpression', detail_from(exc)) from None
+    return _CACHE[key]
+
+
+def detail_from(exc):
+    return str(exc)
+
+
+def wildcard(pattern, case_sensitive=False):
+    """A -like pattern (about_Wildcards): * ? [a-z], backtick escapes; matches the whole string."""
+    pattern = to_string(pattern)
+    out, index = ['^'], 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == '`' and index + 1 < len(pattern):
+            out.append(re.escape(pattern[index + 1]))
+            index += 2
+            continue
+        if char == '*':
+            out.append('.*')
+        elif char == '?':
+            out.append('.')
+        elif char == '[':
+            end = pattern.find(']', index + 1)
+            if end < 0:
+                out.append(re.escape(char))
+            else:
+                out.append('[' + pattern[index + 1:end].replace('\\', '\\\\') + ']')
+                index = end
+        else:
+            out.append(re.escape(char))
+        index += 1
+    out.append('$')
+    return _compile_plain(''.join(out), case_sensitive)
+
+
+def _compile_plain(pattern, case_sensitive):
+    key = ('like', pattern, case_sensitive)
+    if key not in _CACHE:
+        _CACHE[key] = re.compile(pattern, re.DOTALL | (0 if case_sensitive else re.IGNORECASE))
+    return _CACHE[key]
+
+
+def dotnet_replacement(replacement):
+    """A .NET replacement string ($1, ${name}, $0, $$) as a function of a Python match."""
+    text = to_string(replacement)
+
+    def expand(match):
+        out, index = [], 0
+        while index < len(text):
+            char = text[index]
+            if char == '$' and index + 1 < len(text):
+                nxt = text[index + 1]
+                if nxt == '$':
+                    out.append('$')
+                    index += 2
+                    continue
+                if nxt.isdigit():
+                    end = index + 1
+                    while end < len(text) and text[end].isdigit():
+                        end += 1
+                    group = int(text[index + 1:end])
+                    if group <= (match.re.groups or 0):
+                        out.append(match.group(group) or '')
+                        index = end
+                        continue
+                if nxt == '{':
+                    end = text.find('}', index)
+                    if end > 0:
+                        name = text[index + 2:end]
+                        try:
+                            out.append(match.group(int(name) if name.isdigit() else name) or '')
+                            index = end + 1
+                            continue
+                        except (IndexError, error_type()):
+                            pass
+                if nxt == '&':
+                    out.append(match.group(0))
+                    index += 2
+                    continue
+            out.append(char)
+            index += 1
+        return ''.join(out)
+    return expand
+
+
+def error_type():
+    return re.error
+
+
+def matches_table(match):
+    """$Matches after a successful -match: group numbers and names to the captured text."""
+    table = Hashtable()
+    table[0] = match.group(0)
+    names = {index: name for name, index in match.re.groupindex.items()}
+    for index in range(1, (match.re.groups or 0) + 1):
+        if match.group(index) is not None:
+            table[names.get(index, index)] = match.group(index)
+    return table
+
+
+# --- comparison ---------------------------------------------------------------------------------------------
+
+def _convert_right(left, right):
+    """The right operand as the left's type, for -eq and ordering (about_Comparison_Operators)."""
+    if isinstance(left, bool):
+        return to_bool(right)
+    if isinstance(left, str):
+        return to_string(right)
+    if is_number(left):
+        if isinstance(right, str):
+            number = pstypes.resolve('double').convert(right) if right.strip() else None
+            return number
+        return to_number(right)
+    if isinstance(left, EnumValue):
+        return pstypes.TYPES[left.enum.name.lower()].convert(right)
+    return right
+
+
+def equals(left, right, case_sensitive=False):
+    if is_null(left):
+        return is_null(right)
+    if is_null(right):
+        return False
+    if isinstance(left, str):
+        right = to_string(right)
+        return left == right if case_sensitive else left.lower() == right.lower()
+    try:
+        converted = _convert_right(left, right)
+    except PSError:
+        return False
+    if is_number(left) and is_number(converted):
+        return left == converted
+    if isinstance(left, EnumValue) and isinstance(converted, EnumValue):
+        return left.value == converted.value
+    if isinstance(left, bool):
+        return left == converted
+    if is_enumerable(right) and not is_enumerable(left):
+        return False
+    try:
+        return left == converted
+    except Exception:  # pylint: disable=broad-except  # .NET Equals falls back to reference equality
+        return left is converted
+
+
+def compare(left, right, case_sensitive=False):
+    """-1, 0 or 1 as PowerShell orders two values (the right converted to the left's type)."""
+    if is_null(left):
+        return 0 if is_null(right) else -1
+    if is_null(right):
+        return 1
+    if isinstance(left, str):
+        a, b = left, to_string(right)
+        if not case_sensitive:
+            a, b = a.lower(), b.lower()
+        return (a > b) - (a < b)
+    if is_number(left) or isinstance(left, (bool, EnumValue)):
+        try:
+            converted = _convert_right(left, right)
+        except PSError as exc:
+            raise PSError('Could not compare "%s" to "%s". Error: "%s"' % (to_string(left), to_string(right), exc.message),
+                          'System.Management.Automation.RuntimeException', 'ComparisonFailure') from None
+        a = left.value if isinstance(left, EnumValue) else left
+        b = converted.value if isinstance(converted, EnumValue) else converted
+        return (a > b) - (a < b)
+    if hasattr(left, '__lt__') and type(left) is type(right):  # pylint: disable=unidiomatic-typecheck
+        return (left > right) - (left < right)
+    raise PSError('Cannot compare "%s" because it is not IComparable.' % to_string(left),
+                  'System.Management.Automation.RuntimeException', 'NotIcomparable')
+
+
+def _scalar_compare(op, left, right, cs, state):
+    if op == 'eq':
+        return equals(left, right, cs)
+    if op == 'ne':
+        return not equals(left, right, cs)
+    if op in ('gt', 'ge', 'lt', 'le'):
+        result = compare(left, right, cs)
+        return {'gt': result > 0, 'ge': result >= 0, 'lt': result < 0, 'le': result <= 0}[op]
+    if op in ('like', 'notlike'):
+        found = bool(wildcard(right, cs).match(to_string(left)))
+        return found if op == 'like' else not found
+    if op in ('match', 'notmatch'):
+        match = regex(right, cs).search(to_string(left))
+        if match and state is not None:
+            state['matches'] = matches_table(match)
+        return bool(match) if op == 'match' else not match
+    raise AssertionError(op)
+
+
+FILTERING = ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'notlike', 'match', 'notmatch')
+
+
+def split_operator(op):
+    """'-ceq' -> ('eq', True); '-ieq' and '-eq' -> ('eq', False)."""
+    name = op.lower().lstrip('-')
+    if name[0] in 'ci' and name[1:] in FILTERING + ('contains', 'notcontains', 'in', 'notin', 'replace', 'split'):
+        return name[1:], name[0] == 'c'
+    return name, False
+
+
+def comparison(op, left, right, state=None):
+    """Evaluate a comparison operator; ``state['matches']`` receives $Matches after a scalar -match."""
+    name, cs = split_operator(op)
+    if name in FILTERING:
+        if is_enumerable(left):
+            # A collection on the left returns the matching elements (about_Comparison_Operators).
+            return PSArray(item for item in enumerate_value(left) if _scalar_compare(name, item, right, cs, None))
+        return _scalar_compare(name, left, right, cs, state)
+    if name in ('contains', 'notcontains'):
+        items = enumerate_value(left) if is_enumerable(left) else [left]
+        found = any(equals(item, right, cs) for item in items)
+        return found if name == 'contains' else not found
+    if name in ('in', 'notin'):
+        items = enumerate_value(right) if is_enumerable(right) else [right]
+        found = any(equals(item, left, cs) for item in items)
+        return found if name == 'in' else not found
+    if name == 'replace':
+        return replace(left, right, cs)
+    if name == 'split':
+        return split(left, right, cs)
+    if name in ('is', 'isnot'):
+        target = pstypes.resolve('type').convert(right)
+        found = target.test(left) if not is_null(left) else False
+        return found if name == 'is' else not found
+    if name == 'as':
+        target = pstypes.resolve('type').convert(right)
+        try:
+            return target.convert(left)
+        except PSError:
+            return None
+    raise PSError('unknown operator %s' % op)
+
+
+def replace(left, right, cs=False):
+    items = enumerate_value(right) if is_enumerable(right) else [right]
+    if len(items) > 2:
+        raise PSError('The -replace operator allows only two elements to follow it, not %d.' % len(items),
+                      'System.Management.Automation.RuntimeException', 'BadReplaceArgument')
+    pattern = items[0]
+    replacement = items[1] if len(items) > 1 else ''
+    compiled = regex(pattern, cs)
+    function = dotnet_replacement(replacement)
+    if is_enumerable(left):
+        return PSArray(compiled.sub(function, to_string(item)) for item in enumerate_value(left))
+    return compiled.sub(function, to_string(left))
+
+
+def split(left, right, cs=False):
+    """-split: a .NET regex, optional maximum number of substrings (about_Split)."""
+    items = enumerate_value(right) if is_enumerable(right) else [right]
+    pattern, limit = items[0], (int(to_number(items[1])) if len(items) > 1 else 0)
+    if isinstance(pattern, pstypes_scriptblock()):
+        raise PSError('-split with a script block is not modelled')
+    compiled = regex(pattern, cs)
+    out = PSArray()
+    for text in (enumerate_value(left) if is_enumerable(left) else [left]):
+        text = to_string(text)
+        pieces = compiled.split(text, maxsplit=max(limit - 1, 0)) if limit != 1 else [text]
+        if compiled.groups:
+            # Captured delimiters are kept, as .NET Regex.Split does.
+            pieces = [piece for piece in pieces if piece is not None]
+        out.extend(pieces)
+    return out
+
+
+def pstypes_scriptblock():
+    from .values import ScriptBlock  # pylint: disable=import-outside-toplevel
+    return ScriptBlock
+
+
+def unary_split(value):
+    """Unary -split: on runs of white space, leading and trailing white space ignored."""
+    out = PSArray()
+    for text in (enumerate_value(value) if is_enumerable(value) else [value]):
+        out.extend(to_string(text).split())
+    return out
+
+
+def join(left, right=None):
+    items = enumerate_value(left) if is_enumerable(left) else [left]
+    return to_string('' if right is None else right).join(to_string(item) for item in items)
+
+
+# --- arithmetic ---------------------------------------------------------------------------------------------
+
+def _numeric_result(value, left, right):
+    """The type of an arithmetic result: the wider operand's type; an integer overflow widens
+    (Int32 -> Int64 -> Double: about_Arithmetic_Operators)."""
+    if isinstance(value, float) or isinstance(value, decimal.Decimal):
+        return value
+    wide = isinstance(left, Int64) or isinstance(right, Int64)
+    if wide:
+        return Int64(value) if Int64.MIN <= value <= Int64.MAX else float(value)
+    return net_int(value)
+
+
+def _operand_number(value, other):
+    if isinstance(value, str):
+        number = to_number(value)
+        return number
+    return to_number(value)
+
+
+def add(left, right):
+    if is_null(left):
+        if is_enumerable(right):
+            return PSArray(enumerate_value(right))
+        return right if not is_null(right) else None
+    if isinstance(left, str):
+        return left + to_string(right)
+    if is_enumerable(left):
+        extra = enumerate_value(right) if is_enumerable(right) else [right]
+        return PSArray(enumerate_value(left) + extra)
+    if isinstance(left, Hashtable):
+        if not isinstance(right, Hashtable):
+            raise PSError('A hash table can only be added to another hash table.',
+                          'System.Management.Automation.RuntimeException', 'AddHashTableToNonHashTable')
+        merged = left.copy()
+        for key, value in right.items():
+            merged.add(key, value)
+        return merged
+    if isinstance(left, Char):
+        return left + to_string(right)
+    return _arith(lambda a, b: a + b, left, right, 'op_Addition')
+
+
+def _arith(function, left, right, name):
+    a, b = _operand_number(left, right), _operand_number(right, left)
+    if isinstance(a, bool):
+        a = int(a)
+    if isinstance(b, bool):
+        b = int(b)
+    if isinstance(a, decimal.Decimal) or isinstance(b, decimal.Decimal):
+        if isinstance(a, float) or isinstance(b, float):
+            return function(float(a), float(b))
+        return function(decimal.Decimal(a), decimal.Decimal(b))
+    if isinstance(a, float) or isinstance(b, float):
+        return function(float(a), float(b))
+    return _numeric_result(function(int(a), int(b)), a, b)
+
+
+def subtract(left, right):
+    if isinstance(left, (str, list, Hashtable)) and not isinstance(left, str):
+        raise op_error('-', left)
+    return _arith(lambda a, b: a - b, left, right, 'op_Subtraction')
+
+
+def multiply(left, right):
+    if isinstance(left, str):
+        return left * int(to_number(right))
+    if is_enumerable(left):
+        return PSArray(enumerate_value(left) * int(to_number(right)))
+    return _arith(lambda a, b: a * b, left, right, 'op_Multiply')
+
+
+def divide(left, right):
+    a, b = to_number(left), to_number(right)
+    if b == 0:
+        raise PSError('Attempted to divide by zero.', 'System.Management.Automation.RuntimeException',
+                      'RuntimeException')
+    if isinstance(a, decimal.Decimal) or isinstance(b, decimal.Decimal):
+        return decimal.Decimal(a) / decimal.Decimal(b)
+    if isinstance(a, float) or isinstance(b, float):
+        return float(a) / float(b)
+    # Integer division that leaves a remainder gives a Double (about_Arithmetic_Operators).
+    if int(a) % int(b) == 0:
+        return _numeric_result(int(a) // int(b), a, b)
+    return float(a) / float(b)
+
+
+def modulo(left, right):
+    a, b = to_number(left), to_number(right)
+    if b == 0:
+        raise PSError('Attempted to divide by zero.', 'System.Management.Automation.RuntimeException')
+    if isinstance(a, float) or isinstance(b, float):
+        import math  # pylint: disable=import-outside-toplevel
+        return math.fmod(a, b)
+    # C# remainder: the sign follows the dividend.
+    result = abs(int(a)) % abs(int(b))
+    return _numeric_result(-result if a < 0 else result, a, b)
+
+
+def op_error(op, left):
+    return PSError('Method invocation failed because [%s] does not contain a method named \'op_%s\'.'
+                   % (type_name(left), {'-': 'Subtraction'}.get(op, op)),
+                   'System.Management.Automation.RuntimeException', 'MethodNotFound')
+
+
+def bitwise(op, left, right):
+    enum = left.enum if isinstance(left, EnumValue) else None
+    a = left.value if isinstance(left, EnumValue) else int(to_number(left))
+    b = right.value if isinstance(right, EnumValue) else int(to_number(right))
+    if op == 'band':
+        value = a & b
+    elif op == 'bor':
+        value = a | b
+    elif op == 'bxor':
+        value = a ^ b
+    elif op == 'shl':
+        value = a << b
+    else:
+        value = a >> b
+    if enum is not None and op in ('band', 'bor', 'bxor'):
+        return enum(value)
+    return _numeric_result(value, a if not isinstance(left, _Integral) else left, b)
+
+
+# --- the format operator ------------------------------------------------------------------------------------
+
+_FORMAT_ITEM = re.compile(r'\{\{|\}\}|\{(\d+)(?:,(-?\d+))?(?::([^}]*))?\}')
+
+
+def format_value(value, spec):
+    """One value under a .NET standard format string (D, N, F, X, P, G) or a simple custom one."""
+    if not spec:
+        return to_string(value)
+    kind, digits = spec[0].upper(), spec[1:]
+    if kind in 'DXNFPG' and (digits == '' or digits.isdigit()):
+        precision = int(digits) if digits else None
+        number = to_number(value)
+        if kind == 'D':
+            text = str(abs(int(number))).rjust(precision or 0, '0')
+            return ('-' if number < 0 else '') + text
+        if kind == 'X':
+            text = format(int(number) & 0xFFFFFFFF if int(number) < 0 else int(number), 'X' if spec[0] == 'X' else 'x')
+            return text.rjust(precision or 0, '0')
+        if kind == 'N':
+            return format(number, ',.%df' % (2 if precision is None else precision))
+        if kind == 'F':
+            return format(number, '.%df' % (2 if precision is None else precision))
+        if kind == 'P':
+            return format(number * 100, '.%df' % (2 if precision is None else precision)) + ' %'
+        return to_string(value)
+    if re.fullmatch(r'0+(\.0+)?', spec):
+        whole, _, fraction = spec.partition('.')
+        text = format(to_number(value), '.%df' % len(fraction))
+        integer, _, rest = text.partition('.')
+        negative = integer.startswith('-')
+        integer = integer.lstrip('-').rjust(len(whole), '0')
+        return ('-' if negative else '') + integer + ('.' + rest if rest else '')
+    raise PSError('format string %r is not modelled' % spec)
+
+
+def format_operator(fmt, args):
+    values = enumerate_value(args) if is_enumerable(args) else [args]
+    fmt = to_string(fmt)
+
+    def item(match):
+        text = match.group(0)
+        if text in ('{{', '}}'):
+            return text[0]
+        index = int(match.group(1))
+        if index >= len(values):
+            raise PSError('Error formatting a string: Index (zero based) must be greater than or equal to zero and '
+                          'less than the size of the argument list..', 'System.FormatException', 'FormatError')
+        value = values[index]
+        text = format_value(value, match.group(3))
+        if match.group(2):
+            width = int(match.group(2))
+            text = text.ljust(-width) if width < 0 else text.rjust(width)
+        return text
+    return _FORMAT_ITEM.sub(item, fmt)
+
+
+def logical(op, left, right_thunk):
+    if op == 'and':
+        return to_bool(left) and to_bool(right_thunk())
+    if op == 'or':
+        return to_bool(left) or to_bool(right_thunk())
+    if op == 'xor':
+        return to_bool(left) != to_bool(right_thunk())
+    raise PSError('unknown operator -%s' % op)
+
+
+def negate(value):
+    number = to_number(value)
+    if isinstance(number, (float, decimal.Decimal)):
+        return -number
+    return _numeric_result(-int(number), number, 0)
+
+
+__all__ = ['AUTOMATION_NULL']

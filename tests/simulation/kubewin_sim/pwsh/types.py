@@ -1,0 +1,363 @@
+"""The .NET types a script can name: [int], [string[]], [System.IO.Path], enums, and how casts convert.
+
+A type is registered once under its full name and its accelerators (about_Type_Accelerators,
+reference/5.1). Casting follows about_Type_Conversion: a string is parsed into a number, a number
+into an integer with banker's rounding, a scalar into a one-element array, a hashtable into an
+[ordered] or [pscustomobject], a string into an enum by name (flags joined with ', ').
+"""
+
+import datetime
+import decimal
+import math
+import uuid
+
+from .values import (AUTOMATION_NULL, Byte, Char, EnumType, EnumValue, Hashtable, Int16, Int64, OrderedDictionary,
+                     PSArray, PSCustomObject, PSError, SByte, ScriptBlock, SecureString, Single, SwitchParameter,
+                     UInt16, UInt32, UInt64, _Integral, is_enumerable, enumerate_value, is_null, parse_number,
+                     round_half_even, to_bool, to_string, type_name)
+
+
+class NetType:
+    """One .NET type: how a value converts to it, how -is tests it, its static members."""
+
+    def __init__(self, name, convert=None, test=None, statics=None, bases=()):
+        self.name = name
+        self._convert = convert
+        self._test = test
+        self.statics = dict(statics or {})
+        self.bases = tuple(bases)
+
+    NET = 'System.RuntimeType'
+
+    def __str__(self):
+        return self.name
+
+    def convert(self, value):
+        if self._convert is None:
+            if self.test(value):
+                return value
+            raise cast_error(value, self.name)
+        return self._convert(value)
+
+    def test(self, value):
+        if self._test is not None:
+            return self._test(value)
+        actual = type_name(value)
+        return actual == self.name or self.name in getattr(value, 'NET_BASES', ())
+
+    @property
+    def FullName(self):  # pylint: disable=invalid-name
+        return self.name
+
+    @property
+    def Name(self):  # pylint: disable=invalid-name
+        return self.name.rsplit('.', 1)[-1]
+
+
+class ArrayType(NetType):
+    def __init__(self, element):
+        super().__init__(element.name + '[]')
+        self.element = element
+
+    def convert(self, value):
+        items = enumerate_value(value) if is_enumerable(value) else ([] if is_null(value) else [value])
+        return PSArray((self.element.convert(item) for item in items), self.element.name)
+
+    def test(self, value):
+        return isinstance(value, PSArray) and (self.element.name == 'System.Object' or value.element == self.element.name)
+
+
+def cast_error(value, target, detail=None):
+    text = to_string(value)
+    if detail:
+        message = 'Cannot convert value "%s" to type "%s". Error: "%s"' % (text, target, detail)
+    elif isinstance(value, str) or value is None:
+        message = 'Cannot convert value "%s" to type "%s".' % (text, target)
+    else:
+        message = 'Cannot convert the "%s" value of type "%s" to type "%s".' % (text, type_name(value), target)
+    return PSError(message, 'System.Management.Automation.PSInvalidCastException', 'InvalidCastException', 'InvalidArgument')
+
+
+def _scalar(value, target):
+    """A one-element collection converts as its element; a longer one cannot become a scalar."""
+    if is_enumerable(value):
+        items = enumerate_value(value)
+        if len(items) == 1:
+            return items[0]
+        raise cast_error(value, target)
+    return value
+
+
+def _integral_converter(cls, name):
+    def convert(value):
+        value = _scalar(value, name)
+        if is_null(value):
+            return cls(0)
+        if isinstance(value, bool):
+            number = int(value)
+        elif isinstance(value, EnumValue):
+            number = value.value
+        elif isinstance(value, str):
+            parsed = parse_number(value)
+            if parsed is None:
+                raise cast_error(value, name, 'Input string was not in a correct format.')
+            number = round_half_even(parsed) if isinstance(parsed, float) else int(parsed)
+        elif isinstance(value, (float, decimal.Decimal)):
+            if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+                raise cast_error(value, name)
+            number = round_half_even(value)
+        elif isinstance(value, int):
+            number = int(value)
+        elif isinstance(value, Char):
+            number = ord(value)
+        else:
+            raise cast_error(value, name)
+        low, high = (-2 ** 31, 2 ** 31 - 1) if cls is int else (cls.MIN, cls.MAX)
+        if not low <= number <= high:
+            detail = 'Value was either too large or too small for %s.' % _short(name)
+            raise cast_error(value, name, detail)
+        return cls(number) if cls is not int else int(number)
+    return convert
+
+
+def _short(name):
+    return {'System.Int32': 'an Int32', 'System.Int64': 'an Int64', 'System.Byte': 'an unsigned byte',
+            'System.UInt16': 'a UInt16', 'System.UInt32': 'a UInt32', 'System.UInt64': 'a UInt64',
+            'System.Int16': 'an Int16', 'System.SByte': 'a signed byte'}.get(name, name)
+
+
+def _to_double(value):
+    value = _scalar(value, 'System.Double')
+    if is_null(value):
+        return 0.0
+    if isinstance(value, str):
+        parsed = parse_number(value)
+        if parsed is None:
+            raise cast_error(value, 'System.Double', 'Input string was not in a correct format.')
+        return float(parsed)
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return float(value)
+    if isinstance(value, EnumValue):
+        return float(value.value)
+    raise cast_error(value, 'System.Double')
+
+
+def _to_decimal(value):
+    value = _scalar(value, 'System.Decimal')
+    if is_null(value):
+        return decimal.Decimal(0)
+    if isinstance(value, str):
+        try:
+            return decimal.Decimal(value.strip())
+        except decimal.InvalidOperation:
+            raise cast_error(value, 'System.Decimal', 'Input string was not in a correct format.') from None
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return decimal.Decimal(str(value)) if isinstance(value, float) else decimal.Decimal(value)
+    raise cast_error(value, 'System.Decimal')
+
+
+def _to_string(value):
+    if is_null(value):
+        # [string]$null is the empty string (about_Type_Conversion).
+        return ''
+    return to_string(value)
+
+
+def _to_bool(value):
+    return to_bool(value)
+
+
+def _to_char(value):
+    value = _scalar(value, 'System.Char')
+    if isinstance(value, str) and len(value) == 1:
+        return Char(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Char(chr(value))
+    raise cast_error(value, 'System.Char')
+
+
+def _to_hashtable(value):
+    if isinstance(value, Hashtable):
+        return value
+    raise cast_error(value, 'System.Collections.Hashtable')
+
+
+def _to_ordered(value):
+    if isinstance(value, OrderedDictionary):
+        return value
+    raise cast_error(value, 'System.Collections.Specialized.OrderedDictionary')
+
+
+def _to_pscustomobject(value):
+    if isinstance(value, Hashtable):
+        return PSCustomObject(value.items())
+    return value
+
+
+def _to_object(value):
+    return value
+
+
+def _to_securestring(value):
+    if isinstance(value, SecureString):
+        return value
+    raise cast_error(value, 'System.Security.SecureString')
+
+
+def _to_switch(value):
+    if isinstance(value, SwitchParameter):
+        return value
+    return SwitchParameter(to_bool(value))
+
+
+def _to_scriptblock(value):
+    if isinstance(value, ScriptBlock):
+        return value
+    raise cast_error(value, 'System.Management.Automation.ScriptBlock')
+
+
+class Guid:
+    NET = 'System.Guid'
+
+    def __init__(self, value):
+        self.value = uuid.UUID(str(value))
+
+    def to_string(self):
+        return str(self.value)
+
+    def __eq__(self, other):
+        return isinstance(other, Guid) and other.value == self.value
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+def _to_guid(value):
+    value = _scalar(value, 'System.Guid')
+    if isinstance(value, Guid):
+        return value
+    try:
+        return Guid(to_string(value))
+    except ValueError:
+        raise cast_error(value, 'System.Guid', 'Guid should contain 32 digits with 4 dashes (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx).') from None
+
+
+class Regex:
+    NET = 'System.Text.RegularExpressions.Regex'
+
+    def __init__(self, pattern):
+        self.pattern = pattern
+
+    def to_string(self):
+        return self.pattern
+
+
+def _to_regex(value):
+    return value if isinstance(value, Regex) else Regex(to_string(value))
+
+
+def _to_array(value):
+    if isinstance(value, PSArray):
+        return value
+    if is_enumerable(value):
+        return PSArray(enumerate_value(value))
+    return PSArray([] if is_null(value) else [value])
+
+
+def _to_type(value):
+    if isinstance(value, NetType):
+        return value
+    found = resolve(to_string(value))
+    if found is None:
+        raise cast_error(value, 'System.Type')
+    return found
+
+
+TYPES = {}
+
+
+def register(net_type, *aliases):
+    for name in (net_type.name,) + aliases:
+        TYPES[name.lower()] = net_type
+        if name.lower().startswith('system.'):
+            TYPES[name.lower()[len('system.'):]] = net_type
+    return net_type
+
+
+def resolve(name):
+    """The type a type literal names ([int], [System.String], [string[]]); None when unknown."""
+    key = name.strip().lower().replace(' ', '')
+    if key.endswith('[]'):
+        element = resolve(key[:-2])
+        return None if element is None else ArrayType(element)
+    return TYPES.get(key)
+
+
+def _is_integral(cls):
+    return lambda value: type(value) is cls  # pylint: disable=unidiomatic-typecheck
+
+
+def _is_int32(value):
+    return type(value) is int  # pylint: disable=unidiomatic-typecheck
+
+
+INT32 = register(NetType('System.Int32', _integral_converter(int, 'System.Int32'), _is_int32,
+                         {'MaxValue': 2 ** 31 - 1, 'MinValue': -2 ** 31}), 'int', 'int32')
+for _cls, _aliases in ((Int64, ('long', 'int64')), (Int16, ('int16', 'short')), (Byte, ('byte',)), (SByte, ('sbyte',)),
+                       (UInt16, ('uint16', 'ushort')), (UInt32, ('uint32', 'uint')), (UInt64, ('uint64', 'ulong'))):
+    register(NetType(_cls.NET, _integral_converter(_cls, _cls.NET), _is_integral(_cls),
+                     {'MaxValue': _cls(_cls.MAX), 'MinValue': _cls(_cls.MIN)}), *_aliases)
+register(NetType('System.Double', _to_double, lambda v: type(v) is float,  # pylint: disable=unidiomatic-typecheck
+                 {'MaxValue': 1.7976931348623157e308, 'MinValue': -1.7976931348623157e308, 'NaN': float('nan')}),
+         'double')
+register(NetType('System.Single', lambda v: Single(_to_double(v)), lambda v: isinstance(v, Single)), 'float', 'single')
+register(NetType('System.Decimal', _to_decimal, lambda v: isinstance(v, decimal.Decimal)), 'decimal')
+STRING = register(NetType('System.String', _to_string, lambda v: isinstance(v, str) and not isinstance(v, Char),
+                          {'Empty': ''}), 'string')
+register(NetType('System.Char', _to_char, lambda v: isinstance(v, Char)), 'char')
+register(NetType('System.Boolean', _to_bool, lambda v: isinstance(v, bool)), 'bool', 'boolean')
+OBJECT = register(NetType('System.Object', _to_object, lambda v: not is_null(v)), 'object', 'psobject',
+                  'System.Management.Automation.PSObject')
+register(NetType('System.Collections.Hashtable', _to_hashtable, lambda v: isinstance(v, Hashtable)), 'hashtable')
+register(NetType('System.Collections.Specialized.OrderedDictionary', _to_ordered,
+                 lambda v: isinstance(v, OrderedDictionary)), 'ordered')
+register(NetType('System.Collections.IDictionary', test=lambda v: isinstance(v, Hashtable)))
+register(NetType('System.Collections.IEnumerable', test=lambda v: is_enumerable(v) or isinstance(v, (str, Hashtable))))
+register(NetType('System.Management.Automation.PSCustomObject', _to_pscustomobject,
+                 lambda v: isinstance(v, PSCustomObject)), 'pscustomobject')
+register(NetType('System.Array', _to_array, lambda v: isinstance(v, PSArray)), 'array')
+register(NetType('System.Security.SecureString', _to_securestring, lambda v: isinstance(v, SecureString)),
+         'securestring')
+register(NetType('System.Management.Automation.SwitchParameter', _to_switch,
+                 lambda v: isinstance(v, SwitchParameter)), 'switch')
+register(NetType('System.Management.Automation.ScriptBlock', _to_scriptblock,
+                 lambda v: isinstance(v, ScriptBlock)), 'scriptblock')
+register(NetType('System.Guid', _to_guid, lambda v: isinstance(v, Guid),
+                 {'NewGuid': lambda: Guid(uuid.uuid4()), 'Empty': Guid(uuid.UUID(int=0))}), 'guid')
+register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: isinstance(v, Regex)), 'regex')
+register(NetType('System.Type', _to_type, lambda v: isinstance(v, NetType)), 'type')
+register(NetType('System.DateTime', test=lambda v: isinstance(v, datetime.datetime)), 'datetime')
+register(NetType('System.Void', lambda v: AUTOMATION_NULL), 'void')
+
+
+def enum_type(name, members, flags=False, aliases=()):
+    """Register a .NET enum; casting a string or number to it and its [string] follow Enum.Parse/ToString."""
+    enum = EnumType(name, members, flags)
+
+    def convert(value):
+        value = _scalar(value, name)
+        if isinstance(value, EnumValue):
+            if value.enum is enum:
+                return value
+            return enum(value.value)
+        if isinstance(value, str):
+            return enum.parse(value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return enum(value)
+        raise cast_error(value, name)
+
+    statics = {member: enum(number) for member, number in members.items()}
+    net_type = register(NetType(name, convert, lambda v: isinstance(v, EnumValue) and v.enum is enum, statics),
+                        *aliases)
+    net_type.enum = enum
+    return net_type
