@@ -20,7 +20,8 @@ CASES = [
          source=MET + ' + .NET Path.Combine on Windows: joins with a backslash'),
     Case('path-combine-rooted-second', "[System.IO.Path]::Combine('C:\\k', 'D:\\x')", ['D:\\x'],
          source='.NET Path.Combine: a rooted later argument discards the earlier ones'),
-    Case('path-getfilename-extension', "[IO.Path]::GetFileName('C:\\k\\kubelet.exe'); [IO.Path]::GetExtension('a.tar.gz'); [IO.Path]::GetFileNameWithoutExtension('C:\\k\\kubelet.exe')",
+    Case('path-getfilename-extension', "[IO.Path]::GetFileName('C:\\k\\kubelet.exe'); [IO.Path]::GetExtension('a.tar.gz'); "
+         "[IO.Path]::GetFileNameWithoutExtension('C:\\k\\kubelet.exe')",
          ['kubelet.exe', '.gz', 'kubelet'], source=ACC + ': the System namespace may be omitted ([IO.Path])'),
     Case('path-getdirectoryname', "[System.IO.Path]::GetDirectoryName('C:\\k\\bin\\kubelet.exe')", ['C:\\k\\bin'],
          source='.NET Path.GetDirectoryName via ' + MET),
@@ -47,9 +48,11 @@ CASES = [
          source=ENUM + ' "Enumerations as flags": a comma-separated string combines flags; ToString uses the defined name ReadWrite'),
     Case('flags-enum-string-form-combination', "[string][System.IO.FileShare]'Read, Delete'", ['Read, Delete'],
          source=ENUM + ' "Enumerations as flags": combined flags print as a comma-separated list'),
-    Case('flags-enum-band', "[int]([System.IO.FileShare]::ReadWrite -band [System.IO.FileShare]::Write); ([System.IO.FileShare]'Read' -band [System.IO.FileShare]::Write) -eq 0",
+    Case('flags-enum-band', "[int]([System.IO.FileShare]::ReadWrite -band [System.IO.FileShare]::Write); "
+         "([System.IO.FileShare]'Read' -band [System.IO.FileShare]::Write) -eq 0",
          ['2', 'True'], source=ENUM + ' "Enumerations as flags": test a flag with -band'),
-    Case('flags-enum-bor', "[System.IO.FileShare]([System.IO.FileShare]::Read -bor [System.IO.FileShare]::Delete); ([System.IO.FileShare]'Read, Write' -band [System.IO.FileShare]::Write) -eq [System.IO.FileShare]::Write", ['Read, Delete', 'True'],
+    Case('flags-enum-bor', "[System.IO.FileShare]([System.IO.FileShare]::Read -bor [System.IO.FileShare]::Delete); "
+         "([System.IO.FileShare]'Read, Write' -band [System.IO.FileShare]::Write) -eq [System.IO.FileShare]::Write", ['Read, Delete', 'True'],
          source=ENUM + ' "Enumerations as flags": combine with -bor'),
     Case('enum-hasflag', "([System.IO.FileShare]'Read, Write').HasFlag([System.IO.FileShare]::Write)", ['True'],
          source=ENUM + ': HasFlag() tests a flag'),
@@ -57,7 +60,8 @@ CASES = [
          source=ENUM + ': [enum]::GetNames lists names'),
     Case('int-maxvalue', "[int]::MaxValue; [int32]::MinValue; [long]::MaxValue", ['2147483647', '-2147483648', '9223372036854775807'],
          source=MET + ': static properties with ::'),
-    Case('convert-base64', "[Convert]::ToBase64String([Text.Encoding]::UTF8.GetBytes('hi')); [Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('aGk='))",
+    Case('convert-base64', "[Convert]::ToBase64String([Text.Encoding]::UTF8.GetBytes('hi')); "
+         "[Text.Encoding]::UTF8.GetString([Convert]::FromBase64String('aGk='))",
          ['aGk=', 'hi'], source=MET + ' + .NET Convert/Encoding'),
     Case('regex-escape-and-match', "[regex]::Escape('a.b*c'); [regex]::Match('node-42', '\\d+').Value", ['a\\.b\\*c', '42'],
          source=ACC + ' [regex]: System.Text.RegularExpressions.Regex static methods'),

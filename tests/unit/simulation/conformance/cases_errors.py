@@ -29,9 +29,11 @@ CASES = [
     Case('typed-catch-runtimeexception',
          "try { throw 'x' } catch [System.Management.Automation.RuntimeException] { 'rt' } catch { 'other' }", ['rt'],
          source=TCF + ': a catch naming the exception type (or a base type) handles it'),
-    Case('typed-catch-order-first-match', "try { throw [System.ArgumentException]::new('bad') } catch [System.ArgumentException] { 'arg: ' + $_.Exception.Message } catch { 'other' }",
+    Case('typed-catch-order-first-match', "try { throw [System.ArgumentException]::new('bad') } catch "
+         "[System.ArgumentException] { 'arg: ' + $_.Exception.Message } catch { 'other' }",
          ['arg: bad'], source=TCF + ' + ' + TH + ': throwing a .NET exception object; catch by its type'),
-    Case('typed-catch-no-match-falls-to-general', "try { throw [System.InvalidOperationException]::new('io') } catch [System.ArgumentException] { 'arg' } catch { 'general' }",
+    Case('typed-catch-no-match-falls-to-general', "try { throw [System.InvalidOperationException]::new('io') } "
+         "catch [System.ArgumentException] { 'arg' } catch { 'general' }",
          ['general'], source=TCF + ': a catch without a type handles what the typed ones do not'),
     Case('typed-catch-base-class', "try { throw [System.ArgumentNullException]::new('p') } catch [System.ArgumentException] { 'base' }",
          ['base'], source=TCF + ': a catch for a base class handles derived exceptions'),
@@ -78,7 +80,8 @@ CASES = [
          source=TH + ': the uncaught error message is the thrown string'),
     Case('write-error-in-function-continues', "function f { Write-Error 'w'; 'still' }; f; 'after'", ['still', 'after'], errors=['w'],
          source=DEX + ': Write-Error inside a function does not stop it'),
-    Case('erroraction-stop-on-advanced-function', "function f { [CmdletBinding()] param() Write-Error 'adv'; 'not reached' }; try { f -ErrorAction Stop } catch { 'caught ' + $_.Exception.Message }",
+    Case('erroraction-stop-on-advanced-function', "function f { [CmdletBinding()] param() Write-Error 'adv'; 'not reached' }; "
+         "try { f -ErrorAction Stop } catch { 'caught ' + $_.Exception.Message }",
          ['caught adv'], source=DEX + ' "Cmdlet -ErrorAction Stop": applies to Write-Error inside an advanced function'),
     Case('eap-silentlycontinue-suppresses-throw', "$ErrorActionPreference = 'SilentlyContinue'; throw 'hidden'; 'after'", ['after'],
          source=EH + ': $ErrorActionPreference SilentlyContinue can suppress throw; the script continues'),
@@ -91,7 +94,8 @@ CASES = [
     Case('command-not-found-statement-terminating', "Invoke-NoSuchThing; 'after'", ['after'],
          errors=["The term 'Invoke-NoSuchThing' is not recognized as the name of a cmdlet, function, script file, or operable program."],
          source=EH + ' "Statement-terminating errors": CommandNotFoundException; the next statement runs'),
-    Case('catch-escalated-by-original-type', "try { Write-Error -Exception ([System.IO.FileNotFoundException]::new('nf')) -ErrorAction Stop } catch [System.IO.FileNotFoundException] { 'fnf: ' + $_.Exception.Message }",
+    Case('catch-escalated-by-original-type', "try { Write-Error -Exception ([System.IO.FileNotFoundException]::new('nf')) -ErrorAction "
+         "Stop } catch [System.IO.FileNotFoundException] { 'fnf: ' + $_.Exception.Message }",
          ['fnf: nf'],
          source=EH + ': escalated errors are caught by their original exception type; ' + DEX + ' "Write-Error -Exception"'),
     Case('try-catches-statement-terminating', "try { Invoke-NoSuchThing; 'no' } catch { $_.Exception.GetType().FullName }",

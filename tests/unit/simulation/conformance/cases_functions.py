@@ -90,7 +90,8 @@ CASES = [
          source=SPL + ': splatting combines with other parameters'),
     Case('splat-switch', "function f { param([switch]$s) $s.IsPresent }; $p = @{s = $true}; f @p", ['True'],
          source=SPL + ': a switch is splatted with $true'),
-    Case('psboundparameters', "function f { param($a, $b = 5) $PSBoundParameters.ContainsKey('a'); $PSBoundParameters.ContainsKey('b'); $PSBoundParameters.Count }; f -a 1",
+    Case('psboundparameters', "function f { param($a, $b = 5) $PSBoundParameters.ContainsKey('a'); "
+         "$PSBoundParameters.ContainsKey('b'); $PSBoundParameters.Count }; f -a 1",
          ['True', 'False', '1'],
          source=AV + ' $PSBoundParameters: only parameters actually passed; defaults are not included'),
     Case('cmdletbinding-unknown-parameter', "function f { [CmdletBinding()] param($a) $a }; f -zz 1; 'after'", ['after'],
@@ -99,7 +100,8 @@ CASES = [
     Case('cmdletbinding-extra-positional', "function f { [CmdletBinding()] param($a) $a }; f 1 2; 'after'", ['after'],
          errors=["A positional parameter cannot be found that accepts argument '2'."],
          source=CB + ': an advanced function has no $args; surplus positional arguments are an error'),
-    Case('shouldprocess-whatif', "function f { [CmdletBinding(SupportsShouldProcess)] param() if ($PSCmdlet.ShouldProcess('target')) { 'did' } else { 'skipped' } }; f -WhatIf; f",
+    Case('shouldprocess-whatif', "function f { [CmdletBinding(SupportsShouldProcess)] param() "
+         "if ($PSCmdlet.ShouldProcess('target')) { 'did' } else { 'skipped' } }; f -WhatIf; f",
          ['skipped', 'did'],
          source='deep-dives/everything-about-shouldprocess (docs-conceptual): ShouldProcess returns $false under -WhatIf '
                 '(the "What if:" line goes to the host, not the output)'),
@@ -110,6 +112,7 @@ CASES = [
          source=FN + ': all output of a function is collected; several objects make an array'),
     Case('function-recursion', "function fact($n) { if ($n -le 1) { 1 } else { $n * (fact ($n - 1)) } }; fact 5", ['120'],
          source=FN + ': functions can call themselves'),
-    Case('command-argument-mode-string', "function f { param($x) $x.GetType().FullName }; f 42; f abc; f 1.5", ['System.Int32', 'System.String', 'System.Double'],
+    Case('command-argument-mode-string', "function f { param($x) $x.GetType().FullName }; "
+         "f 42; f abc; f 1.5", ['System.Int32', 'System.String', 'System.Double'],
          source='about_Parsing (reference/5.1) "Argument mode": number-like unquoted arguments are numbers, others strings'),
 ]

@@ -70,7 +70,8 @@ CASES = [
     Case('hashtable-keys-count', "@{a = 1; b = 2; c = 3}.Keys.Count", ['3'], source=HT + ': Keys collection has Count'),
     Case('hashtable-null-value-key-exists', "$h = @{a = $null}; $h.ContainsKey('a'); $h.Count", ['True', '1'],
          source=DD + ': assigning $null leaves a key with a $null value'),
-    Case('hashtable-splat-cast-pscustomobject-order', "$o = [pscustomobject][ordered]@{b = 1; a = 2}; ($o.PSObject.Properties | ForEach-Object { $_.Name }) -join ','",
+    Case('hashtable-splat-cast-pscustomobject-order', "$o = [pscustomobject][ordered]@{b = 1; a = 2}; "
+         "($o.PSObject.Properties | ForEach-Object { $_.Name }) -join ','",
          ['b,a'],
          source='about_PSCustomObject (reference/5.1): casting an ordered dictionary keeps the order'),
 ]

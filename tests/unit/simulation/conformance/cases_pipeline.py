@@ -32,7 +32,7 @@ CASES = [
     Case('assignment-no-output', "$x = 5", [],
          source='about_Assignment_Operators (reference/5.1): an assignment statement writes nothing to the pipeline'),
     Case('paren-assignment-outputs', "($x = 5); $x", ['5', '5'],
-         source='about_Assignment_Operators (reference/5.1): wrapping an assignment in parentheses passes the value through'),
+         source='about_Operators (reference/5.1) grouping operator: ($var = 1 + 2) passes the assigned value through'),
     Case('void-cast-discards', "[void](1 + 1); 'after'", ['after'],
          source='about_Type_Conversion / about_Output_Streams (reference/5.1): casting to [void] suppresses output'),
     Case('out-null-discards', "1, 2 | Out-Null; 'after'", ['after'],

@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[2] / 'simulation'))
 
-from _case import Case  # noqa: E402
+from _case import Case  # noqa: E402  pylint: disable=wrong-import-position
 
 MIN_CASES = 150
 
