@@ -7,8 +7,8 @@ construct the engine does not implement). See tests/simulation/README.md.
 """
 
 from .core_cmdlets import command_table
-from .interpreter import Exit, Interpreter, ScriptTerminating
-from .values import Unsupported, to_string
+from .interpreter import ErrorRecord, Exit, Interpreter, ScriptTerminating
+from .values import PSError, Unsupported, to_string
 
 
 class Outcome:
@@ -38,8 +38,12 @@ def run_command(text, parameters=None, host=None, commands=None):
     try:
         objects = _run(interpreter, text, parameters)
     except ScriptTerminating as terminating:
-        objects = terminating.partial if hasattr(terminating, 'partial') else []
+        objects = getattr(terminating, 'partial', [])
         interpreter.errors.append(terminating.record)
+        exit_code = 1
+    except PSError as error:
+        # The script's own parameters did not bind: the script never started.
+        interpreter.errors.append(ErrorRecord(error))
         exit_code = 1
     except Exit as exited:
         exit_code = exited.code

@@ -44,6 +44,8 @@ class ParamDecl:
         self.allow_empty_string = False
         self.allow_null = False
         self.from_pipeline = False
+        # Set when the grammar put later parameters into this default (Signature._absorbed).
+        self.default_nodes = None
 
     @property
     def switch(self):
@@ -70,7 +72,43 @@ class Signature:
                         self.should_process = True
         parameter_list = param_block.child('parameter_list')
         for parameter in (parameter_list.all('script_parameter') if parameter_list else []):
-            self.params.append(self._declaration(interpreter, parameter, scope))
+            decl = self._declaration(interpreter, parameter, scope)
+            self.params.append(decl)
+            self.params.extend(self._absorbed(interpreter, decl))
+
+    @staticmethod
+    def _absorbed(interpreter, decl):
+        """Parameters the grammar swallowed into the default before them.
+
+        tree-sitter-pwsh reads `[int]$A = 1,` NEWLINE `[switch]$B` as the default `1, [switch]$B`; PowerShell
+        ends a default at the comma. The trailing elements that are (typed) variables are parameters.
+        """
+        if decl.default is None:
+            return []
+        value = decl.default.named_children[0]
+        if value.type != 'array_literal_expression':
+            return []
+        elements = value.named_children
+        declared = []
+        while len(elements) > 1:
+            node, types = elements[-1], []
+            while True:
+                while node.type in ('unary_expression', 'expression_with_unary_operator') and len(node.named_children) == 1:
+                    node = node.named_children[0]
+                if node.type != 'cast_expression':
+                    break
+                types.append(node.child('type_literal'))
+                node = node.named_children[-1]
+            if node.type != 'variable':
+                break
+            absorbed = ParamDecl(node.text[1:])
+            if types:
+                absorbed.type = interpreter.resolve_type(types[-1])
+            declared.insert(0, absorbed)
+            elements = elements[:-1]
+        if declared:
+            decl.default_nodes = elements
+        return declared
 
     def _declaration(self, interpreter, node, scope):
         decl = ParamDecl(node.child('variable').text[1:])
@@ -207,8 +245,14 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
         raise binding_error('Cannot process command because of one or more missing mandatory parameters: %s.'
                             % ' '.join(missing), 'MissingMandatoryParameter,' + command)
     for decl in sig.params:
+        if decl.type is not None and not decl.switch:
+            scope.types[decl.name.lower()] = decl.type
         if decl.name in bound:
             scope.vars[decl.name.lower()] = bound[decl.name]
+        elif decl.default_nodes is not None:
+            values = [interpreter.eval_expression(node, scope) for node in decl.default_nodes]
+            scope.vars[decl.name.lower()] = _convert(decl, values[0] if len(values) == 1 else PSArray(values), command,
+                                                     validate=False)
         elif decl.default is not None:
             scope.vars[decl.name.lower()] = _convert(decl, interpreter.eval_statement_value(
                 decl.default.named_children[0], scope), command, validate=False)

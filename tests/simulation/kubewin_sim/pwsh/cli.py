@@ -14,17 +14,21 @@ USAGE = '''usage: pwsh -Command TEXT
 Runs Windows PowerShell 5.1 text in the kubewin.node test engine (tests/simulation/README.md).'''
 
 
+def _is_parameter(word):
+    return word.startswith('-') and len(word) > 1 and not word[1].isdigit()
+
+
 def file_parameters(words):
     """Arguments after the file, bound as powershell.exe -File binds them: -Name value, -Name:value, -Switch."""
     named, positional = {}, []
     index = 0
     while index < len(words):
         word = words[index]
-        if word.startswith('-') and len(word) > 1 and not word[1].isdigit():
+        if _is_parameter(word):
             name, colon, value = word[1:].partition(':')
             if colon:
                 named[name] = value
-            elif index + 1 < len(words) and not words[index + 1].startswith('-'):
+            elif index + 1 < len(words) and not _is_parameter(words[index + 1]):
                 named[name] = words[index + 1]
                 index += 1
             else:

@@ -7,8 +7,9 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 -ErrorAction, else $ErrorActionPreference.
 """
 
+from .cmdlet_sets import ParameterBindingError, cmdlet_spec
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
-                     is_enumerable, to_string)
+                     is_enumerable, to_string, type_name)
 
 _NO_VALUE = object()
 
@@ -25,58 +26,24 @@ class Parameter:
 class Cmdlet:
     """A cmdlet implemented in Python: ``function(ctx, params, input_items)`` returns its output items.
 
-    ``switches`` names the switch parameters (they never take the next argument), ``positional`` the
-    parameters positional arguments bind to, in order; ``pipeline`` the parameter piped objects bind to.
-    Parameter names are canonical; the binder resolves prefixes and aliases (``aliases``).
+    How its arguments bind (names, prefixes, aliases, switches, positions, parameter sets, mandatory
+    parameters) comes from its table in cmdlet_sets/, taken from Microsoft's reference: a cmdlet the
+    engine implements must have one. ``params`` maps canonical parameter names to values.
     """
 
-    def __init__(self, name, function, switches=(), positional=(), pipeline=None, parameters=(), aliases=None,
-                 should_process=False):
+    def __init__(self, name, function):
         self.name = name
         self.function = function
-        self.switches = set(switches)
-        self.positional = list(positional)
-        self.pipeline = pipeline
-        self.parameters = set(parameters) | self.switches | set(self.positional) | ({pipeline} if pipeline else set())
-        self.aliases = dict(aliases or {})
-        self.should_process = should_process
-
-    def canonical(self, written):
-        from .binding import COMMON, SHOULD_PROCESS, binding_error  # pylint: disable=import-outside-toplevel
-        lower = written.lower()
-        for name in self.parameters:
-            if name.lower() == lower:
-                return name
-        for alias, name in self.aliases.items():
-            if alias.lower() == lower:
-                return name
-        common = dict(COMMON)
-        if self.should_process:
-            common.update(SHOULD_PROCESS)
-        if lower in common:
-            return common[lower]
-        names = sorted(self.parameters | set(common.values()))
-        candidates = [name for name in names if name.lower().startswith(lower)]
-        if len(candidates) == 1:
-            return candidates[0]
-        if len(candidates) > 1:
-            raise binding_error("Parameter cannot be processed because the parameter name '%s' is ambiguous. Possible "
-                                "matches include: %s." % (written, ' '.join('-' + c for c in candidates)),
-                                'AmbiguousParameter,' + self.name)
-        raise binding_error("A parameter cannot be found that matches parameter name '%s'." % written,
-                            'NamedParameterNotFound,' + self.name)
-
-    def is_switch(self, written):
-        try:
-            return self.canonical(written) in self.switches | {'Verbose', 'Debug', 'WhatIf', 'Confirm'}
-        except PSError:
-            return False
+        self.spec = cmdlet_spec(name)
+        if self.spec is None:
+            raise ValueError('%s has no parameter-binding table in cmdlet_sets/' % name)
 
 
 class CommandContext:
     """What a running cmdlet sees: its parameters' error action, the runspace and the host (the node)."""
 
-    def __init__(self, interpreter, scope, cmdlet, error_action):
+    def __init__(self, interpreter, scope, cmdlet, error_action, parameter_set):
+        self.parameter_set = parameter_set
         self.interpreter = interpreter
         self.scope = scope
         self.cmdlet = cmdlet
@@ -214,7 +181,7 @@ def invoke_command(interpreter, node, scope, input_items, piped):
         return _invoke_function(interpreter, function, node, scope, input_items)
     cmdlet = interpreter.commands.get(name.lower())
     if cmdlet is not None:
-        return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items)
+        return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped)
     host = interpreter.host
     if host is not None and host.has_program(name):
         args, redirections = read_arguments(interpreter, node, scope, lambda written: False)
@@ -258,45 +225,42 @@ def _invoke_function(interpreter, function, node, scope, input_items):
     return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
 
 
-def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items):
-    args, redirections = read_arguments(interpreter, node, scope, cmdlet.is_switch)
+def _binding_error(error, command):
+    return PSError(error.message, 'System.Management.Automation.ParameterBindingException',
+                   '%s,%s' % (error.error_id, command), 'InvalidArgument')
+
+
+def _short_type(value):
+    name = type_name(value)
+    return None if name is None else name.rsplit('.', 1)[-1]
+
+
+def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
+    spec = cmdlet.spec
+    try:
+        args, redirections = read_arguments(interpreter, node, scope, spec.is_switch)
+        named = [item for item in args if isinstance(item, Parameter)]
+        positional = [item for item in args if not isinstance(item, Parameter)]
+        result = spec.bind([item.name + (':' if item.joined else '') for item in named],
+                           positional=[(to_string(value), _short_type(value)) for value in positional],
+                           pipeline_input=piped)
+    except ParameterBindingError as error:
+        raise _binding_error(error, spec.name) from None
     params = {}
-    positional = []
-    for item in args:
-        if isinstance(item, Parameter):
-            canonical = cmdlet.canonical(item.name)
-            if canonical in params:
-                raise PSError("Cannot bind parameter because parameter '%s' is specified more than once. To provide "
-                              "multiple values to parameters that can accept multiple values, use the array syntax. For "
-                              "example, \"-parameter value1,value2,value3\"." % canonical,
-                              'System.Management.Automation.ParameterBindingException',
-                              'ParameterAlreadyBound,' + cmdlet.name)
-            params[canonical] = True if item.value is _NO_VALUE else item.value
-        else:
-            positional.append(item)
-    open_positions = [name for name in cmdlet.positional if name not in params]
-    for value in positional:
-        if not open_positions:
-            raise PSError("A positional parameter cannot be found that accepts argument '%s'." % to_string(value),
-                          'System.Management.Automation.ParameterBindingException',
-                          'PositionalParameterNotFound,' + cmdlet.name, 'InvalidArgument')
-        params[open_positions.pop(0)] = value
+    for item, canonical in zip(named, result.named):
+        params[canonical] = True if item.value is _NO_VALUE else item.value
+    for value, canonical in zip(positional, result.positional):
+        params[canonical] = value
     error_action = params.pop('ErrorAction', None)
     error_action = to_string(error_action) if error_action is not None else None
     for common in ('WarningAction', 'InformationAction', 'ErrorVariable', 'WarningVariable', 'OutVariable', 'OutBuffer',
                    'PipelineVariable', 'InformationVariable', 'Verbose', 'Debug'):
         params.pop(common, None)
-    if 'WhatIf' in params:
-        raise Unsupported('-WhatIf on cmdlet %s' % cmdlet.name, node.line)
-    ctx = CommandContext(interpreter, scope, cmdlet, error_action)
+    if 'WhatIf' in params or 'Confirm' in params:
+        raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
+    ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)
     errors_before = len(interpreter.errors)
-    try:
-        out = list(cmdlet.function(ctx, params, input_items))
-    except PSError as error:
-        if error_action and error_action.lower() in ('silentlycontinue', 'ignore', 'continue') and \
-                getattr(error, 'non_terminating', False):
-            return []
-        raise
+    out = list(cmdlet.function(ctx, params, input_items if piped else None))
     return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
 
 

@@ -29,26 +29,26 @@ def where_object(ctx, params, input_items):
     out = []
     block = params.get('FilterScript')
     prop = params.get('Property')
+    # The simplified syntax (Where-Object Name -eq x): the switch names the operator, -Value its operand.
+    operator = next((key for key in params if key.lower() in _WHERE_OPERATORS), None)
     for item in _items(params, input_items):
         if block is not None:
             if to_bool(_collect(ctx.invoke(block, item))):
                 out.append(item)
             continue
         value = get_member(item, to_string(prop))
-        operator = next((key for key in _WHERE_OPERATORS if key in params), None)
         if operator is None:
             keep = to_bool(value)
         else:
-            keep = to_bool(ops.comparison('-' + _WHERE_OPERATORS[operator], value, params[operator]))
+            keep = to_bool(ops.comparison('-' + operator.lower(), value, params.get('Value')))
         if keep:
             out.append(item)
     return out
 
 
-_WHERE_OPERATORS = {'EQ': 'eq', 'NE': 'ne', 'GT': 'gt', 'GE': 'ge', 'LT': 'lt', 'LE': 'le', 'Like': 'like',
-                    'NotLike': 'notlike', 'Match': 'match', 'NotMatch': 'notmatch', 'Contains': 'contains',
-                    'NotContains': 'notcontains', 'In': 'in', 'NotIn': 'notin', 'CEQ': 'ceq', 'CNE': 'cne',
-                    'CLike': 'clike', 'CMatch': 'cmatch', 'Is': 'is', 'IsNot': 'isnot'}
+_WHERE_OPERATORS = {name + suffix for name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'notlike', 'match', 'notmatch',
+                                               'contains', 'notcontains', 'in', 'notin') for suffix in ('',)}
+_WHERE_OPERATORS |= {'c' + name for name in _WHERE_OPERATORS} | {'is', 'isnot'}
 
 
 def _collect(out):
@@ -178,7 +178,8 @@ def measure_object(ctx, params, input_items):
     prop = params.get('Property')
     values = [get_member(item, to_string(prop)) if prop is not None else item for item in items]
     result = _Measure(len([v for v in values if not is_null(v)]) if prop is not None else len(items))
-    numbers = [pstypes.resolve('double').convert(value) for value in values if not is_null(value)]
+    wanted = [name for name in ('Sum', 'Maximum', 'Minimum', 'Average') if params.get(name)]
+    numbers = [pstypes.resolve('double').convert(value) for value in values if not is_null(value)] if wanted else []
     if params.get('Sum'):
         result.Sum = sum(numbers)
     if params.get('Maximum'):
@@ -286,39 +287,22 @@ CONSTRUCTORS = {
 }
 
 
-def _cmdlet(name, function, **kwargs):
-    return Cmdlet(name, function, **kwargs)
-
-
-CORE_CMDLETS = [
-    _cmdlet('Where-Object', where_object, positional=['FilterScript', 'Value'], pipeline='InputObject',
-            parameters=['Property', 'Value'] + list(_WHERE_OPERATORS), aliases={}),
-    _cmdlet('ForEach-Object', foreach_object, positional=['Process'], pipeline='InputObject',
-            parameters=['Begin', 'End', 'MemberName', 'ArgumentList']),
-    _cmdlet('Select-Object', select_object, positional=['Property'], pipeline='InputObject',
-            switches=['Unique', 'Wait'], parameters=['ExpandProperty', 'First', 'Last', 'Skip', 'ExcludeProperty',
-                                                     'Index', 'SkipLast']),
-    _cmdlet('Sort-Object', sort_object, positional=['Property'], pipeline='InputObject',
-            switches=['Descending', 'Unique', 'CaseSensitive'], parameters=['Culture']),
-    _cmdlet('Measure-Object', measure_object, positional=['Property'], pipeline='InputObject',
-            switches=['Sum', 'Average', 'Maximum', 'Minimum', 'Line', 'Word', 'Character', 'IgnoreWhiteSpace']),
-    _cmdlet('Write-Output', write_output, positional=['InputObject'], switches=['NoEnumerate']),
-    _cmdlet('Write-Error', write_error, positional=['Message'],
-            parameters=['Exception', 'ErrorRecord', 'Category', 'ErrorId', 'TargetObject', 'RecommendedAction',
-                        'CategoryActivity', 'CategoryReason', 'CategoryTargetName', 'CategoryTargetType']),
-    _cmdlet('Write-Warning', write_warning, positional=['Message']),
-    _cmdlet('Write-Verbose', write_silent, positional=['Message']),
-    _cmdlet('Write-Debug', write_silent, positional=['Message']),
-    _cmdlet('Write-Host', write_silent, positional=['Object'], switches=['NoNewline'],
-            parameters=['Separator', 'ForegroundColor', 'BackgroundColor']),
-    _cmdlet('Write-Information', write_silent, positional=['MessageData', 'Tags']),
-    _cmdlet('Out-Null', out_null, pipeline='InputObject'),
-    _cmdlet('New-Object', new_object, positional=['TypeName', 'ArgumentList'], parameters=['Property', 'ComObject'],
-            switches=['Strict'], aliases={'Args': 'ArgumentList'}),
-    _cmdlet('ConvertTo-Json', convertto_json, positional=['InputObject'], switches=['Compress'],
-            parameters=['Depth']),
-    _cmdlet('ConvertFrom-Json', convertfrom_json, positional=['InputObject'], pipeline='InputObject'),
-]
+CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
+    ('Where-Object', where_object),
+    ('ForEach-Object', foreach_object),
+    ('Select-Object', select_object),
+    ('Sort-Object', sort_object),
+    ('Measure-Object', measure_object),
+    ('Write-Output', write_output),
+    ('Write-Error', write_error),
+    ('Write-Warning', write_warning),
+    ('Write-Verbose', write_silent),
+    ('Write-Host', write_silent),
+    ('Out-Null', out_null),
+    ('New-Object', new_object),
+    ('ConvertTo-Json', convertto_json),
+    ('ConvertFrom-Json', convertfrom_json),
+)]
 
 ALIASES = {'?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',
            'select': 'Select-Object', 'sort': 'Sort-Object', 'measure': 'Measure-Object', 'echo': 'Write-Output',

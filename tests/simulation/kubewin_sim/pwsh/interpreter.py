@@ -150,10 +150,12 @@ class ScriptTerminating(Exception):
 
 
 class Scope:
-    __slots__ = ('vars', 'parent', 'script')
+    __slots__ = ('vars', 'parent', 'script', 'types')
 
     def __init__(self, parent=None, script=None):
         self.vars = {}
+        # Type-constrained variables ([int]$x = ..., typed parameters): later assignments convert (about_Variables).
+        self.types = {}
         self.parent = parent
         self.script = script or self
 
@@ -240,9 +242,9 @@ class Interpreter:
                       'private': scope}.get(prefix)
             if target is None:
                 raise Unsupported('variable scope %s:' % prefix)
-            target.vars[rest] = value
+            target.vars[rest] = target.types[rest].convert(value) if rest in target.types else value
             return
-        scope.vars[key] = value
+        scope.vars[key] = scope.types[key].convert(value) if key in scope.types else value
 
     # --- running -------------------------------------------------------------------------------------------
 
@@ -262,9 +264,8 @@ class Interpreter:
         """Invoke a script block (a function body, `& {}`, a script) with bound arguments."""
         node = block.node
         if node.type == 'program':
-            body_list = node.child('statement_list')
-            param_block = body_list.child('param_block') if body_list is not None else None
-            body = body_list
+            param_block = node.child('param_block')
+            body = node.child('statement_list')
         else:
             script_block = node if node.type == 'script_block' else node.child('script_block')
             param_block = node.child('param_block') or (script_block.child('param_block') if script_block else None)
@@ -663,7 +664,8 @@ class Interpreter:
 
     @staticmethod
     def _strip_unary(node):
-        while node.type == 'unary_expression' and len(node.named_children) == 1:
+        while node.type in ('unary_expression', 'expression_with_unary_operator') and len(node.named_children) == 1 \
+                and node.children[0].named:
             node = node.named_children[0]
         return node
 
@@ -701,7 +703,13 @@ class Interpreter:
             set_element(obj, index, value)
         elif kind == 'cast_expression':
             net_type = self.resolve_type(target.child('type_literal'))
-            self.assign_to(self._strip_unary(target.named_children[-1]), net_type.convert(value), scope)
+            inner = self._strip_unary(target.named_children[-1])
+            if inner.type == 'variable' and ':' not in variable_name(inner):
+                scope.types.pop(variable_name(inner).lower(), None)
+                self.assign(scope, variable_name(inner), net_type.convert(value))
+                scope.types[variable_name(inner).lower()] = net_type
+            else:
+                self.assign_to(inner, net_type.convert(value), scope)
         else:
             raise Unsupported('assignment to %s' % kind, target.line)
 

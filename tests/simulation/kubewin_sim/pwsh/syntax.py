@@ -15,24 +15,27 @@ _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_pwsh.language()))
 
 
 class Node:
-    __slots__ = ('type', 'named', 'text', 'children', 'fields', 'line', 'start', 'end', 'cache')
+    """One syntax node: type, children, the field names of its children, its text (read when asked)."""
 
-    def __init__(self, ts_node, source):
-        self.type = ts_node.type
-        self.named = ts_node.is_named
-        self.start = ts_node.start_byte
-        self.end = ts_node.end_byte
-        self.text = source[self.start:self.end].decode('utf-8')
-        self.line = ts_node.start_point[0] + 1
+    __slots__ = ('type', 'named', 'children', 'fields', 'line', 'start', 'end', 'cache', '_source', '_text')
+
+    def __init__(self, kind, named, start, end, line, source):
+        self.type = kind
+        self.named = named
+        self.start = start
+        self.end = end
+        self.line = line
         self.children = []
         self.fields = {}
         self.cache = None
-        for index, child in enumerate(ts_node.children):
-            converted = Node(child, source)
-            self.children.append(converted)
-            field = ts_node.field_name_for_child(index)
-            if field:
-                self.fields.setdefault(field, converted)
+        self._source = source
+        self._text = None
+
+    @property
+    def text(self):
+        if self._text is None:
+            self._text = self._source[self.start:self.end].decode('utf-8')
+        return self._text
 
     @property
     def named_children(self):
@@ -51,6 +54,36 @@ class Node:
         return 'Node(%s, %r)' % (self.type, self.text[:40])
 
 
+def _convert(tree, source):
+    """The tree as Node objects, walked with a cursor (asking a node for its children's field names is slow)."""
+    cursor = tree.walk()
+    root = None
+    stack = []
+    while True:
+        ts_node = cursor.node
+        if ts_node.is_error or ts_node.is_missing:
+            raise Unsupported('text the PowerShell grammar cannot parse: %r'
+                              % source[ts_node.start_byte:ts_node.end_byte][:60].decode('utf-8', 'replace'),
+                              ts_node.start_point[0] + 1)
+        node = Node(ts_node.type, ts_node.is_named, ts_node.start_byte, ts_node.end_byte, ts_node.start_point[0] + 1,
+                    source)
+        if stack:
+            parent = stack[-1]
+            parent.children.append(node)
+            field = cursor.field_name
+            if field:
+                parent.fields.setdefault(field, node)
+        else:
+            root = node
+        if cursor.goto_first_child():
+            stack.append(node)
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return root
+            stack.pop()
+
+
 class Program:
     def __init__(self, root, source):
         self.root = root
@@ -62,12 +95,4 @@ def parse(text):
     """The program for ``text``; a parse error is Unsupported (the grammar, not the script, may be at fault)."""
     source = text.encode('utf-8')
     tree = _PARSER.parse(source)
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.type == 'ERROR' or node.is_missing:
-            raise Unsupported('text the PowerShell grammar cannot parse: %r'
-                              % source[node.start_byte:node.end_byte][:60].decode('utf-8', 'replace'),
-                              node.start_point[0] + 1)
-        stack.extend(node.children)
-    return Program(Node(tree.root_node, source), source)
+    return Program(_convert(tree, source), source)

@@ -239,6 +239,9 @@ class SwitchParameter:
     def __bool__(self):
         return self.IsPresent
 
+    def to_string(self):
+        return 'True' if self.IsPresent else 'False'
+
 
 class EnumValue:
     """A value of a .NET enum; ``enum`` is an EnumType."""

@@ -1,0 +1,70 @@
+"""The engine's own contract: the CLI's exit codes and output, Unsupported never caught, the parse cache."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from kubewin_sim.pwsh import run_command  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.cli import file_parameters, main  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.syntax import parse  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def test_cli_prints_each_object_and_exits_zero(capsys):
+    assert main(['-Command', '1; "two"; @(3, 4); $null']) == 0
+    assert capsys.readouterr().out.splitlines() == ['1', 'two', '3', '4', '']
+
+
+def test_cli_uncaught_terminating_error_exits_one(capsys):
+    assert main(['-Command', '"before"; throw "stop here"; "after"']) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ['before']
+    assert 'stop here' in captured.err
+
+
+def test_cli_unsupported_construct_exits_two_naming_it_and_its_line(capsys):
+    assert main(['-Command', '"ok"\ntrap { "t" }']) == 2
+    assert 'unsupported: trap (line 2)' in capsys.readouterr().err
+
+
+def test_cli_runs_a_file_with_parameters_bound_as_powershell_exe_file_binds_them(tmp_path, capsys):
+    script = tmp_path / 'greet.ps1'
+    script.write_text('param([string]$Name, [int]$Times = 1, [switch]$Loud)\n'
+                      '$text = "hello $Name" * $Times\nif ($Loud) { $text.ToUpper() } else { $text }\n')
+    assert main([str(script), '-Name', 'node', '-Times:2', '-Loud']) == 0
+    assert capsys.readouterr().out.splitlines() == ['HELLO NODEHELLO NODE']
+
+
+def test_file_parameters_reads_names_values_and_switches():
+    assert file_parameters(['-A', 'x', '-B:y', '-C', '-D', '-1']) == ({'A': 'x', 'B': 'y', 'C': True, 'D': '-1'}, [])
+
+
+def test_the_shell_wrapper_runs_the_engine():
+    result = subprocess.run([os.path.join(ROOT, 'tests', 'simulation', 'pwsh'), '-Command', '[int]"0x10" + 1'],
+                            capture_output=True, text=True, check=False, env=dict(os.environ, KUBEWIN_PYTHON=sys.executable))
+    assert (result.returncode, result.stdout) == (0, '17\n')
+
+
+def test_a_try_block_cannot_catch_an_unsupported_construct():
+    outcome = run_command('try { trap { 1 } } catch { "caught" }')
+    assert outcome.exit_code == 2 and outcome.output == []
+
+
+def test_statement_terminating_error_ends_only_its_statement():
+    outcome = run_command('[int]"abc"; "next"')
+    assert outcome.exit_code == 0 and outcome.output == ['next']
+    assert outcome.errors and 'Cannot convert value "abc" to type "System.Int32"' in outcome.errors[0]
+
+
+def test_parse_is_cached_per_text():
+    text = '"cached"'
+    assert parse(text) is parse(text)
+
+
+@pytest.mark.parametrize('text', ['$x = 1 ?? 2', 'class Foo {}'])
+def test_text_the_engine_cannot_run_is_refused_with_exit_code_two(text):
+    assert run_command(text).exit_code == 2
