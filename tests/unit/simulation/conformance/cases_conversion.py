@@ -86,4 +86,9 @@ CASES = [
     Case('version-compare', "[version]'1.10.0' -gt [version]'1.9.3'; [version]'1.29.1' -lt '1.3'",
          ['True', 'False'],
          source=CONV + ' + ' + 'about_Comparison_Operators (reference/5.1): [version] compares numerically, right side converted'),
+    Case('typed-variable-converts-on-assignment', "[int]$n = 5; $n = '7'; $n.GetType().FullName; $n", ['System.Int32', '7'],
+         source='about_Variables (reference/5.1): a type attribute on a variable converts later assignments to that type'),
+    Case('typed-variable-rejects-bad-assignment', "[int]$n = 5; $n = 'abc'; 'after'; $n", ['after', '5'],
+         errors=['Cannot convert value "abc" to type "System.Int32"'],
+         source='about_Variables (reference/5.1): if the value cannot be converted, the assignment fails'),
 ]
