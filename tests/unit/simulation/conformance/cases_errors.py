@@ -80,7 +80,7 @@ CASES = [
          source=TH + ': the uncaught error message is the thrown string'),
     Case('write-error-in-function-continues', "function f { Write-Error 'w'; 'still' }; f; 'after'", ['still', 'after'], errors=['w'],
          source=DEX + ': Write-Error inside a function does not stop it'),
-    Case('erroraction-stop-on-advanced-function', "function f { [CmdletBinding()] param() Write-Error 'adv'; 'not reached' }; "
+    Case('erroraction-stop-on-advanced-function', "function f { [CmdletBinding()] param()\nWrite-Error 'adv'; 'not reached' }; "
          "try { f -ErrorAction Stop } catch { 'caught ' + $_.Exception.Message }",
          ['caught adv'], source=DEX + ' "Cmdlet -ErrorAction Stop": applies to Write-Error inside an advanced function'),
     Case('eap-silentlycontinue-suppresses-throw', "$ErrorActionPreference = 'SilentlyContinue'; throw 'hidden'; 'after'", ['after'],

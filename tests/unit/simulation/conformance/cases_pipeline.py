@@ -76,6 +76,6 @@ CASES = [
          ['b', 'p1', 'p2', 'e'],
          source='about_Functions (reference/5.1) "Piping objects to functions": begin once, process per object, end once'),
     Case('pipeline-value-from-pipeline',
-         "function f { param([Parameter(ValueFromPipeline)]$x) process { $x + 1 } }; 1, 2 | f", ['2', '3'],
+         "function f { param([Parameter(ValueFromPipeline)]$x)\nprocess { $x + 1 } }; 1, 2 | f", ['2', '3'],
          source='about_Functions_Advanced_Parameters (reference/5.1): ValueFromPipeline binds each pipeline object'),
 ]

@@ -32,7 +32,7 @@ CASES = [
     Case('string-split-method-multichar-51', "'a--b'.Split('--').Count", ['3'],
          source=DIFF + ': 5.1 has no Split(string) overload; "--" is the character set {-}, giving a, empty, b'),
     Case('splat-then-positional-simple-function-51',
-         "function SimpleTest { param($Name, $Path) \"Name: $Name; Path: $Path; Args: $args\" }; "
+         "function SimpleTest { param($Name, $Path)\n\"Name: $Name; Path: $Path; Args: $args\" }; "
          "$hash = @{ Name = 'Hello'; Blah = 'World' }; SimpleTest @hash 'MyPath'",
          ['Name: Hello; Path: ; Args: -Blah: World MyPath'],
          source=DIFF + ' "Allow explicitly specified named parameter to supersede ... splatting": 5.1 (previous '
