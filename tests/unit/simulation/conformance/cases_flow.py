@@ -19,7 +19,7 @@ CASES = [
          source=SW + ': string matching is case-insensitive by default'),
     Case('switch-casesensitive', "switch -CaseSensitive ('ABC') { 'abc' { 'lower' } 'ABC' { 'upper' } }", ['upper'],
          source=SW + ': -CaseSensitive'),
-    Case('switch-default', "switch ('zzz') { 'a' { 'A' } default { 'other' } }", ['other'],
+    Case('switch-default', "switch ('zzz') { 'a' { 'A' }\ndefault { 'other' } }", ['other'],
          source=SW + ': default runs when no other condition matches'),
     Case('switch-regex-and-matches', "switch -Regex ('v1.28') { '^v(\\d+)\\.(\\d+)$' { $Matches[2] } }", ['28'],
          source=SW + ' -Regex: $Matches is set in the clause'),
@@ -27,9 +27,9 @@ CASES = [
          source=SW + ' -Wildcard: every matching clause runs'),
     Case('switch-all-matches-run', "switch (1) { 1 { 'a' } 1 { 'b' } }", ['a', 'b'],
          source=SW + ': all matching clauses run unless break/continue'),
-    Case('switch-array-iterates', "switch (1, 2, 3) { 2 { 'two' } default { \"d$_\" } }", ['d1', 'two', 'd3'],
+    Case('switch-array-iterates', "switch (1, 2, 3) { 2 { 'two' }\ndefault { \"d$_\" } }", ['d1', 'two', 'd3'],
          source=SW + ': a collection input is processed one element at a time'),
-    Case('switch-break', "switch (1, 2, 3) { 2 { 'two'; break } default { \"d$_\" } }", ['d1', 'two'],
+    Case('switch-break', "switch (1, 2, 3) { 2 { 'two'; break }\ndefault { \"d$_\" } }", ['d1', 'two'],
          source=SW + ': break stops processing and exits the switch'),
     Case('switch-continue', "switch (1, 2, 3) { 2 { continue } { $true } { \"v$_\" } }", ['v1', 'v3'],
          source=SW + ': continue stops processing the current value and moves to the next'),
@@ -61,4 +61,7 @@ CASES = [
          source=SW + ' + ' + BRK + ': break inside switch only exits the switch'),
     Case('while-break', "$i = 0; while ($true) { $i++; if ($i -ge 3) { break } }; $i", ['3'],
          source=BRK + ': break ends an infinite while loop'),
+    Case('switch-default-same-line', "switch ('q') { 'a' { 'A' } default { 'D' } }", ['D'],
+         source='PowerShell Language Specification (docs-conceptual/lang-spec, switch-clauses grammar): clauses need no '
+                'line break between them; ' + SW),
 ]
