@@ -8,7 +8,7 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 """
 
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
-from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
                      is_enumerable, to_string, type_name)
 
 _NO_VALUE = object()
@@ -59,8 +59,18 @@ class CommandContext:
 
     def invoke(self, block, item, positional=()):
         """Run a script block with $_ = item in the caller's scope chain; return its output."""
+        # The script blocks of ForEach-Object and Where-Object run in the caller's scope (dot-sourced):
+        # an assignment in them changes the caller's variable (about_Scopes, ForEach-Object reference).
         out = []
-        self.interpreter.invoke_block(block, self.scope, out, positional=list(positional), dollar_under=item)
+        previous = self.scope.vars.get('_', _NO_VALUE)
+        self.interpreter.invoke_block(block, self.scope, out, positional=list(positional), dollar_under=item,
+                                      new_scope=False)
+        if previous is _NO_VALUE:
+            self.scope.vars.pop('_', None)
+            self.scope.vars.pop('psitem', None)
+        else:
+            self.scope.vars['_'] = previous
+            self.scope.vars['psitem'] = previous
         return out
 
     def what_if(self):
@@ -156,19 +166,21 @@ def invoke_command(interpreter, node, scope, input_items, piped):
     """Run one command of a pipeline with ``input_items`` piped in; return its success output."""
     invocation = node.child('command_invocation_operator')
     name_node = node.child('command_name') or node.child('command_name_expr')
-    if invocation is not None and invocation.text == '.':
-        raise Unsupported('dot-sourcing', node.line)
     target = name_node.text
     if name_node.type == 'command_name_expr':
         inner = name_node.named_children[0]
         if inner.type == 'path_command_name':
             inner = inner.named_children[0] if inner.named_children else inner
         target = interpreter.eval_expression(inner, scope) if inner.type != 'generic_token' else inner.text
+    if invocation is not None and invocation.text == '.' and not isinstance(target, ScriptBlock):
+        raise Unsupported('dot-sourcing a script file', node.line)
     if isinstance(target, ScriptBlock):
         args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
         named, positional = _split(args)
         out = []
-        interpreter.invoke_block(target, scope, out, named=named, positional=positional, pipeline_input=input_items)
+        # `. { }` runs in the caller's scope (about_Scopes: dot-source notation); `& { }` in a child scope.
+        interpreter.invoke_block(target, scope, out, named=named, positional=positional, pipeline_input=input_items,
+                                 new_scope=not (invocation is not None and invocation.text == '.'))
         return _redirect(interpreter, out, [], redirections)
     name = to_string(target)
     if _is_range(name):
@@ -253,14 +265,22 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
         params[canonical] = value
     error_action = params.pop('ErrorAction', None)
     error_action = to_string(error_action) if error_action is not None else None
-    for common in ('WarningAction', 'InformationAction', 'ErrorVariable', 'WarningVariable', 'OutVariable', 'OutBuffer',
+    error_variable = params.pop('ErrorVariable', None)
+    for common in ('WarningAction', 'InformationAction', 'WarningVariable', 'OutVariable', 'OutBuffer',
                    'PipelineVariable', 'InformationVariable', 'Verbose', 'Debug'):
         params.pop(common, None)
     if 'WhatIf' in params or 'Confirm' in params:
         raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
     ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)
     errors_before = len(interpreter.errors)
-    out = list(cmdlet.function(ctx, params, input_items if piped else None))
+    recorded_before = len(interpreter.error_list)
+    try:
+        out = list(cmdlet.function(ctx, params, input_items if piped else None))
+    finally:
+        if error_variable is not None:
+            # -ErrorVariable holds this command's error records, whatever -ErrorAction did with them.
+            written = list(reversed(interpreter.error_list[:len(interpreter.error_list) - recorded_before]))
+            interpreter.assign(scope, to_string(error_variable).lstrip('+'), ArrayList(written))
     return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
 
 

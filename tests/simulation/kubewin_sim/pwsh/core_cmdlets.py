@@ -67,6 +67,12 @@ def foreach_object(ctx, params, input_items):
     for item in _items(params, input_items):
         if member is not None and not isinstance(member, ScriptBlock):
             value = get_member(item, to_string(member))
+            if value is None and not _has_property(item, to_string(member)):
+                # -MemberName names a method when the object has no such property.
+                from .members import invoke_method  # pylint: disable=import-outside-toplevel
+                arguments = params.get('ArgumentList', [])
+                value = invoke_method(item, to_string(member), enumerate_value(arguments) if is_enumerable(arguments)
+                                      else [arguments], ctx.interpreter, ctx.scope)
             from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
             out.extend(emit_list(value))
             continue
@@ -75,6 +81,11 @@ def foreach_object(ctx, params, input_items):
     if end is not None:
         out.extend(ctx.invoke(end, None))
     return out
+
+
+def _has_property(item, name):
+    from .members import _has_member  # pylint: disable=import-outside-toplevel
+    return not isinstance(item, str) and _has_member(item, name)
 
 
 def _property_value(ctx, item, prop):
@@ -96,8 +107,13 @@ def _property_name(prop):
 
 def select_object(ctx, params, input_items):
     items = _items(params, input_items)
-    if 'Unique' in params:
-        raise PSError('Select-Object -Unique is not modelled')
+    if params.get('Unique'):
+        # Select-Object -Unique compares case-sensitively in 5.1 (Select-Object reference, -Unique).
+        unique = []
+        for item in items:
+            if not any(ops.equals(item, seen, case_sensitive=True) for seen in unique):
+                unique.append(item)
+        items = unique
     skip = int(params.get('Skip', 0))
     items = items[skip:]
     if 'First' in params or 'Last' in params:
@@ -199,6 +215,9 @@ def write_output(ctx, params, input_items):
     value = params['InputObject']
     from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
     if params.get('NoEnumerate'):
+        if isinstance(value, PSArray):
+            value = PSArray(value, value.element)
+            value.psobject_wrapped = True
         return [value]
     return emit_list(value)
 
@@ -211,7 +230,9 @@ def write_error(ctx, params, input_items):
     if isinstance(message, ErrorRecord):
         ctx.write_error(message.error)
         return []
-    error = PSError(to_string(message), 'Microsoft.PowerShell.Commands.WriteErrorException',
+    exception = params.get('Exception')
+    exception_type = getattr(exception, 'NET', None) if type(exception).__name__ == 'ExceptionValue' else None
+    error = PSError(to_string(message), exception_type or 'Microsoft.PowerShell.Commands.WriteErrorException',
                     to_string(params.get('ErrorId', 'Microsoft.PowerShell.Commands.WriteErrorException')),
                     to_string(params.get('Category', 'NotSpecified')), target=params.get('TargetObject'))
     ctx.write_error(error)

@@ -16,7 +16,7 @@ import re
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
-from .values import (Byte, Int64, PSArray, PSError, enumerate_value, is_enumerable, is_null, round_half_even,
+from .values import (AUTOMATION_NULL, Byte, EnumValue, Int64, PSArray, type_name, PSError, enumerate_value, is_enumerable, is_null, round_half_even,
                      to_string)
 
 enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
@@ -48,12 +48,62 @@ enum_type('System.StringComparison', {'CurrentCulture': 0, 'CurrentCultureIgnore
                                       'InvariantCultureIgnoreCase': 3, 'Ordinal': 4, 'OrdinalIgnoreCase': 5})
 
 
+enum_type('System.MidpointRounding', {'ToEven': 0, 'AwayFromZero': 1})
+
+
+class Version:
+    """System.Version: compared part by part as numbers (1.10 > 1.9)."""
+
+    NET = 'System.Version'
+
+    def __init__(self, text):
+        parts = to_string(text).strip().split('.')
+        if not 2 <= len(parts) <= 4 or not all(part.isdigit() for part in parts):
+            raise PSError('Version string portion was too short or too long.' if not 2 <= len(parts) <= 4 else
+                          'Input string was not in a correct format.', 'System.ArgumentException')
+        self.parts = tuple(int(part) for part in parts)
+        self.Major, self.Minor = self.parts[0], self.parts[1]
+        self.Build = self.parts[2] if len(self.parts) > 2 else -1
+        self.Revision = self.parts[3] if len(self.parts) > 3 else -1
+
+    def _key(self):
+        return (self.Major, self.Minor, self.Build, self.Revision)
+
+    def __lt__(self, other):
+        return self._key() < other._key()
+
+    def __gt__(self, other):
+        return self._key() > other._key()
+
+    def __eq__(self, other):
+        return isinstance(other, Version) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def to_string(self):
+        return '.'.join(str(part) for part in self.parts)
+
+
+def _to_version(value):
+    return value if isinstance(value, Version) else Version(value)
+
+
+register(NetType('System.Version', _to_version, lambda value: isinstance(value, Version), constructor=Version), 'version')
+
+
 def _number(value):
     return ops.to_number(value) if not isinstance(value, (int, float)) else value
 
 
-def _math_round(value, digits=0):
+def _math_round(value, digits=0, mode=None):
     # Math.Round rounds half to even by default (MidpointRounding.ToEven).
+    if isinstance(digits, EnumValue):
+        digits, mode = 0, digits
+    if mode is not None and int(mode) == 1:
+        scaled = abs(float(value)) * 10 ** int(digits)
+        result = math.floor(scaled + 0.5) / 10 ** int(digits)
+        return math.copysign(result, float(value))
     if digits:
         return round(float(value), int(digits))
     return float(round_half_even(float(value)))
@@ -134,9 +184,95 @@ def _byte_array(data):
     return PSArray((Byte(item) for item in data), 'System.Byte')
 
 
+def _get_bytes(value):
+    """BitConverter.GetBytes: the little-endian bytes of the value's own width."""
+    if isinstance(value, bool):
+        return _byte_array(bytes([int(value)]))
+    width = {'System.Int16': 2, 'System.UInt16': 2, 'System.Int32': 4, 'System.UInt32': 4, 'System.Int64': 8,
+             'System.UInt64': 8}.get(type_name(value))
+    if isinstance(value, float):
+        import struct  # pylint: disable=import-outside-toplevel
+        return _byte_array(struct.pack('<d', value))
+    if width is None:
+        raise PSError('Cannot find an overload for "GetBytes" and the argument count: "1".',
+                      'System.Management.Automation.MethodException', 'MethodCountCouldNotFindBest')
+    return _byte_array(int(value).to_bytes(width, 'little', signed=not type_name(value).startswith('System.U')))
+
+
 register(NetType('System.BitConverter', statics={
     'ToString': lambda value, *rest: '-'.join('%02X' % item for item in _bytes(value)),
+    'GetBytes': _get_bytes,
 }), 'bitconverter')
+
+
+def _enum_names(net_type):
+    enum = getattr(net_type, 'enum', None)
+    if enum is None:
+        raise PSError('Type provided must be an Enum.\r\nParameter name: enumType', 'System.ArgumentException')
+    return PSArray(enum.members, 'System.String')
+
+
+register(NetType('System.Enum', statics={
+    'GetNames': _enum_names,
+    'GetValues': lambda net_type: PSArray(net_type.enum(value) for value in net_type.enum.members.values()),
+    'Parse': lambda net_type, text, *rest: net_type.convert(text),
+}), 'enum')
+
+
+class ExceptionValue:
+    """A .NET exception object a script creates ([System.IO.IOException]::new('m'), New-Object) and throws."""
+
+    def __init__(self, type_name_, message, inner=None):
+        self.NET = type_name_
+        self.Message = to_string(message)
+        self.InnerException = inner
+
+    def to_string(self):
+        return '%s: %s' % (self.NET, self.Message)
+
+
+EXCEPTION_TYPES = ('System.Exception', 'System.SystemException', 'System.ArgumentException',
+                   'System.ArgumentNullException', 'System.ArgumentOutOfRangeException', 'System.FormatException',
+                   'System.InvalidOperationException', 'System.NotSupportedException', 'System.TimeoutException',
+                   'System.IO.IOException', 'System.IO.FileNotFoundException', 'System.IO.DirectoryNotFoundException',
+                   'System.UnauthorizedAccessException', 'System.Management.Automation.RuntimeException')
+
+
+def _exception_constructor(name):
+    def construct(message=None, inner=None, *rest):
+        return ExceptionValue(name, message if message is not None else 'Exception of type \'%s\' was thrown.' % name,
+                              inner)
+    return construct
+
+
+for _name in EXCEPTION_TYPES:
+    register(NetType(_name, test=lambda value, _n=_name: isinstance(value, ExceptionValue) and value.NET == _n,
+                     constructor=_exception_constructor(_name)))
+
+
+class GenericList(list):
+    """System.Collections.Generic.List[T]: Add returns nothing, unlike ArrayList.Add."""
+
+    def __init__(self, element, items=()):
+        super().__init__(items)
+        self.element = element
+        self.NET = 'System.Collections.Generic.List`1[[%s]]' % element.name
+
+    def Add(self, item):  # pylint: disable=invalid-name
+        self.append(self.element.convert(item))
+        return AUTOMATION_NULL  # void: writes nothing
+
+    def ToArray(self):  # pylint: disable=invalid-name
+        return PSArray(self, self.element.name)
+
+
+def generic_list(element):
+    return NetType('System.Collections.Generic.List`1[[%s]]' % element.name,
+                   convert=lambda value: GenericList(element, (element.convert(item) for item in
+                                                               (enumerate_value(value) if is_enumerable(value)
+                                                                else [value]))),
+                   test=lambda value: isinstance(value, GenericList),
+                   constructor=lambda *args: GenericList(element))
 
 
 def _from_base64(text):
@@ -184,7 +320,37 @@ register(NetType('System.Text.Encoding', statics={
 }))
 register(NetType('System.Text.UTF8Encoding', convert=None, test=lambda value: isinstance(value, Encoding)))
 
+class StringBuilder:
+    NET = 'System.Text.StringBuilder'
+
+    def __init__(self, text=''):
+        self._parts = [to_string(text)]
+
+    def Append(self, value):  # pylint: disable=invalid-name
+        self._parts.append(to_string(value))
+        return self
+
+    def AppendLine(self, value=''):  # pylint: disable=invalid-name
+        self._parts.append(to_string(value) + '\r\n')
+        return self
+
+    @property
+    def Length(self):  # pylint: disable=invalid-name
+        return len(self.to_string())
+
+    def to_string(self):
+        return ''.join(self._parts)
+
+    def ToString(self):  # pylint: disable=invalid-name
+        return self.to_string()
+
+
+register(NetType('System.Text.StringBuilder', test=lambda value: isinstance(value, StringBuilder),
+                 constructor=StringBuilder))
+
 CONSTRUCTORS = {
+    'system.text.stringbuilder': StringBuilder,
+    'text.stringbuilder': StringBuilder,
     'system.text.utf8encoding': lambda bom=False, *rest: Encoding(bom=bom),
     'text.utf8encoding': lambda bom=False, *rest: Encoding(bom=bom),
 }

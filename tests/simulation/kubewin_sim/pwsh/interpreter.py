@@ -19,7 +19,7 @@ from . import operators as ops
 from . import types as pstypes
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject, PSError,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSObjectCollection, OrderedDictionary, PSArray, PSCustomObject, PSError,
                      ScriptBlock, SwitchParameter, Unsupported, enumerate_value, is_enumerable, is_null, net_int,
                      parse_number, to_bool, to_string)
 
@@ -184,6 +184,7 @@ class Interpreter:
         self.warnings = []
         self.information = []
         self.try_depth = 0
+        self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
         g = self.global_scope.vars
@@ -193,7 +194,6 @@ class Interpreter:
         g['whatifpreference'] = False
         g['confirmpreference'] = 'High'
         g['error'] = self.error_list
-        g['ofs'] = ' '
         g['lastexitcode'] = None
         g['?'] = True
         g['psversiontable'] = Hashtable([('PSVersion', _Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
@@ -268,7 +268,8 @@ class Interpreter:
             body = node.child('statement_list')
         else:
             script_block = node if node.type == 'script_block' else node.child('script_block')
-            param_block = node.child('param_block') or (script_block.child('param_block') if script_block else None)
+            param_block = (node.child('param_block') or node.child('function_parameter_declaration')
+                           or (script_block.child('param_block') if script_block else None))
             body = script_block.child('script_block_body') if script_block is not None else None
         call_scope = Scope(scope, scope.script if not is_script else None) if new_scope else scope
         if is_script and not new_scope:
@@ -302,6 +303,17 @@ class Interpreter:
                     self.exec_statements(statements, call_scope, out)
         except Return:
             pass
+        except ScriptTerminating as terminating:
+            if not terminating.record.script_terminating and self._is_advanced(param_block, call_scope):
+                # An advanced function reports an error that -ErrorAction/$ErrorActionPreference Stop made
+                # terminating through $PSCmdlet: for its caller it ends the calling statement only
+                # (PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
+                raise terminating.record.error from None
+            raise
+
+    def _is_advanced(self, param_block, scope):
+        from .binding import signature  # pylint: disable=import-outside-toplevel
+        return param_block is not None and signature(self, param_block, scope).advanced
 
     # --- statements ----------------------------------------------------------------------------------------
 
@@ -315,10 +327,15 @@ class Interpreter:
         for statement in statements.children:
             if not statement.named or statement.type in ('comment', 'empty_statement', 'param_block'):
                 continue
+            failures = self.failures
             try:
                 self.exec_statement(statement, scope, out)
             except PSError as error:
                 self.statement_error(error, statement.line, scope)
+                continue
+            if self.failures == failures and statement.type == 'pipeline':
+                # $? is True after a pipeline that wrote no error (about_Automatic_Variables: $?).
+                self.global_scope.vars['?'] = True
 
     def statement_error(self, error, line, scope):
         """A statement-terminating error: ends the statement only, unless a try encloses it or Stop is in force."""
@@ -331,7 +348,7 @@ class Interpreter:
     def write_error(self, record, scope, preference=None):
         """Write a non-terminating error with the preference in force (about_Preference_Variables)."""
         preference = (preference or to_string(self.lookup(scope, 'ErrorActionPreference'))).lower()
-        scope.vars['?'] = False
+        self.failures += 1
         self.global_scope.vars['?'] = False
         if preference == 'ignore':
             return
@@ -448,8 +465,20 @@ class Interpreter:
             code = 0 if argument is None else collect(self.eval_pipeline(argument, scope))
             raise Exit(int(pstypes.INT32.convert(code)) if not is_null(code) else 0)
         if keyword == 'throw':
+            if argument is None and isinstance(self.lookup(scope, '_'), ErrorRecord):
+                # A bare throw in a catch block rethrows the error being handled (about_Throw).
+                raise ScriptTerminating(self.lookup(scope, '_'))
             value = None if argument is None else collect(self.eval_pipeline(argument, scope))
-            raise ScriptTerminating(self.throw_record(value, node.line))
+            record = self.throw_record(value, node.line)
+            preference = to_string(self.lookup(scope, 'ErrorActionPreference')).lower()
+            if self.try_depth == 0 and preference in ('silentlycontinue', 'ignore'):
+                # Windows PowerShell lets $ErrorActionPreference silence even throw outside try
+                # (PowerShell/PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
+                if preference == 'silentlycontinue':
+                    self.error_list.insert(0, record)
+                self.global_scope.vars['?'] = False
+                return
+            raise ScriptTerminating(record)
         raise Unsupported('flow control %s' % keyword, node.line)
 
     def throw_record(self, value, line):
@@ -459,6 +488,9 @@ class Interpreter:
             return ErrorRecord(value.error, line, script_terminating=True)
         if isinstance(value, ExceptionObject):
             return ErrorRecord(value.error, line, script_terminating=True)
+        if getattr(value, 'Message', None) is not None and type(value).__name__ == 'ExceptionValue':
+            return ErrorRecord(PSError(value.Message, value.NET, value.NET.rsplit('.', 1)[-1], 'OperationStopped'),
+                               line, script_terminating=True)
         if is_null(value):
             error = PSError('ScriptHalted', error_id='ScriptHalted', category='OperationStopped')
         elif isinstance(value, str):
@@ -565,6 +597,8 @@ class Interpreter:
             return found
         if 'wildcard' in options:
             return ops.comparison('-clike' if cs else '-like', to_string(item), pattern)
+        if is_null(pattern) or is_null(item):
+            return is_null(pattern) and is_null(item)
         return ops.equals(item, pattern, cs) if not isinstance(item, str) else ops.equals(item, to_string(pattern), cs)
 
     def _switch_body(self, clause, item, scope, out):
@@ -604,6 +638,10 @@ class Interpreter:
         elements = [child for child in node.children if child.named and child.type != 'comment']
         if any(not child.named and child.type in ('&&', '||') for child in node.children):
             raise Unsupported('pipeline chain operators && and || (PowerShell 7)', node.line)
+        if len(elements) == 1 and _is_step(elements[0]):
+            # $i++ and ++$i as a statement write nothing (about_Assignment_Operators).
+            self.eval_expression(elements[0], scope)
+            return []
         data = None
         for index, element in enumerate(elements):
             if element.type == 'command':
@@ -627,8 +665,10 @@ class Interpreter:
                 return self.eval_expression(elements[0], scope)
             return collect(self.eval_chain(node, scope))
         if node.type == 'assignment_expression':
+            # ($x = 5) writes the assigned value (about_Assignment_Operators).
             self.eval_assignment(node, scope)
-            return AUTOMATION_NULL
+            target = self._strip_unary(node.child('left_assignment_expression').named_children[0])
+            return self.eval_expression(target, scope)
         return self.eval_expression(node, scope)
 
     def run_command(self, node, scope, input_items, piped):
@@ -658,7 +698,11 @@ class Interpreter:
             return
         lvalue = self._strip_unary(targets[0] if len(targets) == 1 else target)
         if operator != '=':
-            current = self.eval_expression(lvalue, scope)
+            if lvalue.type == 'variable' and ':' not in variable_name(lvalue):
+                # $x += 1 reads $x of the current scope only: a parent's $x is not seen (about_Scopes).
+                current = scope.vars.get(variable_name(lvalue).lower())
+            else:
+                current = self.eval_expression(lvalue, scope)
             value = self.compound(operator[:-1], current, value)
         self.assign_to(lvalue, value, scope)
 
@@ -817,8 +861,7 @@ class Interpreter:
                 value = self.lookup(scope, variable_name(child))
             else:
                 value = self.ex_sub_expression(child, scope)
-            pieces.append(to_string(value, to_string(self.lookup(scope, 'OFS')) if self.lookup(scope, 'OFS')
-                                    is not None else ' '))
+            pieces.append(to_string(value, self.ofs(scope)))
             position = child.end
         end = body_start + len(body.encode('utf-8'))
         pieces.append(unescape(source_bytes[position - node.start:end - node.start].decode('utf-8'), quote))
@@ -866,7 +909,13 @@ class Interpreter:
             return PSCustomObject(value.items())
         if net_type.name == 'System.Void':
             return AUTOMATION_NULL
+        if net_type.name == 'System.String' and is_enumerable(value):
+            return to_string(value, self.ofs(scope))
         return net_type.convert(value)
+
+    def ofs(self, scope):
+        separator = self.lookup(scope, 'OFS')
+        return ' ' if separator is None else to_string(separator)
 
     def resolve_type(self, literal):
         spec = literal.child('type_spec') if literal.type == 'type_literal' else literal
@@ -1005,6 +1054,8 @@ class Interpreter:
 
     def ex_invocation_expression(self, node, scope):
         target_node = node.named_children[0]
+        if target_node.type in ('invocation_where_expression', 'invocation_foreach_expression'):
+            return self.eval_expression(target_node, scope)
         target = self.eval_expression(target_node, scope)
         name = self.member_name(node, scope)
         arguments_node = node.child('argument_list')
@@ -1016,6 +1067,38 @@ class Interpreter:
         if static:
             return invoke_static(target, name, arguments, interpreter=self, scope=scope)
         return invoke_method(target, name, arguments, interpreter=self, scope=scope)
+
+    def ex_invocation_where_expression(self, node, scope):
+        return self._magic_method(node, scope, 'where')
+
+    def ex_invocation_foreach_expression(self, node, scope):
+        return self._magic_method(node, scope, 'foreach')
+
+    def _magic_method(self, node, scope, kind):
+        target = self.eval_expression(node.named_children[0], scope)
+        items = [] if is_null(target) else (enumerate_value(target) if is_enumerable(target) else [target])
+        listed = node.child('argument_list').child('argument_expression_list')
+        arguments = [self.eval_expression(argument.named_children[0], scope) for argument in listed.all('argument_expression')]
+        block = arguments[0]
+        out = []
+        for item in items:
+            result = []
+            self.invoke_block(block, scope, result, dollar_under=item)
+            if kind == 'foreach':
+                out.extend(result)
+            elif to_bool(collect(result)):
+                out.append(item)
+        if kind == 'where' and len(arguments) > 1:
+            mode = to_string(arguments[1]).lower()
+            count = int(arguments[2]) if len(arguments) > 2 else 1
+            if mode == 'first':
+                out = out[:count]
+            elif mode == 'last':
+                out = out[-count:]
+            else:
+                raise Unsupported('.Where() mode %s' % mode, node.line)
+        # Both return a collection, never unrolled to a scalar.
+        return PSObjectCollection(out)
 
     def ex_argument_expression(self, node, scope):
         return self.eval_expression(node.named_children[0], scope)
@@ -1057,6 +1140,16 @@ class _Version:
 
 def node_is_statement(node):
     return False
+
+
+def _is_step(node):
+    while node.type == 'unary_expression' and len(node.named_children) == 1:
+        node = node.named_children[0]
+    if node.type == 'expression_with_unary_operator' and node.named_children and \
+            node.named_children[0].type in ('pre_increment_expression', 'pre_decrement_expression'):
+        return True
+    return node.type in ('post_increment_expression', 'post_decrement_expression', 'pre_increment_expression',
+                         'pre_decrement_expression')
 
 
 def variable_name(node):
@@ -1123,6 +1216,11 @@ def get_element(obj, index):
     if isinstance(obj, Hashtable):
         if is_enumerable(index):
             return PSArray(obj[key] for key in enumerate_value(index))
+        if isinstance(obj, OrderedDictionary) and isinstance(index, int) and not isinstance(index, bool) \
+                and index not in obj:
+            # OrderedDictionary's Int32 indexer is by position.
+            values = obj.values()
+            return values[index] if 0 <= index < len(values) else None
         return obj[index]
     if isinstance(obj, (list, tuple, str)):
         if is_enumerable(index):

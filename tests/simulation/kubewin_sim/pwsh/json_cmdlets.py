@@ -65,6 +65,11 @@ def to_json(value, depth, current=0):
     if is_enumerable(value):
         if current > depth:
             return _string(to_string(value))
+        if getattr(value, 'psobject_wrapped', False):
+            # An array that travelled as one object (ConvertFrom-Json's answer, Write-Output -NoEnumerate) is
+            # wrapped in a PSObject, and 5.1's serializer writes the wrapper with the array's ETS Count property.
+            items = ','.join(to_json(item, depth, current + 2) for item in enumerate_value(value))
+            return '{"value":[%s],"Count":%d}' % (items, len(value))
         return '[' + ','.join(to_json(item, depth, current + 1) for item in enumerate_value(value)) + ']'
     members = _members(value)
     if members is not None:
@@ -104,6 +109,9 @@ def convertto_json(ctx, params, input_items):
     depth = int(params.get('Depth', 2))
     if 'InputObject' in params:
         value = params['InputObject']
+        if is_null(value):
+            # 5.1 writes nothing for -InputObject $null (PowerShell 7 writes "null").
+            return []
     else:
         items = list(input_items or [])
         if not items:
@@ -128,7 +136,10 @@ def convertfrom_json(ctx, params, input_items):
     except ValueError as exc:
         raise PSError('Invalid JSON primitive: %s.' % (text.strip()[:20] or str(exc)), 'System.ArgumentException',
                       'System.ArgumentException,Microsoft.PowerShell.Commands.ConvertFromJsonCommand') from None
-    return [_convert(parsed)]
+    document = _convert(parsed)
+    if isinstance(document, PSArray):
+        document.psobject_wrapped = True
+    return [document]
 
 
 def _convert(value):

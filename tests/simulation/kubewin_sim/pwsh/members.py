@@ -128,6 +128,8 @@ def _find_attribute(obj, name):
     if table is None:
         table = {}
         for klass in reversed(cls.__mro__):
+            if klass.__module__ == 'builtins':
+                continue  # Python's own list/str/object methods are not .NET members
             for attribute in vars(klass):
                 if not attribute.startswith('_'):
                     table[attribute.lower()] = attribute
@@ -147,12 +149,15 @@ def get_member(obj, name):
     """$obj.Name."""
     lower = name.lower()
     if is_null(obj):
-        return None
+        # $null has Count and Length 0 since PowerShell 3.0 (about_Automatic_Variables, about_Properties).
+        return 0 if lower in ('count', 'length') else None
     if lower == 'psobject':
         return PSObjectView(obj)
     if isinstance(obj, Hashtable):
         if name in obj:
             return obj[name]
+        if name.isdigit() and int(name) in obj:
+            return obj[int(name)]
         if lower == 'count':
             return len(obj)
         if lower == 'keys':
@@ -262,7 +267,7 @@ def invoke_method(obj, name, args, interpreter=None, scope=None):
             return PSArray(out) if lower == 'invoke' else collect(out)
         if isinstance(obj, Hashtable):
             return _dictionary_method(obj, lower, name, args)
-        if isinstance(obj, list) and lower in ('add', 'remove', 'contains', 'indexof', 'clear', 'toarray', 'insert',
+        if isinstance(obj, list) and _find_attribute(obj, name) is None and lower in ('add', 'remove', 'contains', 'indexof', 'clear', 'toarray', 'insert',
                                                'removeat', 'addrange'):
             return _list_method(obj, lower, name, args)
         if lower == 'tostring' and not args:
@@ -270,6 +275,13 @@ def invoke_method(obj, name, args, interpreter=None, scope=None):
         if lower == 'equals' and len(args) == 1:
             from .operators import equals  # pylint: disable=import-outside-toplevel
             return equals(obj, args[0])
+        if isinstance(obj, list) and _find_attribute(obj, name) is None:
+            # Method enumeration: the method of each element (about_Methods, PowerShell 3.0 and later).
+            results = [invoke_method(item, name, args, interpreter, scope) for item in obj if not is_null(item)]
+            flat = []
+            for result in results:
+                flat.extend(enumerate_value(result) if is_enumerable(result) else [result])
+            return flat[0] if len(flat) == 1 else PSArray(flat)
         attribute = _find_attribute(obj, name)
         if attribute is None or not callable(getattr(obj, attribute)):
             raise method_not_found(obj, name)
@@ -340,6 +352,11 @@ def invoke_static(net_type, name, args, interpreter=None, scope=None):
     """[Type]::Name (args None for a property)."""
     if not isinstance(net_type, pstypes.NetType):
         raise PSError('Unable to find static member %s' % name, error_id='StaticMemberNotFound')
+    if name.lower() == 'new' and args is not None and net_type.constructor is not None:
+        try:
+            return net_type.constructor(*args)
+        except PSError as error:
+            raise _wrap_method_error(name, args, error) from None
     member = None
     for key, value in net_type.statics.items():
         if key.lower() == name.lower():

@@ -200,6 +200,10 @@ def compare(left, right, case_sensitive=False):
         a = left.value if isinstance(left, EnumValue) else left
         b = converted.value if isinstance(converted, EnumValue) else converted
         return (a > b) - (a < b)
+    if type(left) is not type(right):  # pylint: disable=unidiomatic-typecheck
+        target = pstypes.resolve(type_name(left))
+        if target is not None:
+            right = target.convert(right)
     if hasattr(left, '__lt__') and type(left) is type(right):  # pylint: disable=unidiomatic-typecheck
         return (left > right) - (left < right)
     raise PSError('Cannot compare "%s" because it is not IComparable.' % to_string(left),
@@ -252,6 +256,8 @@ def comparison(op, left, right, state=None):
         items = enumerate_value(right) if is_enumerable(right) else [right]
         found = any(equals(item, left, cs) for item in items)
         return found if name == 'in' else not found
+    if name == 'join':
+        return join(left, right)
     if name == 'replace':
         return replace(left, right, cs)
     if name == 'split':
@@ -287,8 +293,11 @@ def split(left, right, cs=False):
     """-split: a .NET regex, optional maximum number of substrings (about_Split)."""
     items = enumerate_value(right) if is_enumerable(right) else [right]
     pattern, limit = items[0], (int(to_number(items[1])) if len(items) > 1 else 0)
+    options = to_string(items[2]).lower() if len(items) > 2 else ''
     if isinstance(pattern, pstypes_scriptblock()):
         raise PSError('-split with a script block is not modelled')
+    if 'simplematch' in options:
+        pattern = re.escape(to_string(pattern))
     compiled = regex(pattern, cs)
     out = PSArray()
     for text in (enumerate_value(left) if is_enumerable(left) else [left]):
@@ -329,7 +338,8 @@ def _numeric_result(value, left, right):
     wide = isinstance(left, Int64) or isinstance(right, Int64)
     if wide:
         return Int64(value) if Int64.MIN <= value <= Int64.MAX else float(value)
-    return net_int(value)
+    # Int32 arithmetic that overflows gives a Double, not an Int64 (about_Arithmetic_Operators).
+    return int(value) if -2 ** 31 <= value <= 2 ** 31 - 1 else float(value)
 
 
 def _operand_number(value, other):

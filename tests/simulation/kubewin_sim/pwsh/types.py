@@ -20,8 +20,9 @@ from .values import (AUTOMATION_NULL, Byte, Char, EnumType, EnumValue, Hashtable
 class NetType:
     """One .NET type: how a value converts to it, how -is tests it, its static members."""
 
-    def __init__(self, name, convert=None, test=None, statics=None, bases=()):
+    def __init__(self, name, convert=None, test=None, statics=None, bases=(), constructor=None):
         self.name = name
+        self.constructor = constructor
         self._convert = convert
         self._test = test
         self.statics = dict(statics or {})
@@ -287,6 +288,11 @@ def register(net_type, *aliases):
 def resolve(name):
     """The type a type literal names ([int], [System.String], [string[]]); None when unknown."""
     key = name.strip().lower().replace(' ', '')
+    for generic in ('system.collections.generic.list[', 'collections.generic.list['):
+        if key.startswith(generic) and key.endswith(']') and not key.endswith('[]'):
+            element = resolve(key[len(generic):-1])
+            from .dotnet import generic_list  # pylint: disable=import-outside-toplevel
+            return None if element is None else generic_list(element)
     if key.endswith('[]'):
         element = resolve(key[:-2])
         return None if element is None else ArrayType(element)
@@ -316,15 +322,20 @@ STRING = register(NetType('System.String', _to_string, lambda v: isinstance(v, s
                           {'Empty': ''}), 'string')
 register(NetType('System.Char', _to_char, lambda v: isinstance(v, Char)), 'char')
 register(NetType('System.Boolean', _to_bool, lambda v: isinstance(v, bool)), 'bool', 'boolean')
-OBJECT = register(NetType('System.Object', _to_object, lambda v: not is_null(v)), 'object', 'psobject',
-                  'System.Management.Automation.PSObject')
-register(NetType('System.Collections.Hashtable', _to_hashtable, lambda v: isinstance(v, Hashtable)), 'hashtable')
+OBJECT = register(NetType('System.Object', _to_object, lambda v: not is_null(v)), 'object')
+register(NetType('System.Management.Automation.PSObject', _to_object, lambda v: not is_null(v),
+                 constructor=lambda *args: PSCustomObject()), 'psobject')
+# @{} is case-insensitive; [hashtable]::new() has .NET's default, case-sensitive comparer (about_Hash_Tables).
+register(NetType('System.Collections.Hashtable', _to_hashtable, lambda v: isinstance(v, Hashtable),
+                 constructor=lambda *args: Hashtable(case_sensitive=True)), 'hashtable')
 register(NetType('System.Collections.Specialized.OrderedDictionary', _to_ordered,
                  lambda v: isinstance(v, OrderedDictionary)), 'ordered')
 register(NetType('System.Collections.IDictionary', test=lambda v: isinstance(v, Hashtable)))
 register(NetType('System.Collections.IEnumerable', test=lambda v: is_enumerable(v) or isinstance(v, (str, Hashtable))))
-register(NetType('System.Management.Automation.PSCustomObject', _to_pscustomobject,
-                 lambda v: isinstance(v, PSCustomObject)), 'pscustomobject')
+# [pscustomobject] names the PSObject type; only a cast of a hashtable literal makes a PSCustomObject
+# (about_PSCustomObject).
+register(NetType('System.Management.Automation.PSObject', _to_pscustomobject, lambda v: isinstance(v, PSCustomObject)),
+         'pscustomobject')
 register(NetType('System.Array', _to_array, lambda v: isinstance(v, PSArray)), 'array')
 register(NetType('System.Security.SecureString', _to_securestring, lambda v: isinstance(v, SecureString)),
          'securestring')
@@ -338,6 +349,31 @@ register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: is
 register(NetType('System.Type', _to_type, lambda v: isinstance(v, NetType)), 'type')
 register(NetType('System.DateTime', test=lambda v: isinstance(v, datetime.datetime)), 'datetime')
 register(NetType('System.Void', lambda v: AUTOMATION_NULL), 'void')
+
+
+def _parser(net_type, name):
+    def parse_method(text, *rest):
+        if is_null(text):
+            raise PSError('Value cannot be null.\r\nParameter name: s', 'System.ArgumentNullException')
+        try:
+            return net_type.convert(str(text).strip() if name != 'Boolean' else str(text))
+        except PSError:
+            raise PSError('Input string was not in a correct format.' if name != 'Boolean' else
+                          'String was not recognized as a valid Boolean.', 'System.FormatException') from None
+    return parse_method
+
+
+def _bool_parse(text):
+    # Boolean.Parse accepts only True/False (any case, surrounding white space), unlike [bool] casts.
+    value = str(text).strip().lower()
+    if value not in ('true', 'false'):
+        raise PSError('String was not recognized as a valid Boolean.', 'System.FormatException')
+    return value == 'true'
+
+
+for _name in ('int', 'long', 'double', 'byte', 'uint16', 'uint32', 'uint64', 'int16', 'decimal'):
+    TYPES[_name].statics['Parse'] = _parser(TYPES[_name], TYPES[_name].name)
+TYPES['bool'].statics['Parse'] = _bool_parse
 
 
 def enum_type(name, members, flags=False, aliases=()):

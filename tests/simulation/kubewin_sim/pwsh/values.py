@@ -113,11 +113,23 @@ def is_number(value):
 # --- collections ------------------------------------------------------------------------------------------
 
 class PSArray(list):
-    """A .NET array; ``element`` is its element type name (object[] unless typed)."""
+    """A .NET array; ``element`` is its element type name (object[] unless typed).
+
+    ``psobject_wrapped`` marks an array that a cmdlet wrote as one object: PowerShell wrapped it in a
+    PSObject, which ConvertTo-Json in 5.1 serialises differently.
+    """
+
+    psobject_wrapped = False
 
     def __init__(self, items=(), element='System.Object'):
         super().__init__(items)
         self.element = element
+
+
+class PSObjectCollection(list):
+    """What the .Where() and .ForEach() methods return."""
+
+    NET = 'System.Collections.ObjectModel.Collection`1[System.Management.Automation.PSObject]'
 
 
 class ArrayList(list):
@@ -139,34 +151,35 @@ class Hashtable:
 
     NET = 'System.Collections.Hashtable'
 
-    def __init__(self, items=()):
+    def __init__(self, items=(), case_sensitive=False):
         self._data = {}
+        self._key = (lambda key: key) if case_sensitive else _key
         for key, value in items:
             self[key] = value
 
     def __getitem__(self, key):
-        entry = self._data.get(_key(key))
+        entry = self._data.get(self._key(key))
         return None if entry is None else entry[1]
 
     def __setitem__(self, key, value):
         if is_null(key):
             raise PSError('Index operation failed; the array index evaluated to null.', error_id='NullArrayIndex')
-        old = self._data.get(_key(key))
-        self._data[_key(key)] = (old[0] if old else key, value)
+        old = self._data.get(self._key(key))
+        self._data[self._key(key)] = (old[0] if old else key, value)
 
     def add(self, key, value):
         if is_null(key):
             raise PSError('Key cannot be null.', 'System.ArgumentNullException')
-        if _key(key) in self._data:
+        if self._key(key) in self._data:
             raise PSError("Item has already been added. Key in dictionary: '%s'  Key being added: '%s'"
-                          % (self._data[_key(key)][0], key), 'System.ArgumentException')
-        self._data[_key(key)] = (key, value)
+                          % (self._data[self._key(key)][0], key), 'System.ArgumentException')
+        self._data[self._key(key)] = (key, value)
 
     def __contains__(self, key):
-        return _key(key) in self._data
+        return self._key(key) in self._data
 
     def remove(self, key):
-        self._data.pop(_key(key), None)
+        self._data.pop(self._key(key), None)
 
     def keys(self):
         return [entry[0] for entry in self._data.values()]
@@ -181,7 +194,11 @@ class Hashtable:
         return len(self._data)
 
     def copy(self):
-        return type(self)(self.items())
+        copy = type(self)()
+        copy._key = self._key
+        for key, value in self.items():
+            copy[key] = value
+        return copy
 
 
 class OrderedDictionary(Hashtable):
@@ -265,6 +282,10 @@ class EnumValue:
 
     def __str__(self):
         return self.enum.format(self.value)
+
+    def HasFlag(self, other):  # pylint: disable=invalid-name
+        flag = int(other)
+        return self.value & flag == flag
 
 
 class EnumType:
