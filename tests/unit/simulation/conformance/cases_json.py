@@ -78,4 +78,8 @@ CASES = [
     Case('json-roundtrip-array-wrapper-51', "ConvertFrom-Json '[1,2]' | ConvertTo-Json -Compress", ['{"value":[1,2],"Count":2}'],
          source=GH + '3153 (5.1): an array passed whole through the pipeline serializes with a value/Count wrapper'),
     Case('json-from-string-value', "ConvertFrom-Json '\"abc\"'", ['abc'], source=CFJ + ': a JSON string literal converts to a string'),
+    Case('json-nested-array-in-pipeline-51', "$x = @(1, @(2, 3), 4); $x | ConvertTo-Json -Compress",
+         ['[1,{"value":[2,3],"Count":2},4]'],
+         source=GH + '5579 (5.1.17134 output): a nested array sent through the pipeline serializes with the '
+                'value/Count wrapper (ETS Count on System.Array, ' + GH + '3222); PowerShell 7 writes [1,[2,3],4]'),
 ]
