@@ -82,4 +82,11 @@ CASES = [
          ['[1,{"value":[2,3],"Count":2},4]'],
          source=GH + '5579 (5.1.17134 output): a nested array sent through the pipeline serializes with the '
                 'value/Count wrapper (ETS Count on System.Array, ' + GH + '3222); PowerShell 7 writes [1,[2,3],4]'),
+    Case('json-from-properties-in-document-order',
+         "$o = ConvertFrom-Json '{\"b\":1,\"a\":2}'; foreach ($p in $o.PSObject.Properties) { \"$($p.Name)=$($p.Value)\" }",
+         ['b=1', 'a=2'],
+         source=CFJ + ' + about_PSCustomObject (reference/5.1): note properties keep the order they were added in'),
+    Case('json-from-dynamic-member-name', "$d = ConvertFrom-Json '{\"spec\":{\"ids\":{\"k\":\"v\"}}}'; $part = 'ids'; "
+         "@($d.spec.$part.PSObject.Properties).Count; $d.spec.$part.k",
+         ['1', 'v'], source=CFJ + ' + about_Properties (reference/5.1): a member name can come from a variable'),
 ]

@@ -78,4 +78,6 @@ CASES = [
          source=Q + ': single quotes inside a double-quoted string do not prevent expansion'),
     Case('expand-array-in-string', "$a = 1, 2; \"[$a]\"", ['[1 2]'],
          source=Q + ' + about_Preference_Variables $OFS: an array in a string is joined with spaces'),
+    Case('format-with-embedded-quotes', "'ids:{0}=\"{1}\"' -f 'k', 'v'", ['ids:k="v"'],
+         source=OPS + ': text outside the placeholders is copied as is, quotes included'),
 ]
