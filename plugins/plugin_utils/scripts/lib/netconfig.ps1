@@ -24,9 +24,11 @@ function Get-KubeWinIPv4Config {
 }
 
 function Get-KubeWinAdapters {
+    # Returns the list as one object (unary comma): PowerShell unrolls a returned collection, and one
+    # adapter would otherwise reach ConvertTo-Json as an object, none as $null (about_Return).
     $default = Get-NetRoute -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue |
         Sort-Object -Property RouteMetric | Select-Object -First 1
-    return @(foreach ($adapter in @(Get-NetAdapter | Sort-Object -Property ifIndex)) {
+    return , @(foreach ($adapter in @(Get-NetAdapter | Sort-Object -Property ifIndex)) {
             $entry = [ordered]@{
                 name = $adapter.Name
                 description = $adapter.InterfaceDescription
@@ -67,6 +69,7 @@ function Get-KubeWinStaticRoutes {
             if ($store -eq 'ActiveStore') { $routes[$key].active = $true } else { $routes[$key].persistent = $true }
         }
     }
-    return @($routes.Values)
+    # One object, as Get-KubeWinAdapters returns its list: no routes must be [] in JSON, not null.
+    return , @($routes.Values)
 }
 # --- end lib/netconfig -------------------------------------------------------------

@@ -1,0 +1,205 @@
+"""Reading a node's adapters, IPv4 configuration and routes: NetAdapter, NetTCPIP and DnsClient cmdlets.
+
+Objects and properties from the CIM classes behind the cmdlets (Windows Management Instrumentation
+reference, ROOT/StandardCimv2: MSFT_NetAdapter, MSFT_NetIPAddress, MSFT_NetIPInterface, MSFT_NetRoute,
+MSFT_DNSClientServerAddress) and the cmdlets' pages in MicrosoftDocs/windows-powershell-docs
+(docset/winserver2022-ps: netadapter/Get-NetAdapter, nettcpip/Get-NetIPAddress, Get-NetIPInterface,
+Get-NetRoute, dnsclient/Get-DnsClientServerAddress). The enum-valued properties are the generated
+enums of the cmdletization layer, so [string] shows the name and ConvertTo-Json the number. A filter
+that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML cmdlets do.
+"""
+
+import ipaddress
+
+from ..pwsh.types import enum_type
+from ..pwsh.values import Byte, PSArray, PSError, UInt16, UInt32, enumerate_value, is_enumerable, to_string
+from ..pwsh import operators as ops
+from .cim import CimInstance
+
+_GENERATED = 'Microsoft.PowerShell.Cmdletization.GeneratedTypes.'
+ADDRESS_FAMILY = enum_type(_GENERATED + 'NetIPAddress.AddressFamily', {'IPv4': 2, 'IPv6': 23}).enum
+PREFIX_ORIGIN = enum_type(_GENERATED + 'NetIPAddress.PrefixOrigin',
+                          {'Other': 0, 'Manual': 1, 'WellKnown': 2, 'Dhcp': 3, 'RouterAdvertisement': 4}).enum
+DHCP = enum_type(_GENERATED + 'NetIPInterface.Dhcp', {'Disabled': 0, 'Enabled': 1}).enum
+ROUTE_PROTOCOL = enum_type(_GENERATED + 'NetRoute.Protocol', {
+    'Other': 1, 'Local': 2, 'NetMgmt': 3, 'Icmp': 4, 'Egp': 5, 'Ggp': 6, 'Hello': 7, 'Rip': 8, 'IsIs': 9, 'EsIs': 10,
+    'Igrp': 11, 'Bbn': 12, 'Ospf': 13, 'Bgp': 14, 'Idpr': 15, 'Eigrp': 16, 'Dvmrp': 17, 'Rpl': 18, 'Dhcp': 19}).enum
+# New-NetRoute's documented default RouteMetric; the model gives every route it makes this metric.
+DEFAULT_ROUTE_METRIC = 256
+
+
+class NetAdapter(CimInstance):
+    CLASS = 'MSFT_NetAdapter'
+    KEY = 'Name'
+    PROPERTIES = ('Name', 'InterfaceDescription', 'ifIndex', 'Status', 'MacAddress', 'LinkSpeed', 'InterfaceAlias')
+
+
+class NetIPAddress(CimInstance):
+    CLASS = 'MSFT_NetIPAddress'
+    KEY = 'IPAddress'
+    PROPERTIES = ('IPAddress', 'InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'PrefixLength', 'PrefixOrigin',
+                  'PolicyStore')
+
+
+class NetIPInterface(CimInstance):
+    CLASS = 'MSFT_NetIPInterface'
+    KEY = 'InterfaceAlias'
+    PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Dhcp', 'InterfaceMetric', 'PolicyStore')
+
+
+class NetRoute(CimInstance):
+    CLASS = 'MSFT_NetRoute'
+    KEY = 'DestinationPrefix'
+    PROPERTIES = ('DestinationPrefix', 'NextHop', 'InterfaceIndex', 'ifIndex', 'InterfaceAlias', 'RouteMetric',
+                  'Protocol', 'AddressFamily', 'PolicyStore')
+
+
+class DnsClientServerAddress(CimInstance):
+    CLASS = 'MSFT_DNSClientServerAddress'
+    KEY = 'InterfaceAlias'
+    PROPERTIES = ('InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'ServerAddresses')
+
+
+def _not_found(class_name, detail):
+    # The CDXML cmdlets' message when a filter matches no instance.
+    return PSError('No matching %s objects found by CIM query for instances of the ROOT/StandardCimv2/%s class on the  '
+                   'CIM server: %s. Verify query parameters and retry.' % (class_name, class_name, detail),
+                   'Microsoft.Management.Infrastructure.CimException', 'CmdletizationQuery_NotFound', 'ObjectNotFound')
+
+
+def _values(value):
+    if value is None:
+        return None
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
+def _matches(value, patterns):
+    """CDXML string filters take wildcards (the cmdlets' pages: 'Accept wildcard characters: True')."""
+    return patterns is None or any(ops.wildcard(pattern).match(to_string(value)) for pattern in patterns)
+
+
+def _index_filter(params):
+    value = params.get('InterfaceIndex', params.get('ifIndex'))
+    return None if value is None else {int(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])}
+
+
+def _family_ok(params, family='IPv4'):
+    wanted = params.get('AddressFamily')
+    return wanted is None or family in _values(wanted) or str(ADDRESS_FAMILY.parse(family).value) in _values(wanted)
+
+
+def _adapters(node):
+    return sorted(node.data['adapters'], key=lambda adapter: adapter['if_index'])
+
+
+def get_netadapter(ctx, params, input_items):
+    names = _values(params.get('Name'))
+    out = [NetAdapter(Name=adapter['name'], InterfaceDescription=adapter['description'],
+                      ifIndex=UInt32(adapter['if_index']), Status=adapter['status'], MacAddress=adapter['mac_address'],
+                      LinkSpeed='10 Gbps', InterfaceAlias=adapter['name'])
+           for adapter in _adapters(ctx.host.node) if _matches(adapter['name'], names)
+           and (_index_filter(params) is None or adapter['if_index'] in _index_filter(params))]
+    if not out and names:
+        for name in names:
+            ctx.write_error(PSError("No MSFT_NetAdapter objects found with property 'Name' equal to '%s'.  Verify the "
+                                    "value of the property and retry." % name,
+                                    'Microsoft.Management.Infrastructure.CimException',
+                                    'CmdletizationQuery_NotFound_Name,Get-NetAdapter', 'ObjectNotFound', target=name))
+    return out
+
+
+def _selected_adapters(ctx, params):
+    indexes = _index_filter(params)
+    aliases = _values(params.get('InterfaceAlias'))
+    return [adapter for adapter in _adapters(ctx.host.node)
+            if (indexes is None or adapter['if_index'] in indexes) and _matches(adapter['name'], aliases)]
+
+
+def get_netipaddress(ctx, params, input_items):
+    out = []
+    if _family_ok(params):
+        for adapter in _selected_adapters(ctx, params):
+            for address in adapter['ipv4']:
+                out.append(NetIPAddress(IPAddress=address['address'], InterfaceIndex=UInt32(adapter['if_index']),
+                                        InterfaceAlias=adapter['name'], AddressFamily=ADDRESS_FAMILY(2),
+                                        PrefixLength=Byte(address['prefix_length']),
+                                        PrefixOrigin=PREFIX_ORIGIN.parse(address['origin']), PolicyStore='ActiveStore'))
+    if not out:
+        ctx.write_error(_not_found('MSFT_NetIPAddress', 'SELECT * FROM MSFT_NetIPAddress'))
+    return out
+
+
+def get_netipinterface(ctx, params, input_items):
+    out = []
+    if _family_ok(params):
+        out = [NetIPInterface(InterfaceIndex=UInt32(adapter['if_index']), InterfaceAlias=adapter['name'],
+                              AddressFamily=ADDRESS_FAMILY(2), Dhcp=DHCP(1 if adapter['dhcp'] else 0),
+                              InterfaceMetric=UInt32(15), PolicyStore='ActiveStore')
+               for adapter in _selected_adapters(ctx, params)]
+    if not out:
+        ctx.write_error(_not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface'))
+    return out
+
+
+def _routes(node):
+    """Every IPv4 route of the node with its stores: connected subnets, default gateways, static routes."""
+    aliases = {adapter['if_index']: adapter['name'] for adapter in node.data['adapters']}
+    routes = []
+    for adapter in _adapters(node):
+        for address in adapter['ipv4']:
+            network = ipaddress.ip_interface('%s/%s' % (address['address'], address['prefix_length'])).network
+            routes.append((str(network), '0.0.0.0', adapter['if_index'], DEFAULT_ROUTE_METRIC, 'Local', ('ActiveStore',)))
+        if adapter.get('gateway'):
+            stores = ('ActiveStore',) if adapter['dhcp'] else ('ActiveStore', 'PersistentStore')
+            routes.append(('0.0.0.0/0', adapter['gateway'], adapter['if_index'], DEFAULT_ROUTE_METRIC,
+                           'Dhcp' if adapter['dhcp'] else 'NetMgmt', stores))
+    for route in node.data.get('routes', []):
+        stores = tuple(store for store, present in (('ActiveStore', route['active']),
+                                                    ('PersistentStore', route['persistent'])) if present)
+        routes.append((route['destination'], route['next_hop'], route['interface_index'], route['metric'], 'NetMgmt',
+                       stores))
+    return [(destination, next_hop, index, metric, protocol, store, aliases.get(index, ''))
+            for destination, next_hop, index, metric, protocol, stores in routes for store in stores]
+
+
+def get_netroute(ctx, params, input_items):
+    store_wanted = to_string(params.get('PolicyStore', 'ActiveStore'))
+    indexes = _index_filter(params)
+    prefixes = _values(params.get('DestinationPrefix'))
+    protocols = _values(params.get('Protocol'))
+    out = []
+    if _family_ok(params):
+        for destination, next_hop, index, metric, protocol, store, alias in _routes(ctx.host.node):
+            if store.lower() != store_wanted.lower() or (indexes is not None and index not in indexes):
+                continue
+            if not _matches(destination, prefixes) or (protocols is not None and protocol.lower() not in
+                                                       [item.lower() for item in protocols]):
+                continue
+            out.append(NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index),
+                                ifIndex=UInt32(index), InterfaceAlias=alias, RouteMetric=UInt16(metric),
+                                Protocol=ROUTE_PROTOCOL.parse(protocol), AddressFamily=ADDRESS_FAMILY(2),
+                                PolicyStore=store))
+    if not out:
+        ctx.write_error(_not_found('MSFT_NetRoute', 'SELECT * FROM MSFT_NetRoute'))
+    return out
+
+
+def get_dnsclientserveraddress(ctx, params, input_items):
+    out = []
+    if _family_ok(params):
+        out = [DnsClientServerAddress(InterfaceAlias=adapter['name'], InterfaceIndex=UInt32(adapter['if_index']),
+                                      AddressFamily=UInt16(2),
+                                      ServerAddresses=PSArray(adapter['dns_servers'], 'System.String'))
+               for adapter in _selected_adapters(ctx, params)]
+    if not out:
+        ctx.write_error(_not_found('MSFT_DNSClientServerAddress', 'SELECT * FROM MSFT_DNSClientServerAddress'))
+    return out
+
+
+CMDLETS = {
+    'Get-NetAdapter': get_netadapter,
+    'Get-NetIPAddress': get_netipaddress,
+    'Get-NetIPInterface': get_netipinterface,
+    'Get-NetRoute': get_netroute,
+    'Get-DnsClientServerAddress': get_dnsclientserveraddress,
+}

@@ -1,0 +1,79 @@
+"""lib/netconfig.ps1 run by the PowerShell engine against the Windows model of a simulated node.
+
+The first scripts to run for real: how Get-KubeWinAdapters and Get-KubeWinStaticRoutes answer for
+one adapter, two, no static route, one and two, as lib/state.ps1 puts them into node_info's JSON.
+"""
+
+import json
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+
+with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', 'netconfig.ps1'), encoding='utf-8') as handle:
+    NETCONFIG = handle.read()
+
+# As lib/state.ps1 uses them: the function's answer assigned to a key of the state, then ConvertTo-Json.
+STATE_OF = '\n$state = [ordered]@{}\n$state.%s = %s\nConvertTo-Json -InputObject $state -Depth 10 -Compress\n'
+
+
+def answer(node, key, function):
+    outcome = run_on_node(node, NETCONFIG + STATE_OF % (key, function))
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    return json.loads(outcome.output[-1])[key]
+
+
+def fresh_node():
+    return SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+
+
+def test_one_adapter_is_a_list_of_one():
+    # PowerShell unrolls `return @(...)`: before the unary comma, one adapter became an object here.
+    adapters = answer(fresh_node(), 'adapters', 'Get-KubeWinAdapters')
+    assert isinstance(adapters, list) and [adapter['name'] for adapter in adapters] == ['Ethernet']
+
+
+def test_two_adapters_after_a_vswitch():
+    node = fresh_node()
+    node.data['hns']['networks'].append({'id': 'n1', 'name': 'cbr0', 'type': 'L2Bridge', 'adapter': 'Ethernet'})
+    node._bind_vswitch('Ethernet')  # pylint: disable=protected-access
+    adapters = answer(node, 'adapters', 'Get-KubeWinAdapters')
+    assert [(a['name'], a['virtual'], a['physical_adapter'], a['default_route']) for a in adapters] == [
+        ('Ethernet', False, None, False), ('vEthernet (Ethernet)', True, 'Ethernet', True)]
+
+
+def test_the_adapter_facts_match_the_node():
+    adapter, = answer(fresh_node(), 'adapters', 'Get-KubeWinAdapters')
+    assert adapter == {
+        'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
+        'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'virtual': False, 'physical_adapter': None,
+        'default_route': True, 'ipv4': [{'address': '10.0.0.11', 'prefix_length': 24, 'origin': 'Manual'}],
+        'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'dhcp': False}
+
+
+@pytest.mark.parametrize('count', [0, 1, 2])
+def test_static_routes_are_a_list_of_any_length(count):
+    # No route used to be JSON null and one route an object: node_routes iterates this list.
+    node = fresh_node()
+    for index in range(count):
+        node.add_route('10.244.%d.0/24' % index, '10.0.0.%d' % (20 + index), 'Ethernet', 256)
+    routes = answer(node, 'routes', 'Get-KubeWinStaticRoutes')
+    assert isinstance(routes, list) and len(routes) == count
+    assert routes == [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
+                       'interface_alias': 'Ethernet', 'interface_index': 4, 'metric': 256, 'active': True,
+                       'persistent': True} for index in range(count)]
+
+
+def test_the_answers_match_what_the_node_info_handler_reports():
+    # While node_info still has its Python handler, the real script must answer as it does (the handler
+    # goes when every cmdlet node_info calls is modelled).
+    node = fresh_node()
+    node.add_route('10.244.1.0/24', '10.0.0.21', 'Ethernet', 256)
+    assert answer(node, 'adapters', 'Get-KubeWinAdapters') == node.adapters_view()
+    assert answer(node, 'routes', 'Get-KubeWinStaticRoutes') == node.routes_view()
