@@ -1,0 +1,77 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Hashtables and [ordered] dictionaries."""
+
+from _case import Case
+
+HT = 'about_Hash_Tables (reference/5.1)'
+DD = 'deep-dives/everything-about-hashtable (docs-conceptual)'
+CS = 'about_Case-Sensitivity (reference/5.1)'
+ARI = 'about_Arithmetic_Operators (reference/5.1) "Adding hashtables"'
+
+CASES = [
+    Case('hashtable-keys-case-insensitive', "$h = @{Name = 'a'}; $h['name']; $h.NAME; $h.ContainsKey('NAME')",
+         ['a', 'a', 'True'],
+         source=CS + ': a hashtable literal @{} has case-insensitive keys'),
+    Case('hashtable-new-case-sensitive', "$h = [hashtable]::new(); $h['A'] = 1; $null -eq $h['a']; $h['A']",
+         ['True', '1'],
+         source=CS + ': [hashtable]::new() has case-sensitive keys, unlike @{}'),
+    Case('hashtable-count-contains', "$h = @{a = 1; b = 2}; $h.Count; $h.Contains('b'); $h.ContainsKey('z'); $h.ContainsValue(2)",
+         ['2', 'True', 'False', 'True'],
+         source=HT + ': Count, Contains/ContainsKey/ContainsValue methods of Hashtable'),
+    Case('hashtable-missing-key-null', "$h = @{a = 1}; $null -eq $h.missing; $null -eq $h['missing']", ['True', 'True'],
+         source=DD + ': a missing key reads as $null'),
+    Case('hashtable-add-keys', "$h = @{}; $h.x = 1; $h['y'] = 2; $h.Add('z', 3); $h.Count; $h.z", ['3', '3'],
+         source=HT + ' "Adding and removing keys and values": dot assignment, index assignment and Add()'),
+    Case('hashtable-add-duplicate-error', "$h = @{a = 1}; $h.Add('A', 2); 'after'", ['after'],
+         errors=['Exception calling "Add" with "2" argument(s): "Item has already been added.'],
+         source=HT + ' + about_Methods: Add() of an existing (case-insensitive) key throws, wrapped as MethodInvocationException'),
+    Case('hashtable-index-assign-overwrites', "$h = @{a = 1}; $h['A'] = 2; $h.Count; $h.a", ['1', '2'],
+         source=HT + ': assigning an existing key replaces its value'),
+    Case('hashtable-remove', "$h = @{a = 1; b = 2}; $h.Remove('a'); $h.Count; $h.ContainsKey('a')", ['1', 'False'],
+         source=HT + ': Remove() deletes a key (and returns nothing)'),
+    Case('hashtable-type-and-string', "$h = @{a = 1}; $h.GetType().FullName; $h", ['System.Collections.Hashtable', 'System.Collections.Hashtable'],
+         source=HT + ': @{} creates a System.Collections.Hashtable; its [string] form is the type name'),
+    Case('ordered-type-and-string', "$o = [ordered]@{a = 1}; $o.GetType().FullName; \"$o\"",
+         ['System.Collections.Specialized.OrderedDictionary', 'System.Collections.Specialized.OrderedDictionary'],
+         source=HT + ': [ordered] creates an OrderedDictionary'),
+    Case('ordered-preserves-order', "$o = [ordered]@{z = 1; a = 2; m = 3}; $o.Keys -join ','; $o.Values -join ','",
+         ['z,a,m', '1,2,3'],
+         source=HT + ': ordered dictionaries keep keys in the order they were added'),
+    Case('ordered-keys-case-insensitive', "$o = [ordered]@{Key = 1}; $o['KEY']; $o.key", ['1', '1'],
+         source=CS + ': [ordered] @{} literal has case-insensitive keys'),
+    Case('ordered-int-index-is-position', "$o = [ordered]@{a = 'x'; b = 'y'}; $o[1]; $o['b']", ['y', 'y'],
+         source=HT + ' "Accessing values": with dictionaries an integer index is a position'),
+    Case('hashtable-int-key-is-key', "$h = @{1 = 'one'; 2 = 'two'}; $h[2]; $h.1", ['two', 'one'],
+         source=HT + ' "Accessing values": with hashtables the bracket value is the key, not an index'),
+    Case('hashtable-pipeline-one-object', "$h = @{a = 1; b = 2}; ($h | Measure-Object).Count; $h.Count", ['1', '2'],
+         source=DD + ': piping a hashtable sends it as one object'),
+    Case('hashtable-getenumerator-pipeline', "(@{a = 1; b = 2}.GetEnumerator() | Measure-Object).Count", ['2'],
+         source=HT + ': GetEnumerator() sends each key-value pair through the pipeline'),
+    Case('hashtable-enumerator-entries', "$h = @{k = 'v'}; $h.GetEnumerator() | ForEach-Object { $_.Key + '=' + $_.Value }",
+         ['k=v'],
+         source=HT + ': entries have Key and Value'),
+    Case('hashtable-foreach-statement-one-iteration', "$n = 0; foreach ($e in @{a = 1; b = 2}) { $n++ }; $n", ['1'],
+         source=DD + ': a hashtable is not enumerated as a collection (iterate .Keys or GetEnumerator())'),
+    Case('hashtable-keys-pipeline', "$h = [ordered]@{a = 1; b = 2}; $h.Keys | ForEach-Object { \"$_=$($h[$_])\" }",
+         ['a=1', 'b=2'],
+         source=HT + ': iterate over .Keys with ForEach-Object'),
+    Case('hashtable-values-sum', "(@{a = 1; b = 2}.Values | Measure-Object -Sum).Sum", ['3'],
+         source=DD + ': .Values can be piped to Measure-Object'),
+    Case('hashtable-add-operator', "$h = @{a = 1} + @{b = 2}; $h.Count; $h.GetType().FullName", ['2', 'System.Collections.Hashtable'],
+         source=ARI + ': + of two hashtables creates a new hashtable'),
+    Case('hashtable-add-operator-duplicate', "$h = @{a = 1; c = 3} + @{c = 4}; 'after'", ['after'],
+         errors=['Item has already been added'],
+         source=ARI + ': duplicate keys make + fail ("Item has already been added. Key in dictionary: ...")'),
+    Case('hashtable-nested-access', "$h = @{a = @{b = 2}}; $h.a.b; $h['a']['b']", ['2', '2'],
+         source=DD + ': nested hashtables accessed with chained dot or index'),
+    Case('hashtable-variable-key', "$h = @{name = 'x'}; $k = 'name'; $h.$k; $h.\"$k\"", ['x', 'x'],
+         source=DD + ': a key can be given by a variable after the dot'),
+    Case('hashtable-keys-count', "@{a = 1; b = 2; c = 3}.Keys.Count", ['3'], source=HT + ': Keys collection has Count'),
+    Case('hashtable-null-value-key-exists', "$h = @{a = $null}; $h.ContainsKey('a'); $h.Count", ['True', '1'],
+         source=DD + ': assigning $null leaves a key with a $null value'),
+    Case('hashtable-splat-cast-pscustomobject-order', "$o = [pscustomobject][ordered]@{b = 1; a = 2}; "
+         "($o.PSObject.Properties | ForEach-Object { $_.Name }) -join ','",
+         ['b,a'],
+         source='about_PSCustomObject (reference/5.1): casting an ordered dictionary keeps the order'),
+]

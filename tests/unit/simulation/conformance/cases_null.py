@@ -1,0 +1,70 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""$null rules: comparisons, collections on the left, Count, truthiness."""
+
+from _case import Case
+
+CMP = 'about_Comparison_Operators (reference/5.1)'
+NUL = 'deep-dives/everything-about-null (docs-conceptual)'
+BOOL = 'about_Booleans (reference/5.1)'
+
+CASES = [
+    Case('null-eq-empty-array', "$null -eq @()", ['False'],
+         source=CMP + ': with $null on the left the test is a scalar comparison; an empty array is not $null'),
+    Case('empty-array-eq-null-filters', "(@() -eq $null).Count", ['0'],
+         source=CMP + ': a collection on the left filters: no element of @() equals $null, result is an empty array'),
+    Case('collection-ne-null-filters', "$a = 1, 2, $null, 4, $null, 6; ($a -ne $null) -join ','", ['1,2,4,6'],
+         source=CMP + ' "$null" section: $a -ne $null returns the non-null elements'),
+    Case('null-ne-collection-scalar', "$a = 1, 2, $null; $null -ne $a", ['True'],
+         source=CMP + ': $null on the left tests whether the collection itself is null'),
+    Case('collection-eq-returns-matches', "$r = 1, 2, 3, 2 -eq 2; $r.GetType().FullName; $r -join ','",
+         ['System.Object[]', '2,2'],
+         source=CMP + ': when the left side is a collection, -eq returns the matching members'),
+    Case('collection-eq-no-match-empty', "$r = 1, 2 -eq 5; $r.GetType().FullName; $r.Count",
+         ['System.Object[]', '0'],
+         source=CMP + ': no match in the collection returns an empty array'),
+    Case('collection-like-filters', "'abc', 'def', 'abd' -like 'ab*'", ['abc', 'abd'],
+         source=CMP + ': -like with a collection on the left returns the matching elements'),
+    Case('collection-match-filters', "'Bag', 'Big', 'Bug' -match 'b[iu]g'", ['Big', 'Bug'],
+         source=CMP + ': -match filters a collection (case-insensitive)'),
+    Case('collection-match-no-matches-var',
+         "$Matches = $null; $r = 'abc', 'xyz' -match 'b'; $null -eq $Matches", ['True'],
+         source=CMP + ': -match populates $Matches unless the left-hand side is a collection'),
+    Case('null-count-zero', "$null.Count; $null.Length", ['0', '0'],
+         source='about_Arrays "Arrays of zero or one" (reference/5.1): $null has Count and Length 0 (since 3.0)'),
+    Case('undefined-variable-count-zero', "$nosuchvariable.Count", ['0'],
+         source='about_Intrinsic_Members (reference/5.1): uninitialized variables are $null, with intrinsic Count 0'),
+    Case('member-of-null-is-null', "$null -eq $null.Some.Fake.Property", ['True'],
+         source=NUL + ': property access on $null gives $null (no error outside strict mode)'),
+    Case('method-on-null-error', "$v = $null; $v.ToString(); 'after'", ['after'],
+         errors=['You cannot call a method on a null-valued expression.'],
+         source=NUL + ': calling a method on $null throws a RuntimeException (statement-terminating)'),
+    Case('automationnull-variable-array-empty', "function f {}; $n = f; @($n).Count; $null -eq $n", ['0', 'True'],
+         source=NUL + ' "Enumerable null": a variable holding a no-output result is an empty collection in @()'),
+    Case('null-piped-runs-once', "$null | ForEach-Object { 'ran' }", ['ran'],
+         source='ForEach-Object (reference/5.1) example: $null piped to ForEach-Object is processed as an object'),
+    Case('automationnull-piped-runs-never', "function f {}; $n = f; $n | ForEach-Object { 'ran' }; 'done'", ['done'],
+         source=NUL + ' "Pipeline": an enumerable null sends nothing down the pipeline'),
+    Case('null-in-array-piped', "1, $null, 2 | ForEach-Object { 'x' }", ['x', 'x', 'x'],
+         source='about_Automatic_Variables $null (reference/5.1): each $null element is sent to ForEach-Object'),
+    Case('foreach-over-null-zero-iterations', "foreach ($i in $null) { 'iter' }; 'done'", ['done'],
+         source=NUL + ' "foreach": foreach does not enumerate $null since PowerShell 3.0'),
+    Case('if-empty-array-false', "if (@()) { 't' } else { 'f' }", ['f'],
+         source=BOOL + ': empty collections are $false'),
+    Case('if-single-zero-array-false', "if (@(0)) { 't' } else { 'f' }", ['f'],
+         source=BOOL + ': a one-element collection has the boolean value of its element'),
+    Case('if-two-zeros-true', "if (@(0, 0)) { 't' } else { 'f' }", ['t'],
+         source=BOOL + ': collections with more than one element are $true'),
+    Case('if-string-false-true', "if ('False') { 't' } else { 'f' }", ['t'],
+         source=BOOL + ': any non-empty string is $true, including "False"'),
+    Case('if-empty-string-false', "if ('') { 't' } else { 'f' }; if (' ') { 't' } else { 'f' }", ['f', 't'],
+         source=BOOL + ': the empty string is $false; a space is non-empty'),
+    Case('if-null-and-zero-false', "if ($null) { 't' } else { 'f' }; if (0) { 't' } else { 'f' }", ['f', 'f'],
+         source=BOOL + ': $null and numeric zero are $false'),
+    Case('null-eq-zero-false', "$null -eq 0; 0 -eq $null; '' -eq $null", ['False', 'False', 'False'],
+         source=CMP + ': $null is only equal to $null'),
+    Case('null-eq-null', "$null -eq $null", ['True'], source=CMP + ': $null equals $null'),
+    Case('pscustomobject-no-count-51', "$o = [pscustomobject]@{a = 1}; $null -eq $o.Count", ['True'],
+         source='about_Arrays (reference/5.1) note: in Windows PowerShell a [pscustomobject] cast from a hashtable '
+                'has no Count/Length (returns $null); differs from PowerShell 7'),
+]
