@@ -39,7 +39,7 @@ MODULES = {
         'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Date', 'Get-FileHash', 'Group-Object',
         'Invoke-WebRequest',
         'Measure-Object', 'New-Object', 'Out-File', 'Out-String', 'Select-Object', 'Sort-Object', 'Start-Sleep',
-        'Write-Error', 'Write-Host', 'Write-Output', 'Write-Verbose', 'Write-Warning']),
+        'Write-Debug', 'Write-Error', 'Write-Host', 'Write-Information', 'Write-Output', 'Write-Verbose', 'Write-Warning']),
     'Microsoft.PowerShell.Security': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Security', ['Get-Acl', 'Set-Acl']),
     'Microsoft.PowerShell.Diagnostics': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Diagnostics', ['Get-WinEvent']),
     'CimCmdlets': (PS_REPO, 'reference/5.1/CimCmdlets', ['Get-CimInstance', 'Invoke-CimMethod']),

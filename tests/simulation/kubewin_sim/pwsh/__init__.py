@@ -7,6 +7,7 @@ construct the engine does not implement). See tests/simulation/README.md.
 """
 
 from .core_cmdlets import command_table
+from .syntax import ParseError
 from .interpreter import ErrorRecord, Exit, Interpreter, ScriptTerminating
 from .values import PSError, Unsupported, to_string
 
@@ -44,6 +45,10 @@ def run_command(text, parameters=None, host=None, commands=None):
     except PSError as error:
         # The script's own parameters did not bind: the script never started.
         interpreter.errors.append(ErrorRecord(error))
+        exit_code = 1
+    except ParseError as error:
+        interpreter.errors.append(ErrorRecord(PSError(error.message, 'System.Management.Automation.ParseException',
+                                                      'ParseException', 'ParserError')))
         exit_code = 1
     except Exit as exited:
         exit_code = exited.code

@@ -44,6 +44,8 @@ class ParamDecl:
         self.allow_empty_string = False
         self.allow_null = False
         self.from_pipeline = False
+        self.not_null_or_empty = False
+        self.not_null = False
         # Set when the grammar put later parameters into this default (Signature._absorbed).
         self.default_nodes = None
 
@@ -132,8 +134,10 @@ class Signature:
                         decl.mandatory = bool(value)
                     elif key == 'position':
                         decl.position = int(value)
-                    elif key in ('valuefrompipeline', 'valuefrompipelinebypropertyname'):
+                    elif key == 'valuefrompipeline':
                         decl.from_pipeline = bool(value)
+                    elif key == 'valuefrompipelinebypropertyname':
+                        raise Unsupported('ValueFromPipelineByPropertyName', argument.line)
                     elif key not in ('helpmessage', 'parametersetname', 'dontshow'):
                         raise Unsupported('[Parameter(%s)]' % key, argument.line)
             elif name in ('validateset', 'validatepattern', 'validaterange', 'alias', 'validatenotnullorempty',
@@ -154,9 +158,10 @@ class Signature:
                     decl.allow_empty_string = True
                 elif name == 'allownull':
                     decl.allow_null = True
-                elif name in ('validatenotnullorempty', 'validatenotnull'):
-                    decl.validate_set = decl.validate_set  # checked as Mandatory is (non-empty)
-                    decl.allow_empty_string = False
+                elif name == 'validatenotnullorempty':
+                    decl.not_null_or_empty = True
+                elif name == 'validatenotnull':
+                    decl.not_null = True
             else:
                 raise Unsupported('parameter attribute [%s]' % name, attribute.line)
         return decl
@@ -195,6 +200,14 @@ def signature(interpreter, param_block, scope):
     return param_block.cache
 
 
+def pipeline_parameter(interpreter, param_block, scope):
+    """The parameter declared ValueFromPipeline, if any."""
+    for decl in signature(interpreter, param_block, scope).params:
+        if decl.from_pipeline:
+            return decl
+    return None
+
+
 def is_switch(interpreter, param_block, scope, written):
     """Whether ``-written`` names a switch of this block (then it takes no value from the next argument)."""
     sig = signature(interpreter, param_block, scope)
@@ -212,8 +225,15 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
     sig = signature(interpreter, param_block, scope)
     bound = Hashtable()
     common = {}
+    positional_extra = []
     for written, value in named.items():
         decl = sig.find(written, command)
+        if decl is None and not sig.advanced:
+            # A simple function leaves what it does not declare in $args (about_Functions, about_Automatic_Variables).
+            positional_extra.append('-%s' % written)
+            if value is not True:
+                positional_extra.append(value)
+            continue
         if decl is None:
             raise binding_error("A parameter cannot be found that matches parameter name '%s'." % written,
                                 'NamedParameterNotFound,' + command)
@@ -230,7 +250,7 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
     explicit = sorted((decl for decl in positional_decls if decl.position is not None), key=lambda d: d.position)
     positional_decls = explicit + [decl for decl in positional_decls if decl.position is None] \
         if explicit else positional_decls
-    extra = []
+    extra = positional_extra
     for value in positional:
         if positional_decls:
             decl = positional_decls.pop(0)
@@ -327,6 +347,13 @@ def _convert(decl, value, command, validate=True):
         if isinstance(value, PSArray) and not value:
             raise binding_error("Cannot bind argument to parameter '%s' because it is an empty array." % decl.name,
                                 'ParameterArgumentValidationErrorEmptyArrayNotAllowed,' + command)
+    empty = is_null(value) or value == '' or (isinstance(value, list) and not value)
+    if decl.not_null_or_empty and empty or decl.not_null and is_null(value):
+        raise binding_error("Cannot validate argument on parameter '%s'. The argument is null%s. Provide an argument that "
+                            "is not null%s, and then try the command again." % (
+                                decl.name, ' or empty' if decl.not_null_or_empty else '',
+                                ' or empty' if decl.not_null_or_empty else ''),
+                            'ParameterArgumentValidationError,' + command)
     items = enumerate_value(value) if is_enumerable(value) else [value]
     for item in items:
         if decl.validate_set is not None and not any(to_string(item).lower() == choice.lower()

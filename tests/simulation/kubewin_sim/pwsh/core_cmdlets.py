@@ -333,6 +333,70 @@ def new_object(ctx, params, input_items):
     return [value]
 
 
+_DRIVES = ('c', 'hklm', 'hkcu', 'env', 'cert', 'function', 'variable', 'alias', 'wsman')
+
+
+def _drive_of(path):
+    head = path.split('\\', 1)[0].split('/', 1)[0]
+    return head[:-1] if head.endswith(':') else None
+
+
+def _check_drive(ctx, path):
+    drive = _drive_of(path)
+    drives = ctx.host.drives() if ctx.host is not None and hasattr(ctx.host, 'drives') else _DRIVES
+    if drive is not None and drive.lower() not in drives:
+        raise PSError("Cannot find drive. A drive with the name '%s' does not exist." % drive,
+                      'System.Management.Automation.DriveNotFoundException',
+                      'DriveNotFound,Microsoft.PowerShell.Commands.JoinPathCommand', 'ObjectNotFound', target=drive)
+
+
+def join_path(ctx, params, input_items):
+    """Join-Path: each -Path with -ChildPath, one separator between them; the drive must exist."""
+    paths = params.get('Path')
+    paths = enumerate_value(paths) if is_enumerable(paths) else [paths]
+    child = to_string(params.get('ChildPath', ''))
+    out = []
+    for path in paths:
+        path = to_string(path)
+        _check_drive(ctx, path)
+        if not child:
+            out.append(path)
+            continue
+        out.append(path.rstrip('\\/') + '\\' + child.lstrip('\\/'))
+    return out
+
+
+def split_path(ctx, params, input_items):
+    """Split-Path: -Parent (the default), -Leaf, -Qualifier, -NoQualifier, -IsAbsolute."""
+    paths = params.get('Path', params.get('LiteralPath'))
+    paths = enumerate_value(paths) if is_enumerable(paths) else [paths]
+    out = []
+    for path in (to_string(path) for path in paths):
+        drive = _drive_of(path)
+        qualifier = drive + ':' if drive is not None else ''
+        rest = path[len(qualifier):]
+        if params.get('Qualifier'):
+            if not qualifier:
+                raise PSError("Cannot parse path because path '%s' does not have a qualifier specified." % path,
+                              'System.Management.Automation.ParameterBindingException', 'ParsePathFormatError')
+            out.append(qualifier)
+        elif params.get('NoQualifier'):
+            out.append(rest)
+        elif params.get('IsAbsolute'):
+            out.append(bool(qualifier) or rest.startswith('\\\\'))
+        elif params.get('Leaf'):
+            out.append(rest.rstrip('\\').rsplit('\\', 1)[-1])
+        else:
+            trimmed = rest.rstrip('\\')
+            if '\\' in trimmed:
+                parent = trimmed.rsplit('\\', 1)[0] or '\\'
+                out.append(qualifier + parent)
+            else:
+                # A root (C:\) or a bare name has no parent: the empty string.
+                out.append('')
+    return out
+
+
 class PSCredential:
     NET = 'System.Management.Automation.PSCredential'
 
@@ -377,6 +441,8 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
     ('Write-Error', write_error),
     ('Write-Warning', write_warning),
     ('Write-Verbose', write_silent),
+    ('Write-Debug', write_silent),
+    ('Write-Information', write_silent),
     ('Write-Host', write_silent),
     ('Out-Null', out_null),
     ('New-Object', new_object),
@@ -384,6 +450,8 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
     ('ConvertFrom-Json', convertfrom_json),
     ('Add-Member', add_member),
     ('Group-Object', group_object),
+    ('Join-Path', join_path),
+    ('Split-Path', split_path),
 )]
 
 ALIASES = {'group': 'Group-Object', '?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',

@@ -291,9 +291,14 @@ class Interpreter:
                     self.exec_block(blocks['begin'], call_scope, out)
                 if 'process' in blocks:
                     items = pipeline_input if pipeline_input is not None else [None]
+                    from .binding import pipeline_parameter  # pylint: disable=import-outside-toplevel
+                    target = pipeline_parameter(self, param_block, call_scope) if pipeline_input is not None else None
                     for item in items:
                         call_scope.vars['_'] = item
                         call_scope.vars['psitem'] = item
+                        if target is not None:
+                            # A ValueFromPipeline parameter takes each piped object in turn (about_Functions_Advanced_Parameters).
+                            self.assign(call_scope, target.name, item)
                         self.exec_block(blocks['process'], call_scope, out)
                 if 'end' in blocks:
                     self.exec_block(blocks['end'], call_scope, out)
@@ -324,18 +329,50 @@ class Interpreter:
             self.exec_statements(statements, scope, out)
 
     def exec_statements(self, statements, scope, out):
+        traps = statements.all('trap_statement')
         for statement in statements.children:
-            if not statement.named or statement.type in ('comment', 'empty_statement', 'param_block'):
+            if not statement.named or statement.type in ('comment', 'empty_statement', 'param_block', 'trap_statement'):
                 continue
             failures = self.failures
             try:
-                self.exec_statement(statement, scope, out)
-            except PSError as error:
-                self.statement_error(error, statement.line, scope)
+                try:
+                    self.exec_statement(statement, scope, out)
+                except PSError as error:
+                    if not traps:
+                        self.statement_error(error, statement.line, scope)
+                        continue
+                    raise ScriptTerminating(ErrorRecord(error, statement.line)) from None
+            except ScriptTerminating as terminating:
+                if not traps:
+                    raise
+                self.run_trap(traps, terminating.record, scope, out)
                 continue
             if self.failures == failures and statement.type == 'pipeline':
                 # $? is True after a pipeline that wrote no error (about_Automatic_Variables: $?).
                 self.global_scope.vars['?'] = True
+
+    def run_trap(self, traps, record, scope, out):
+        """A trap of this scope handles a terminating error (about_Trap): continue resumes at the next
+        statement silently, break passes the error on, and falling off the end writes it and resumes."""
+        handler = None
+        for trap in traps:
+            literal = trap.child('type_literal')
+            if literal is None or exception_is(record.error.type_name, literal.child('type_spec').text):
+                handler = trap
+                break
+        if handler is None:
+            raise ScriptTerminating(record)
+        trap_scope = Scope(scope, scope.script)
+        trap_scope.vars['_'] = record
+        trap_scope.vars['psitem'] = record
+        try:
+            self.exec_block(handler.child('statement_block'), trap_scope, out)
+        except Continue:
+            return
+        except Break:
+            raise ScriptTerminating(record) from None
+        self.error_list.insert(0, record)
+        self.errors.append(record)
 
     def statement_error(self, error, line, scope):
         """A statement-terminating error: ends the statement only, unless a try encloses it or Stop is in force."""
@@ -612,9 +649,6 @@ class Interpreter:
                 scope.vars['_'] = previous
                 scope.vars['psitem'] = previous
 
-    def stmt_trap_statement(self, node, _scope, _out):
-        raise Unsupported('trap', node.line)
-
     def stmt_class_statement(self, node, _scope, _out):
         raise Unsupported('class', node.line)
 
@@ -889,6 +923,8 @@ class Interpreter:
     def eval_statement_value(self, node, scope):
         if node.type == 'pipeline':
             return self.eval_value(node, scope)
+        if not node.type.endswith('_statement'):
+            return self.eval_expression(node, scope)
         out = []
         self.exec_statement(node, scope, out)
         return collect(out)

@@ -105,6 +105,14 @@ def _pretty(text):
     return ''.join(lines)
 
 
+def _wrapped(item):
+    """An array that came down the pipeline as one object travels in a PSObject (see to_json)."""
+    if isinstance(item, PSArray) and not item.psobject_wrapped:
+        item = PSArray(item, item.element)
+        item.psobject_wrapped = True
+    return item
+
+
 def convertto_json(ctx, params, input_items):
     depth = int(params.get('Depth', 2))
     if 'InputObject' in params:
@@ -113,7 +121,7 @@ def convertto_json(ctx, params, input_items):
             # 5.1 writes nothing for -InputObject $null (PowerShell 7 writes "null").
             return []
     else:
-        items = list(input_items or [])
+        items = [_wrapped(item) for item in input_items or []]
         if not items:
             return []
         value = items[0] if len(items) == 1 else PSArray(items)

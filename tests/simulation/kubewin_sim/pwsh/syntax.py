@@ -61,6 +61,8 @@ def _convert(tree, source):
     stack = []
     while True:
         ts_node = cursor.node
+        if ts_node.type in _PS7_ONLY:
+            raise ParseError(_PS7_ONLY[ts_node.type], ts_node.start_point[0] + 1)
         if ts_node.is_error or ts_node.is_missing:
             raise Unsupported('text the PowerShell grammar cannot parse: %r'
                               % source[ts_node.start_byte:ts_node.end_byte][:60].decode('utf-8', 'replace'),
@@ -82,6 +84,27 @@ def _convert(tree, source):
             if not cursor.goto_parent():
                 return root
             stack.pop()
+
+
+class ParseError(Exception):
+    """Text Windows PowerShell 5.1 refuses to parse (PowerShell 7 syntax): nothing of it runs."""
+
+    def __init__(self, message, line):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+# PowerShell 7 syntax the grammar accepts and 5.1's parser rejects (about_Pipeline_Chain_Operators,
+# about_Operators: ternary and null-coalescing, all "PowerShell 7.0 and later"): 5.1's messages.
+_PS7_ONLY = {
+    '&&': "The token '&&' is not a valid statement separator in this version.",
+    '||': "The token '||' is not a valid statement separator in this version.",
+    'ternary_expression': "Unexpected token '?' in expression or statement.",
+    'null_coalesce_expression': "Unexpected token '??' in expression or statement.",
+    '??=': "Unexpected token '??=' in expression or statement.",
+    '?.': "Unexpected token '?.' in expression or statement.",
+}
 
 
 class Program:

@@ -54,14 +54,9 @@ CASES = [
          source=BRK + ': break exits the innermost loop'),
     Case('continue-in-loop', "foreach ($i in 1..4) { if ($i % 2) { continue }; $i }", ['2', '4'],
          source=CNT + ': continue goes to the next iteration'),
-    Case('labeled-break', ":outer foreach ($i in 1..2) { foreach ($j in 1..2) { if ($j -eq 2) { break outer }; \"$i$j\" } }; 'end'",
-         ['11', 'end'], source=BRK + ': a labeled break exits the labeled loop'),
     Case('break-in-switch-inside-loop', "foreach ($i in 1..2) { switch ($i) { 1 { 'one'; break } } ; \"after$i\" }",
          ['one', 'after1', 'after2'],
          source=SW + ' + ' + BRK + ': break inside switch only exits the switch'),
     Case('while-break', "$i = 0; while ($true) { $i++; if ($i -ge 3) { break } }; $i", ['3'],
          source=BRK + ': break ends an infinite while loop'),
-    Case('switch-default-same-line', "switch ('q') { 'a' { 'A' } default { 'D' } }", ['D'],
-         source='PowerShell Language Specification (docs-conceptual/lang-spec, switch-clauses grammar): clauses need no '
-                'line break between them; ' + SW),
 ]

@@ -115,7 +115,4 @@ CASES = [
     Case('command-argument-mode-string', "function f { param($x)\n$x.GetType().FullName }; "
          "f 42; f abc; f 1.5", ['System.Int32', 'System.String', 'System.Double'],
          source='about_Parsing (reference/5.1) "Argument mode": number-like unquoted arguments are numbers, others strings'),
-    Case('param-block-same-line-as-body', "function f { param($x) \"got $x\" }; f 1", ['got 1'],
-         source='PowerShell Language Specification (docs-conceptual/lang-spec chapter 8, script-block grammar): '
-                'param-block statement-terminators(opt) script-block-body, so no newline is needed after param()'),
 ]

@@ -23,20 +23,11 @@ CASES = [
     Case('no-null-coalescing-51', "'first'; $x = $null ?? 'd'", [],
          errors=['Unexpected token'], exit_code=1,
          source=DIFF + ' "Null-coalescing operator ??": added in PowerShell 7; 5.1 cannot parse it'),
-    Case('parse-error-nothing-runs', "'first'; $x = (1 + ; 'second'", [],
-         errors=["You must provide a value expression following the '+' operator."], exit_code=1,
-         source='about_Error_Handling (reference/5.1): parse errors are script-terminating; no statement runs'),
     Case('string-split-method-chars-51', "$p = '1111p2222q3333'.Split('pq'); $p.Count; $p[1]", ['3', '2222'],
          source=DIFF + ' "Be aware of .NET method changes": in 5.1 a string argument binds Split(char[]) and splits '
                 'at any of its characters (7 binds Split(string))'),
     Case('string-split-method-multichar-51', "'a--b'.Split('--').Count", ['3'],
          source=DIFF + ': 5.1 has no Split(string) overload; "--" is the character set {-}, giving a, empty, b'),
-    Case('splat-then-positional-simple-function-51',
-         "function SimpleTest { param($Name, $Path)\n\"Name: $Name; Path: $Path; Args: $args\" }; "
-         "$hash = @{ Name = 'Hello'; Blah = 'World' }; SimpleTest @hash 'MyPath'",
-         ['Name: Hello; Path: ; Args: -Blah: World MyPath'],
-         source=DIFF + ' "Allow explicitly specified named parameter to supersede ... splatting": 5.1 (previous '
-                'behavior) keeps splatted arguments first, so MyPath lands in $args'),
     Case('pscustomobject-no-length-51', "$o = [pscustomobject]@{foo = 1}; $null -eq $o.Length",
          ['True'],
          source=DIFF + ' "New methods/properties on PSCustomObject": Count/Length were added in 7; '
