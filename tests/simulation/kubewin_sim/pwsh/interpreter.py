@@ -19,7 +19,7 @@ from . import operators as ops
 from . import types as pstypes
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSObjectCollection, OrderedDictionary, PSArray, PSCustomObject, PSError,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSObjectCollection, PSReference, OrderedDictionary, PSArray, PSCustomObject, PSError,
                      ScriptBlock, SwitchParameter, Unsupported, enumerate_value, is_enumerable, is_null, net_int,
                      parse_number, to_bool, to_string)
 
@@ -945,6 +945,14 @@ class Interpreter:
             return PSCustomObject(value.items())
         if net_type.name == 'System.Void':
             return AUTOMATION_NULL
+        if net_type is pstypes.REF:
+            target = self._strip_unary(operand)
+            if target.type != 'variable':
+                # [ref] of a value holds the value itself.
+                holder = [value]
+                return PSReference(lambda: holder[0], lambda new: holder.__setitem__(0, new))
+            name = variable_name(target)
+            return PSReference(lambda: self.lookup(scope, name), lambda new: self.assign(scope, name, new))
         if net_type.name == 'System.String' and is_enumerable(value):
             return to_string(value, self.ofs(scope))
         return net_type.convert(value)

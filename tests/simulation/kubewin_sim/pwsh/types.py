@@ -349,6 +349,8 @@ register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: is
 register(NetType('System.Type', _to_type, lambda v: isinstance(v, NetType)), 'type')
 register(NetType('System.DateTime', test=lambda v: isinstance(v, datetime.datetime)), 'datetime')
 register(NetType('System.Void', lambda v: AUTOMATION_NULL), 'void')
+REF = register(NetType('System.Management.Automation.PSReference', test=lambda v: type(v).__name__ == 'PSReference'),
+               'ref')
 
 
 def _parser(net_type, name):

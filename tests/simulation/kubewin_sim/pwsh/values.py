@@ -237,6 +237,24 @@ class ScriptBlock:
         return self.text
 
 
+class PSReference:
+    """[ref]: a .NET method's out/ref argument; setting Value sets the variable it was made from (about_Ref)."""
+
+    NET = 'System.Management.Automation.PSReference'
+
+    def __init__(self, get, put):
+        self._get = get
+        self._put = put
+
+    @property
+    def Value(self):  # pylint: disable=invalid-name
+        return self._get()
+
+    @Value.setter
+    def Value(self, value):  # pylint: disable=invalid-name
+        self._put(value)
+
+
 class SecureString:
     NET = 'System.Security.SecureString'
 
