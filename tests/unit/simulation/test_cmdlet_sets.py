@@ -264,7 +264,7 @@ def _parsed_scripts():
 def _called_cmdlets():
     commands = {}
     functions = set()
-    for rel, (_, tree) in _parsed_scripts().items():
+    for rel, (_source, tree) in _parsed_scripts().items():
         for node in _walk(tree.root_node):
             if node.type == 'command_name':
                 commands.setdefault(node.text.decode(), '%s:%d' % (rel, node.start_point[0] + 1))
@@ -360,7 +360,7 @@ def _value_problem(spec, name, node):
 def test_every_call_in_the_scripts_binds():
     failures = []
     seen_bugs = {}
-    for rel, (_, tree) in _parsed_scripts().items():
+    for rel, (_source, tree) in _parsed_scripts().items():
         for node in _walk(tree.root_node):
             if node.type != 'command':
                 continue

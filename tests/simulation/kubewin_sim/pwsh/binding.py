@@ -10,7 +10,6 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 
 import re
 
-from . import types as pstypes
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
                      is_enumerable, is_null, to_string)
 
@@ -381,6 +380,3 @@ def _convert(decl, value, command, validate=True):
                                     "then try the command again." % (decl.name, item, high, high),
                                     'ParameterArgumentValidationError,' + command)
     return value
-
-
-__all__ = ['bind_script_parameters', 'is_switch', 'pstypes']

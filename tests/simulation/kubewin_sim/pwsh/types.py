@@ -13,7 +13,7 @@ import uuid
 
 from .values import (AUTOMATION_NULL, Byte, Char, EnumType, EnumValue, Hashtable, Int16, Int64, OrderedDictionary,
                      PSArray, PSCustomObject, PSError, SByte, ScriptBlock, SecureString, Single, SwitchParameter,
-                     UInt16, UInt32, UInt64, _Integral, is_enumerable, enumerate_value, is_null, parse_number,
+                     UInt16, UInt32, UInt64, is_enumerable, enumerate_value, is_null, parse_number,
                      round_half_even, to_bool, to_string, type_name)
 
 
