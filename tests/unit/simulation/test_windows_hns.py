@@ -405,3 +405,18 @@ def test_hns_network_apply_adds_and_removes_networks_as_the_twin_does(monkeypatc
                          monkeypatch)
     assert result['state']['hns']['networks'] == [] and [a['name'] for a in result['state']['adapters']] == ['Ethernet']
     assert after.adapter('Ethernet')['ipv4'][0]['address'] == '10.0.0.11'
+
+
+def test_node_logs_dumps_the_objects_hns_returns():
+    # node_logs.ps1 keeps HNS's own objects (ConvertFrom-Json's, written back with ConvertTo-Json).
+    logs = _read('node_logs.ps1')
+    section = logs[logs.index('$hns = [ordered]@{ available = $false'):logs.index('$Ansible.Changed')]
+    node = hns_node(hns_policies_as_strings=True)
+    _policy_lists(node)
+    outcome = ok(node, HNS + '\n' + section + '\nConvertTo-Json -Depth 12 -Compress -InputObject $hns\n')
+    dumped = json.loads(outcome.output[-1])
+    assert dumped == {'available': True,
+                      'networks': [hns_model.network_json(node, n) for n in node.data['hns']['networks']],
+                      'endpoints': [hns_model.endpoint_json(node, e) for e in node.data['hns']['endpoints']],
+                      'policy_lists': [hns_model.policy_list_json(node, p) for p in node.data['hns']['policy_lists']]}
+    assert [json.loads(p['Policies'][0])['VIPs'] for p in dumped['policy_lists']] == [['10.96.0.1'], ['10.96.0.10']]

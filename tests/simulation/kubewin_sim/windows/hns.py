@@ -34,6 +34,9 @@ ERROR_BUSY's message, as the node model (node.remove_endpoint) refuses it.
 vmcompute.dll exists once the Containers feature is installed (and the node restarted): before that the
 P/Invoke fails as .NET fails a missing DLL (DllNotFoundException).
 
+A host endpoint attached to compartment 1 shows up as the vNIC ``vEthernet (<endpoint name>)``
+(microsoft/SDN Kubernetes/windows/start-kubelet.ps1 and AddRoutes.ps1 name it so); State then reads 2.
+
 The state is ``node.data['hns']`` through the node's operations (create_network, remove_network,
 create_endpoint, remove_endpoint, attach_host_endpoint, add_policy_list, remove_policy_list), which move the
 node's address to ``vEthernet (<adapter>)`` when the first external network binds a vSwitch; a request this
