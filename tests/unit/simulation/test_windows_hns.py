@@ -173,6 +173,18 @@ def test_network_requests_hns_refuses(body, error):
     assert node.data['hns']['networks'] == [] and len(node.data['adapters']) == 1
 
 
+def test_an_external_network_binds_an_open_adapter_never_a_host_vnic():
+    node = hns_node()
+    subnets = [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]
+    assert call(node, 'POST', '/networks/', {'Name': 'cbr0', 'Type': 'L2Bridge', 'Subnets': subnets})['Output'][
+        'NetworkAdapterName'] == 'Ethernet'
+    assert call(node, 'POST', '/networks/', {'Name': 'cbr1', 'Type': 'L2Bridge', 'Subnets': subnets,
+                                             'NetworkAdapterName': 'vEthernet (Ethernet)'})['Error'] == \
+        'An adapter was not found. '
+    assert call(node, 'POST', '/networks/', {'Name': 'cbr1', 'Type': 'L2Bridge', 'Subnets': subnets})['Error'] == \
+        'An adapter was not found. '
+
+
 def test_a_second_network_of_the_same_name_is_refused():
     node = hns_node()
     body = {'Name': 'nat', 'Type': 'NAT', 'Subnets': [{'AddressPrefix': '172.20.0.0/16'}]}

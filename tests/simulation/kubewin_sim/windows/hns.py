@@ -159,6 +159,9 @@ def _create_network(node, body):
             vsid = int(policy['VSID'])
     adapter = body.get('NetworkAdapterName')
     if network_type.lower() in EXTERNAL_TYPES:
+        # A host vNIC is no adapter to bind a vSwitch to: HNS refuses a "vEthernet (...)" name
+        # (Azure/azure-container-networking#813, review thread), and without a name takes an open adapter
+        # (MicrosoftDocs/Virtualization-Documentation#595, review thread).
         if adapter:
             found = node.adapter(adapter)
             if found is None or adapter.startswith('vEthernet ('):
