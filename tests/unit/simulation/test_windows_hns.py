@@ -122,6 +122,11 @@ def test_a_definition_the_model_does_not_know_is_an_engine_gap_naming_it():
     assert outcome.exit_code == 2 and 'public static int Z() { return 1; }' in outcome.unsupported
 
 
+def test_an_assembly_the_model_does_not_know_is_an_engine_gap_naming_it():
+    outcome = run(hns_node(), 'Add-Type -AssemblyName System.IO.Compression.FileSystem')
+    assert outcome.exit_code == 2 and 'System.IO.Compression.FileSystem' in outcome.unsupported
+
+
 def test_types_live_in_their_session_only():
     node = hns_node()
     ok(node, HNS)
