@@ -18,18 +18,21 @@ hnsendpoint.go, hnspolicylist.go):
   (hcsshim EndpointState: 1 Created, 2 Attached); a policy list ``ID``, ``References``
   (``/endpoints/<id>``), ``Policies`` (an ELB policy carries ``VIPs``). IDs are upper-case GUIDs, keys in
   alphabetical order, fields without a value left out, as HNS answers (GET /networks/ answers quoted in
-  microsoft/SDN#269, rancher/rke2#3517). On some builds the policies come back as JSON strings: the node
+  microsoft/SDN#269, rancher/rke2#3517). Policies are opaque JSON to HNS's clients (hcsshim keeps them as
+  json.RawMessage) and come back as JSON strings on some builds (lib/hns.ps1 handles both): the node
   profile's ``hns_policies_as_strings`` models those builds.
 
 The error messages are the system messages of the HRESULTs HNS returns (Microsoft's HCN reference, "HCN
-HRESULT" table: HCN_E_NETWORK_NOT_FOUND "The network was not found", HCN_E_ENDPOINT_NOT_FOUND, HCN_E_
-ADAPTER_NOT_FOUND "An adapter was not found", HCN_E_SUBNET_NOT_FOUND, HCN_E_INVALID_NETWORK_TYPE,
+HRESULT" table: HCN_E_NETWORK_NOT_FOUND "The network was not found", HCN_E_ENDPOINT_NOT_FOUND,
+HCN_E_ADAPTER_NOT_FOUND "An adapter was not found", HCN_E_SUBNET_NOT_FOUND, HCN_E_INVALID_NETWORK_TYPE,
 HCN_E_NETWORK_ALREADY_EXISTS, HCN_E_ENDPOINT_ALREADY_ATTACHED "This endpoint is already attached to the
 switch", HCN_E_INVALID_REMOTE_ENDPOINT_OPERATION), with FormatMessage's ". " ending as HNS's Error field
 has it (e.g. "The endpoint was not found. " in Azure/azure-container-networking#715). A malformed request is
 E_INVALIDARG "The parameter is incorrect." (moby/moby#30280, microsoft/SDN#177). Which code HNS gives when
 an endpoint still referenced by a policy list is deleted is not documented: the model refuses it with
-ERROR_BUSY's message, as the node model (node.remove_endpoint) refuses it.
+ERROR_BUSY's message, as the node model (node.remove_endpoint) refuses it. The declaration's void return drops
+HNSCall's HRESULT; the model always answers through the response (as HNS does alongside a failing HRESULT,
+e.g. ocroz/wsl2-boot#3 "HRESULT: ... Result: {"Success":false,...}").
 
 vmcompute.dll exists once the Containers feature is installed (and the node restarted): before that the
 P/Invoke fails as .NET fails a missing DLL (DllNotFoundException).
