@@ -180,6 +180,7 @@ class Interpreter:
         self.host = host
         self.global_scope = Scope()
         self.functions = {}
+        self.session_types = {}  # Add-Type's types: lower-case full name -> NetType
         self.errors = []  # the error stream: ErrorRecord
         self.warnings = []
         self.information = []
@@ -255,8 +256,12 @@ class Interpreter:
         out = [] if out is None else out
         root = program.root
         block = ScriptBlock(root, text)
-        self.invoke_block(block, scope, out, named=parameters or {}, positional=[], new_scope=False,
-                          is_script=True)
+        token = pstypes.SESSION_TYPES.set(self.session_types)
+        try:
+            self.invoke_block(block, scope, out, named=parameters or {}, positional=[], new_scope=False,
+                              is_script=True)
+        finally:
+            pstypes.SESSION_TYPES.reset(token)
         return out
 
     def invoke_block(self, block, scope, out, named=None, positional=(), pipeline_input=None, new_scope=True,
