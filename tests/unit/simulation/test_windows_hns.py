@@ -2,8 +2,8 @@
 and the real lib/hns.ps1 run through the PowerShell engine against simulated nodes.
 
 Get-KubeWinHnsState's answer is compared with what the twins report (node.hns_view()) for several node
-states. Get-Service and Set-NetIPInterface belong to other areas of the Windows model: until those are
-modelled, these tests stand in for them with doubles that answer from the same node.
+states. Get-Service belongs to another area of the Windows model: until it is modelled, these tests stand in
+for it with a double that answers from the same node.
 """
 
 import json
@@ -49,19 +49,10 @@ def _get_service(ctx, params, input_items):
     return []
 
 
-def _set_netipinterface(ctx, params, input_items):
-    # Stand-in for the NetTCPIP write side: what the twin does (forwarding on the vNIC).
-    alias = str(params['InterfaceAlias'][0] if isinstance(params['InterfaceAlias'], (list, tuple))
-                else params['InterfaceAlias'])
-    ctx.host.node.adapter(alias)['forwarding'] = str(params['Forwarding']) == 'Enabled'
-    return []
-
-
 def run(node, text):
     host = WindowsHost(node)
     commands = host.commands()
-    commands.update({'get-service': Cmdlet('Get-Service', _get_service),
-                     'set-netipinterface': Cmdlet('Set-NetIPInterface', _set_netipinterface)})
+    commands.update({'get-service': Cmdlet('Get-Service', _get_service)})
     return run_command(text, host=host, commands=commands)
 
 
@@ -361,8 +352,7 @@ def run_script(node, name, parameters):
     from kubewin_sim.pwsh import new_interpreter  # pylint: disable=import-outside-toplevel
     host = WindowsHost(node)
     commands = host.commands()
-    commands.update({'get-service': Cmdlet('Get-Service', _get_service),
-                     'set-netipinterface': Cmdlet('Set-NetIPInterface', _set_netipinterface)})
+    commands.update({'get-service': Cmdlet('Get-Service', _get_service)})
     interpreter = new_interpreter(host, commands)
     ansible = PSCustomObject([('Result', None)])
     interpreter.global_scope.vars['ansible'] = ansible
