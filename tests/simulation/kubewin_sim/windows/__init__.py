@@ -14,9 +14,9 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import nettcpip
+from . import nettcpip, netsecurity
 
-AREAS = (nettcpip,)
+AREAS = (nettcpip, netsecurity)
 
 
 class ProgramResult:
