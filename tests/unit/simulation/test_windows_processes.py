@@ -245,3 +245,17 @@ def test_a_failed_join_reports_kubeadm_errors_without_the_token():
                               'rejected | To see the stack trace of this error execute with --v=5 or higher']
     assert not [path for path in node.data['files'] if ntpath.dirname(path).lower().endswith('join')]
 
+
+
+def test_a_join_that_outlasts_the_timeout_is_killed():
+    node = fresh_node()
+    outcome = run(node, join_script(), {'KubeadmPath': KUBEADM, 'JoinConfiguration': SecureString(JOIN_CONFIGURATION),
+                                        'KubeletKubeconfig': KUBECONFIG, 'KubeadmFlagsFile': FLAGS, 'TimeoutSeconds': 1})
+    assert outcome.exit_code == 1 and outcome.errors == ['kubeadm join did not finish within 1 s']
+    assert not [path for path in node.data['files'] if ntpath.dirname(path).lower().endswith('join')]
+
+
+def test_kubeadm_without_a_known_command_fails():
+    node = fresh_node()
+    out = ok(node, "$p = Start-Process -FilePath %s -ArgumentList 'upgrade' -PassThru -Wait; $p.ExitCode" % KUBEADM)
+    assert out == ['1']
