@@ -188,3 +188,13 @@ def test_apply_removes_a_rule():
         'kubewin-vxlan': {'name': 'kubewin-vxlan', 'exists': False}}}}
     assert json.loads(apply(node, Name='kubewin-vxlan', Remove=True).output[-1])['state']['firewall'] == {
         'kubewin-vxlan': {'name': 'kubewin-vxlan', 'exists': False}}
+
+
+def test_a_value_that_is_no_enum_member_does_not_bind_and_changes_nothing():
+    node = fresh_node()
+    node.data['firewall_rules']['r1'] = rule()
+    outcome = run(node, "Set-NetFirewallRule -Name r1 -Direction Sideways -LocalPort 1")
+    assert len(outcome.errors) == 1 and outcome.errors[0].startswith(
+        "Cannot bind parameter 'Direction'. Cannot convert value \"Sideways\" to type "
+        "\"Microsoft.PowerShell.Cmdletization.GeneratedTypes.NetSecurity.Direction\"")
+    assert node.data['firewall_rules']['r1'] == rule()

@@ -259,3 +259,10 @@ def test_kubeadm_without_a_known_command_fails():
     node = fresh_node()
     out = ok(node, "$p = Start-Process -FilePath %s -ArgumentList 'upgrade' -PassThru -Wait; $p.ExitCode" % KUBEADM)
     assert out == ['1']
+
+
+def test_a_kubelet_that_cannot_start_fails_the_join_in_kubelet_start():
+    node = with_config(fresh_node())
+    node.data['services']['kubelet']['start_mode'] = 'disabled'
+    out = ok(node, START + "$null = $p.Handle; $null = $p.WaitForExit(600000); $p.ExitCode")
+    assert out == ['1'] and 'error execution phase kubelet-start: ' in node.file('C:\\j\\err')['content']

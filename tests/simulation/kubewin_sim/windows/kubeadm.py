@@ -19,6 +19,7 @@ import ntpath
 
 import yaml
 
+from ..node import SimulationError
 from ..programs import option
 
 KUBERNETES_DIR = 'C:\\etc\\kubernetes'
@@ -78,8 +79,11 @@ def _join(node, argv):
             '[kubelet-start] Starting the kubelet',
             '[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap']
     from ..handlers import services  # pylint: disable=import-outside-toplevel
-    services.stop(node, 'kubelet')
-    services.start(node, 'kubelet')
+    try:
+        services.stop(node, 'kubelet')
+        services.start(node, 'kubelet')
+    except SimulationError as error:
+        return _failed(out, 'error execution phase kubelet-start: %s' % error)
     if node.file(KUBELET_KUBECONFIG) is None:
         return _failed(out, 'error execution phase kubelet-start: timed out waiting for the condition')
     node.data['joined_as'] = registration.get('name')

@@ -141,20 +141,26 @@ def get_netfirewallportfilter(ctx, params, input_items):
     return out
 
 
-def _enum_name(enum, value):
-    return str(enum.parse(to_string(value)) if not hasattr(value, 'enum') else enum(int(value)))
+def _enum_name(enum, value, parameter, command):
+    """The enum member a parameter's value names; a value that is none fails to bind, as PowerShell reports it."""
+    try:
+        return str(enum.parse(to_string(value)) if not hasattr(value, 'enum') else enum(int(value)))
+    except PSError as error:
+        raise PSError("Cannot bind parameter '%s'. %s" % (parameter, error.message),
+                      'System.Management.Automation.ParameterBindingException',
+                      'CannotConvertArgumentNoMessage,%s' % command, 'InvalidArgument') from None
 
 
-def _settings(params, rule):
-    """Apply the New-/Set-NetFirewallRule setting parameters to ``rule`` (a dict)."""
+def _settings(params, rule, command):
+    """Apply the New-/Set-NetFirewallRule setting parameters to ``rule`` (a dict); nothing changes on a bad value."""
     if 'NewDisplayName' in params:
         rule['display_name'] = to_string(params['NewDisplayName'])
     if 'Enabled' in params:
-        rule['enabled'] = _enum_name(ENABLED, params['Enabled']) == 'True'
+        rule['enabled'] = _enum_name(ENABLED, params['Enabled'], 'Enabled', command) == 'True'
     if 'Direction' in params:
-        rule['direction'] = _enum_name(DIRECTION, params['Direction']).lower()
+        rule['direction'] = _enum_name(DIRECTION, params['Direction'], 'Direction', command).lower()
     if 'Action' in params:
-        rule['action'] = _enum_name(ACTION, params['Action']).lower()
+        rule['action'] = _enum_name(ACTION, params['Action'], 'Action', command).lower()
     if 'Protocol' in params:
         rule['protocol'] = to_string(params['Protocol']).lower()
     if 'LocalPort' in params:
@@ -173,7 +179,7 @@ def new_netfirewallrule(ctx, params, input_items):
         return []
     rule = {'display_name': to_string(params['DisplayName']), 'enabled': True, 'direction': 'inbound',
             'action': 'allow', 'protocol': 'any', 'local_port': []}
-    _settings({key: value for key, value in params.items() if key != 'NewDisplayName'}, rule)
+    _settings({key: value for key, value in params.items() if key != 'NewDisplayName'}, rule, 'New-NetFirewallRule')
     rules[name] = rule
     return [_rule_object(name, rule)]
 
@@ -183,7 +189,7 @@ def set_netfirewallrule(ctx, params, input_items):
     selection = {key: params[key] for key in ('Name', 'DisplayName', 'InputObject') if key in params}
     out = []
     for name in _select(ctx, selection):
-        updated = _settings(params, dict(rules[name]))
+        updated = _settings(params, dict(rules[name]), 'Set-NetFirewallRule')
         rules[name] = updated
         if params.get('PassThru'):
             out.append(_rule_object(name, updated))
