@@ -14,18 +14,20 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import addtype, hns, nettcpip
+from . import addtype, hns, kubeadm, nettcpip, netsecurity, processes
 
-AREAS = (nettcpip, addtype, hns)
+AREAS = (nettcpip, addtype, hns, netsecurity, processes, kubeadm)
 
 
 class ProgramResult:
-    """What a native program did: its standard output and error lines and its exit code."""
+    """What a native program did: its standard output and error lines, its exit code, and how many seconds it ran
+    (a process started with Start-Process or Process.Start is running until a wait of that long)."""
 
-    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0):
+    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0, seconds=0):
         self.stdout_lines = list(stdout_lines)
         self.stderr_lines = list(stderr_lines)
         self.exit_code = exit_code
+        self.seconds = seconds
 
 
 def _program_key(name):
@@ -70,4 +72,8 @@ def run_on_node(node, text, parameters=None):
     """Run PowerShell ``text`` on ``node`` (a SimNode) in the engine; returns the engine's Outcome."""
     from ..pwsh import run_command  # pylint: disable=import-outside-toplevel
     host = WindowsHost(node)
-    return run_command(text, parameters=parameters, host=host, commands=host.commands())
+    token = processes.CURRENT_HOST.set(host)
+    try:
+        return run_command(text, parameters=parameters, host=host, commands=host.commands())
+    finally:
+        processes.CURRENT_HOST.reset(token)
