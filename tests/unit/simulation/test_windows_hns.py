@@ -160,8 +160,8 @@ def test_a_network_as_hns_returns_it():
     ({'Name': 'x', 'Type': 'Bogus'}, 'Invalid network type. '),
     ({'Name': 'x', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet 9',
       'Subnets': [{'AddressPrefix': '10.244.1.0/24'}]}, 'An adapter was not found. '),
-    ({'Name': 'x', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet'}, 'The provided network configuration is '
-                                                                         'invalid or missing parameters. '),
+    ({'Name': 'x', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet'},
+     'The provided network configuration is invalid or missing parameters. '),
 ])
 def test_network_requests_hns_refuses(body, error):
     node = hns_node()

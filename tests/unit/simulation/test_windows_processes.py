@@ -246,7 +246,6 @@ def test_a_failed_join_reports_kubeadm_errors_without_the_token():
     assert not [path for path in node.data['files'] if ntpath.dirname(path).lower().endswith('join')]
 
 
-
 def test_a_join_that_outlasts_the_timeout_is_killed():
     node = fresh_node()
     outcome = run(node, join_script(), {'KubeadmPath': KUBEADM, 'JoinConfiguration': SecureString(JOIN_CONFIGURATION),

@@ -175,7 +175,7 @@ def new_netfirewallrule(ctx, params, input_items):
     if name in rules:
         # CDXML cmdlets write a failed CIM method call as a non-terminating error.
         ctx.write_error(PSError('Cannot create a file when that file already exists.', _CIM_EXCEPTION,
-                      'Windows System Error 183,New-NetFirewallRule', 'ResourceExists', target=name))
+                                'Windows System Error 183,New-NetFirewallRule', 'ResourceExists', target=name))
         return []
     rule = {'display_name': to_string(params['DisplayName']), 'enabled': True, 'direction': 'inbound',
             'action': 'allow', 'protocol': 'any', 'local_port': []}
