@@ -19,7 +19,7 @@ from . import operators as ops
 from . import types as pstypes
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSObjectCollection, PSReference, OrderedDictionary, PSArray, PSCustomObject, PSError,
+from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, PSObjectCollection, PSReference, OrderedDictionary, PSArray, PSCustomObject, PSError,
                      ScriptBlock, SwitchParameter, Unsupported, enumerate_value, is_enumerable, is_null, net_int,
                      parse_number, to_bool, to_string)
 
@@ -187,6 +187,8 @@ class Interpreter:
         self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
+        if host is not None and hasattr(host, 'environment'):
+            self.environment.update(host.environment())
         g = self.global_scope.vars
         g['erroractionpreference'] = 'Continue'
         g['warningpreference'] = 'Continue'
@@ -964,7 +966,8 @@ class Interpreter:
     def resolve_type(self, literal):
         spec = literal.child('type_spec') if literal.type == 'type_literal' else literal
         name = spec.text
-        found = pstypes.resolve(name)
+        found = self.host.type(name) if self.host is not None and hasattr(self.host, 'type') else None
+        found = found or pstypes.resolve(name)
         if found is None:
             raise PSError('Unable to find type [%s].' % name, 'System.Management.Automation.RuntimeException',
                           'TypeNotFound', 'InvalidOperation')
@@ -997,7 +1000,8 @@ class Interpreter:
         if operator == '-join':
             return ops.join(value)
         if operator == '-bnot':
-            return ~int(value)
+            # An enum stays of its type (the binder casts the complement back to the enum).
+            return value.enum(~value.value) if isinstance(value, EnumValue) else ~int(value)
         if operator in ('++', '--'):
             target = self._strip_unary(operand)
             current = self.eval_expression(target, scope)

@@ -200,6 +200,8 @@ def _to_object(value):
 
 
 def _to_securestring(value):
+    if value is None:
+        return None
     if isinstance(value, SecureString):
         return value
     raise cast_error(value, 'System.Security.SecureString')

@@ -115,4 +115,8 @@ CASES = [
     Case('command-argument-mode-string', "function f { param($x)\n$x.GetType().FullName }; "
          "f 42; f abc; f 1.5", ['System.Int32', 'System.String', 'System.Double'],
          source='about_Parsing (reference/5.1) "Argument mode": number-like unquoted arguments are numbers, others strings'),
+    Case('unbound-securestring-parameter-is-null', "function f { param([securestring]$s, [string]$t)\n    $null -eq $s; $t.Length }; f",
+         ['True', '0'],
+         source=ADV + ': a parameter not bound keeps its default, $null converted to its type: $null for a reference type '
+                '([securestring]), the empty string for [string]'),
 ]
