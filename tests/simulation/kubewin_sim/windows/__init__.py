@@ -10,13 +10,16 @@ One module per area of Windows. An area module may define:
 - ``CMDLETS``: cmdlet name -> ``function(ctx, params, input_items)`` (``ctx.host.node`` is the SimNode);
 - ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
 - ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items)``
-  returning a ``ProgramResult``.
+  returning a ``ProgramResult``;
+- ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
+  (``[System.IO.File]::WriteAllText``);
+- ``ENVIRONMENT``: machine environment variables every session sees (``$env:ProgramData``).
 """
 
 from ..pwsh.commands import Cmdlet
-from . import nettcpip
+from . import filesystem, nettcpip
 
-AREAS = (nettcpip,)
+AREAS = (nettcpip, filesystem)
 
 
 class ProgramResult:
@@ -56,6 +59,24 @@ class WindowsHost:
 
     def run_program(self, name, words, input_items):
         return self._program(name)(self, words, input_items)
+
+    def type(self, type_name):
+        """A .NET type whose static members act on this node, or None."""
+        key = type_name.strip().lower()
+        for area in AREAS:
+            if hasattr(area, 'types'):
+                found = area.types(self).get(key) or area.types(self).get('system.' + key)
+                if found is not None:
+                    return found
+        return None
+
+    @staticmethod
+    def environment():
+        """The environment variables a session starts with."""
+        variables = {}
+        for area in AREAS:
+            variables.update(getattr(area, 'ENVIRONMENT', {}))
+        return variables
 
     @staticmethod
     def constructor(type_name):
