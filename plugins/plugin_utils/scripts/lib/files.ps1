@@ -42,13 +42,19 @@ function Get-KubeWinAclProfile {
     param([Parameter(Mandatory)][string]$Path)
     $acl = Get-Acl -LiteralPath $Path
     if (-not $acl.AreAccessRulesProtected) { return 'inherited' }
+    # Allow rules read back with Synchronize, which FullControl includes: both sides are
+    # compared as numbers without it ('FullControl' less Synchronize has no name of its own).
+    $synchronize = [System.Security.AccessControl.FileSystemRights]::Synchronize
     $found = @(foreach ($rule in $acl.Access) {
             $sid = $rule.IdentityReference.Translate([System.Security.Principal.SecurityIdentifier]).Value
-            $rights = ($rule.FileSystemRights -band -bnot [System.Security.AccessControl.FileSystemRights]::Synchronize)
-            '{0}={1}' -f $sid, $rights
+            '{0}={1}' -f $sid, [int]($rule.FileSystemRights -band -bnot $synchronize)
         }) | Sort-Object -Unique
     foreach ($name in $KubeWinAclProfiles.Keys) {
-        if ((@($KubeWinAclProfiles[$name] | Sort-Object) -join ';') -eq ($found -join ';')) { return $name }
+        $expected = @(foreach ($entry in $KubeWinAclProfiles[$name]) {
+                $sid, $rights = $entry -split '='
+                '{0}={1}' -f $sid, [int]([System.Security.AccessControl.FileSystemRights]$rights -band -bnot $synchronize)
+            }) | Sort-Object -Unique
+        if (($expected -join ';') -eq ($found -join ';')) { return $name }
     }
     return 'custom'
 }
