@@ -123,11 +123,19 @@ def test_remove_item_folder_content_recurse_and_held_file():
     assert 'NonInteractive' in outcome.errors[0]
     run(node, "Remove-Item -LiteralPath C:\\d -Recurse -Force")
     assert run(node, "Test-Path C:\\d") == ['False']
-    run(node, "New-Item -Path C:\\k\\kubelet.exe -ItemType File -Force | Out-Null")
-    filesystem.lookup(node, 'C:\\k\\kubelet.exe')['locked'] = True
+    run(node, "New-Item -Path C:\\k\\kubelet.exe -ItemType File -Force | Out-Null; New-Item -Path C:\\k\\log.txt -ItemType File | Out-Null")
+    filesystem.lookup(node, 'C:\\k\\kubelet.exe')['held'] = 'image'
+    filesystem.lookup(node, 'C:\\k\\log.txt')['held'] = 'open'
     assert failing(node, "Remove-Item -LiteralPath C:\\k\\kubelet.exe -Force").errors == [
-        "Cannot remove item C:\\k\\kubelet.exe: The process cannot access the file 'C:\\k\\kubelet.exe' because it is being "
+        "Cannot remove item C:\\k\\kubelet.exe: Access to the path 'kubelet.exe' is denied."]
+    assert failing(node, "Remove-Item -LiteralPath C:\\k\\log.txt -Force").errors == [
+        "Cannot remove item C:\\k\\log.txt: The process cannot access the file 'C:\\k\\log.txt' because it is being "
         "used by another process."]
+    # A running program's file can be renamed, not written.
+    assert failing(node, "Set-Content -LiteralPath C:\\k\\kubelet.exe -Value x").errors == [
+        "The process cannot access the file 'C:\\k\\kubelet.exe' because it is being used by another process."]
+    assert run(node, "Move-Item -LiteralPath C:\\k\\kubelet.exe -Destination C:\\k\\kubelet.exe.old; Test-Path C:\\k\\kubelet.exe") == [
+        'False']
     assert failing(node, "Remove-Item -LiteralPath C:\\missing").errors == [
         "Cannot find path 'C:\\missing' because it does not exist."]
 

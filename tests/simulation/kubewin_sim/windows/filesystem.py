@@ -15,8 +15,10 @@ WriteAllText without an encoding writes UTF-8 without a byte order mark, with on
 The tree lives in ``node.data['fs']`` (created on first use: C:\\, C:\\Windows, C:\\Program Files and
 C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-case path:
 ``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
-'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'locked' (a running
-program holds the file open)}``. Inherited rules are derived from the parents (acl.inherited_rules); a
+'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. ``held`` is
+``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
+not written, DeleteFile answers access denied) or ``'open'`` for a file a program holds open without
+sharing (every write, rename and delete is a sharing violation). Inherited rules are derived from the parents (acl.inherited_rules); a
 file moved keeps its explicit rules and inherits from its new folder (Windows keeps the inherited ACEs
 it had until they are next propagated: not modelled).
 """
@@ -70,7 +72,7 @@ def tree(node):
         now = time.time() - 86400
         for path, owner, protected, rules in DEFAULT_ITEMS:
             fs[path.lower()] = {'path': path, 'dir': True, 'data': None, 'created': now, 'written': now,
-                                'owner': owner, 'protected': protected, 'rules': rules, 'locked': False}
+                                'owner': owner, 'protected': protected, 'rules': rules, 'held': None}
     return fs
 
 
@@ -162,6 +164,18 @@ def _in_use(path):
                    'System.IO.IOException', 'RemoveFileSystemItemIOError', 'WriteError', target=path)
 
 
+def _delete_error(entry):
+    """Why a held file cannot be deleted (Remove-Item prefixes 'Cannot remove item <path>: '), or None."""
+    if entry.get('held') == 'image':
+        # FileInfo.Delete names the file only in its message.
+        name = entry['path'].rsplit('\\', 1)[-1]
+        return PSError("Access to the path '%s' is denied." % name, 'System.UnauthorizedAccessException',
+                       'RemoveFileSystemItemUnAuthorizedAccess', 'PermissionDenied', target=entry['path'])
+    if entry.get('held'):
+        return _in_use(entry['path'])
+    return None
+
+
 def create(node, path, directory, data=b'', owner=CREATOR):
     path = normalize(path)
     parent = parent_of(path)
@@ -176,7 +190,7 @@ def create(node, path, directory, data=b'', owner=CREATOR):
         entry['written'] = now
         return entry
     entry = {'path': path, 'dir': directory, 'data': None if directory else base64.b64encode(data).decode('ascii'),
-             'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'locked': False}
+             'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'held': None}
     tree(node)[path.lower()] = entry
     return entry
 
@@ -197,7 +211,7 @@ def write_file(node, path, data):
     entry = lookup(node, path)
     if entry is not None and entry['dir']:
         raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
-    if entry is not None and entry.get('locked'):
+    if entry is not None and entry.get('held'):
         raise _in_use(normalize(path))
     return create(node, path, False, data)
 
@@ -534,19 +548,20 @@ def _remove(node, entry, recurse):
             raise PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
                           'available.', 'System.Management.Automation.PSInvalidOperationException',
                           'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=entry['path'])
-        held = [key for key in inside if tree(node)[key].get('locked')]
+        held = [key for key in inside if tree(node)[key].get('held')]
         for key in inside:
             if key not in held and not any(other.startswith(key + '\\') for other in held):
                 del tree(node)[key]
         if held:
-            raise PSError('Cannot remove item %s: The process cannot access the file \'%s\' because it is being used '
-                          'by another process.' % (tree(node)[held[0]]['path'], tree(node)[held[0]]['path']),
-                          'System.IO.IOException', 'RemoveFileSystemItemIOError', 'WriteError',
-                          target=tree(node)[held[0]]['path'])
-    elif entry.get('locked'):
-        raise PSError('Cannot remove item %s: The process cannot access the file \'%s\' because it is being used by '
-                      'another process.' % (entry['path'], entry['path']), 'System.IO.IOException',
-                      'RemoveFileSystemItemIOError', 'WriteError', target=entry['path'])
+            first = tree(node)[held[0]]
+            error = _delete_error(first)
+            raise PSError('Cannot remove item %s: %s' % (first['path'], error.message), error.type_name, error.error_id,
+                          error.category, target=first['path'])
+    else:
+        error = _delete_error(entry)
+        if error is not None:
+            raise PSError('Cannot remove item %s: %s' % (entry['path'], error.message), error.type_name, error.error_id,
+                          error.category, target=entry['path'])
     del tree(node)[entry['path'].lower()]
 
 
@@ -573,14 +588,14 @@ def move(node, source, destination, force):
         if not force or existing['dir']:
             raise PSError('Cannot create a file when that file already exists.', 'System.IO.IOException',
                           'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
-        if existing.get('locked'):
-            raise _in_use(target)
+        if _delete_error(existing) is not None:
+            raise _delete_error(existing)
         del tree(node)[target.lower()]
     parent = lookup(node, parent_of(target))
     if parent is None or not parent['dir']:
         raise PSError('Could not find a part of the path.', 'System.IO.DirectoryNotFoundException',
                       'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
-    if entry.get('locked'):
+    if entry.get('held') == 'open':
         raise _in_use(entry['path'])
     old = entry['path']
     for key in [entry['path'].lower()] + descendants(node, old):
@@ -671,8 +686,8 @@ def _file_statics(node):
     def delete(path):
         entry = lookup(node, path)
         if entry is not None and not entry['dir']:
-            if entry.get('locked'):
-                raise _in_use(entry['path'])
+            if _delete_error(entry) is not None:
+                raise _delete_error(entry)
             del tree(node)[entry['path'].lower()]
         return AUTOMATION_NULL
 
