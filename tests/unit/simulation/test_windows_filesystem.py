@@ -348,3 +348,60 @@ def test_file_write_remove_and_node_info_sections_match_the_handlers():
                                       "-Contents %s)" % (','.join(sections), asked[0], CASES[0]['Path']))
     expected = node_state(copy.deepcopy(twin_node), sections, files=asked, contents=[CASES[0]['Path']])
     assert json.loads(output[-1]) == json.loads(json.dumps(expected))
+
+
+# --- artifact_fetch.ps1 with a staged file (no download): Install-KubeWinFile --------------------------------
+
+STAGED = 'C:\\Windows\\TEMP\\kubewin-staged.bin'
+
+
+def _stage(engine_node, twin_node, text):
+    run(engine_node, "New-Item -Path C:\\Windows\\TEMP -ItemType Directory -Force | Out-Null; "
+                     "[System.IO.File]::WriteAllText('%s', '%s')" % (STAGED, text))
+    twin_node.write_file(STAGED, content=text)
+    return {'Url': 'https://example.invalid/kubelet.exe', 'Dest': 'C:\\k\\kubelet.exe', 'Algorithm': 'sha256',
+            'Checksum': hashlib.sha256(text.encode()).hexdigest(), 'ChecksumSpec': 'sha256:pinned',
+            'ArtifactKey': 'C:\\k\\kubelet.exe', 'StagedPath': STAGED, 'Version': 'v1.31.0'}
+
+
+def _artifact_handler_parameters(parameters):
+    full = {'ChecksumUrl': None, 'Format': 'file', 'Members': [], 'Names': [], 'Retries': 4, 'TimeoutSeconds': 300,
+            'Proxy': None, 'ProxyUsername': None, 'ProxyPassword': None}
+    full.update(parameters)
+    return full
+
+
+def _run_service(node, program):
+    node.data['services']['kubelet'] = {'state': 'running', 'command_line': '"%s" --v=2' % program}
+
+
+def test_artifact_fetch_of_a_staged_file_answers_as_the_handler_does():
+    from kubewin_sim.handlers.artifacts import artifact_fetch  # pylint: disable=import-outside-toplevel
+    engine_node, twin_node = fresh_node(), fresh_node()
+    parameters = _stage(engine_node, twin_node, 'binary-1')
+    assert run_script(engine_node, 'artifact_fetch', parameters) == \
+        artifact_fetch(twin_node, _artifact_handler_parameters(parameters), None)
+    assert run(engine_node, "Test-Path '%s'; Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }" % STAGED) == [
+        'False', 'kubelet.exe']
+
+
+def test_install_over_a_running_program_moves_it_aside_until_it_is_released():
+    engine_node, twin_node = fresh_node(), fresh_node()
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-1'))
+    _run_service(engine_node, 'C:\\k\\kubelet.exe')
+    result = run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-2'))
+    assert result['state']['files']['C:\\k\\kubelet.exe']['sha256'] == hashlib.sha256(b'binary-2').hexdigest()
+    names = run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }")
+    assert names[0] == 'kubelet.exe' and len(names) == 2 and names[1].startswith('kubelet.exe.kubewin-old-')
+    # The old program stays until the service lets it go; the next install removes it.
+    filesystem.release(engine_node, 'kubelet')
+    engine_node.data['services']['kubelet']['state'] = 'stopped'
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-3'))
+    assert run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }") == ['kubelet.exe']
+
+
+def test_pipeline_binds_items_to_literalpath_and_strings_to_value():
+    node = fresh_node()
+    assert run(node, "'a', 'b' | Set-Content -LiteralPath C:\\p.txt; New-Item C:\\q[1].txt -ItemType File | Out-Null; "
+                     "Get-ChildItem C:\\ -Filter *.txt | Remove-Item; Test-Path C:\\p.txt; Test-Path -LiteralPath C:\\q[1].txt") == [
+        'False', 'False']

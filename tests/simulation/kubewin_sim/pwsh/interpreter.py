@@ -187,6 +187,7 @@ class Interpreter:
         self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
+        self.static_values = {}
         if host is not None and hasattr(host, 'environment'):
             self.environment.update(host.environment())
         g = self.global_scope.vars
@@ -776,6 +777,13 @@ class Interpreter:
             self.assign(scope, variable_name(target), value)
         elif kind == 'member_access':
             obj = self.eval_expression(target.named_children[0], scope)
+            if isinstance(obj, pstypes.NetType) and any(not child.named and child.type == '::' for child in target.children):
+                # A static property set for this runspace's process ([Net.ServicePointManager]::SecurityProtocol).
+                name = self.member_name(target, scope)
+                if name not in obj.statics and name.lower() not in {key.lower() for key in obj.statics}:
+                    set_member(obj, name, value)
+                self.static_values[(obj.name.lower(), name.lower())] = value
+                return
             set_member(obj, self.member_name(target, scope), value)
         elif kind == 'element_access':
             obj = self.eval_expression(target.named_children[0], scope)
@@ -1090,6 +1098,8 @@ class Interpreter:
         obj = self.eval_expression(node.named_children[0], scope)
         name = self.member_name(node, scope)
         if any(not child.named and child.type == '::' for child in node.children):
+            if isinstance(obj, pstypes.NetType) and (obj.name.lower(), name.lower()) in self.static_values:
+                return self.static_values[(obj.name.lower(), name.lower())]
             return invoke_static(obj, name, None)
         return get_member(obj, name)
 

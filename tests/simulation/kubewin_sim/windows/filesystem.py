@@ -164,14 +164,48 @@ def _in_use(path):
                    'System.IO.IOException', 'RemoveFileSystemItemIOError', 'WriteError', target=path)
 
 
-def _delete_error(entry):
+def _running_programs(node):
+    """The program files of the node's running services (node.data['services']: command line, nssm application),
+    each with the names of the services that run it."""
+    used = {}
+    for name, service in (node.data.get('services') or {}).items():
+        if service.get('state') == 'running' and service.get('command_line'):
+            text = service['command_line'].strip()
+            programs = [text[1:text.index('"', 1)] if text.startswith('"') else text.split(' ', 1)[0]]
+            if service.get('nssm'):
+                programs.append(service['nssm']['application'])
+            for program in programs:
+                used.setdefault(program.lower(), []).append(name)
+    return used
+
+
+def release(node, service_name):
+    """A service stopped (or restarted): the program files it held under other names are free again."""
+    for entry in tree(node).values():
+        if service_name in entry.get('held_by', ()):
+            entry['held_by'] = [name for name in entry['held_by'] if name != service_name]
+            if not entry['held_by']:
+                entry['held'] = None
+
+
+def held(node, entry):
+    """'image', 'open' or None: how a running program holds the file."""
+    if entry.get('held'):
+        return entry['held']
+    if not entry['dir'] and entry['path'].lower() in _running_programs(node):
+        return 'image'
+    return None
+
+
+def _delete_error(entry, node=None):
     """Why a held file cannot be deleted (Remove-Item prefixes 'Cannot remove item <path>: '), or None."""
-    if entry.get('held') == 'image':
+    kind = held(node, entry) if node is not None else entry.get('held')
+    if kind == 'image':
         # FileInfo.Delete names the file only in its message.
         name = entry['path'].rsplit('\\', 1)[-1]
         return PSError("Access to the path '%s' is denied." % name, 'System.UnauthorizedAccessException',
                        'RemoveFileSystemItemUnAuthorizedAccess', 'PermissionDenied', target=entry['path'])
-    if entry.get('held'):
+    if kind:
         return _in_use(entry['path'])
     return None
 
@@ -211,7 +245,7 @@ def write_file(node, path, data):
     entry = lookup(node, path)
     if entry is not None and entry['dir']:
         raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
-    if entry is not None and entry.get('held'):
+    if entry is not None and held(node, entry):
         raise _in_use(normalize(path))
     return create(node, path, False, data)
 
@@ -335,6 +369,18 @@ def expand(node, pattern):
     return current
 
 
+def piped_paths(params, input_items):
+    """Path parameters bound from the pipeline: an item's PSPath (FileInfo, DirectoryInfo) binds -LiteralPath
+    by property name, a string binds -Path (the cmdlets' pages: Accept pipeline input)."""
+    if not input_items or 'Path' in params or 'LiteralPath' in params:
+        return params
+    items = [item for item in input_items if not is_null(item)]
+    literal = [item.PSPath for item in items if hasattr(item, 'PSPath')]
+    if literal:
+        return dict(params, LiteralPath=literal)
+    return dict(params, Path=[to_string(item) for item in items])
+
+
 def _targets(ctx, params, require=True):
     """(path as given, entries) per -Path (wildcards) or -LiteralPath; unresolved paths write ItemNotFound."""
     out = []
@@ -353,6 +399,7 @@ def _targets(ctx, params, require=True):
 # --- cmdlets -----------------------------------------------------------------------------------------------
 
 def test_path(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     kind = to_string(params.get('PathType', 'Any')).lower()
     out = []
     literal = 'LiteralPath' in params
@@ -373,10 +420,12 @@ def test_path(ctx, params, input_items):
 
 
 def get_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     return [FileSystemInfo(entry) for _, entries in _targets(ctx, params) for entry in entries]
 
 
 def get_childitem(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     node = ctx.host.node
     if 'Path' not in params and 'LiteralPath' not in params:
         params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
@@ -444,10 +493,16 @@ def _set_or_add(ctx, params, append):
 
 
 def set_content(ctx, params, input_items):
+    if input_items and 'Value' not in params:
+        # -Value takes the pipeline's objects.
+        params = dict(params, Value=list(input_items))
     return _set_or_add(ctx, params, False)
 
 
 def add_content(ctx, params, input_items):
+    if input_items and 'Value' not in params:
+        # -Value takes the pipeline's objects.
+        params = dict(params, Value=list(input_items))
     return _set_or_add(ctx, params, True)
 
 
@@ -466,6 +521,7 @@ def decode(data, encoding=None, default=ANSI):
 
 
 def get_content(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     out = []
     for _, entries in _targets(ctx, params):
         for entry in entries:
@@ -492,6 +548,7 @@ def get_content(ctx, params, input_items):
 
 
 def get_filehash(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
     for _, entries in _targets(ctx, params):
@@ -548,17 +605,17 @@ def _remove(node, entry, recurse):
             raise PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
                           'available.', 'System.Management.Automation.PSInvalidOperationException',
                           'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=entry['path'])
-        held = [key for key in inside if tree(node)[key].get('held')]
+        held_items = [key for key in inside if held(node, tree(node)[key])]
         for key in inside:
-            if key not in held and not any(other.startswith(key + '\\') for other in held):
+            if key not in held_items and not any(other.startswith(key + '\\') for other in held_items):
                 del tree(node)[key]
-        if held:
-            first = tree(node)[held[0]]
-            error = _delete_error(first)
+        if held_items:
+            first = tree(node)[held_items[0]]
+            error = _delete_error(first, node)
             raise PSError('Cannot remove item %s: %s' % (first['path'], error.message), error.type_name, error.error_id,
                           error.category, target=first['path'])
     else:
-        error = _delete_error(entry)
+        error = _delete_error(entry, node)
         if error is not None:
             raise PSError('Cannot remove item %s: %s' % (entry['path'], error.message), error.type_name, error.error_id,
                           error.category, target=entry['path'])
@@ -566,6 +623,7 @@ def _remove(node, entry, recurse):
 
 
 def remove_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     for _, entries in _targets(ctx, params):
         for entry in entries:
             try:
@@ -588,15 +646,20 @@ def move(node, source, destination, force):
         if not force or existing['dir']:
             raise PSError('Cannot create a file when that file already exists.', 'System.IO.IOException',
                           'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
-        if _delete_error(existing) is not None:
-            raise _delete_error(existing)
+        if _delete_error(existing, node) is not None:
+            raise _delete_error(existing, node)
         del tree(node)[target.lower()]
     parent = lookup(node, parent_of(target))
     if parent is None or not parent['dir']:
         raise PSError('Could not find a part of the path.', 'System.IO.DirectoryNotFoundException',
                       'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
-    if entry.get('held') == 'open':
+    if held(node, entry) == 'open':
         raise _in_use(entry['path'])
+    if held(node, entry) == 'image' and not entry.get('held'):
+        # The process holds the file object, not its name: it keeps holding the file under its new name
+        # until the service stops (``release``).
+        entry['held'] = 'image'
+        entry['held_by'] = _running_programs(node)[entry['path'].lower()]
     old = entry['path']
     for key in [entry['path'].lower()] + descendants(node, old):
         item = tree(node).pop(key)
@@ -606,6 +669,7 @@ def move(node, source, destination, force):
 
 
 def move_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     destination = to_string(params.get('Destination'))
     out = []
     for _, entries in _targets(ctx, params):
@@ -625,6 +689,7 @@ def security_of(node, entry):
 
 
 def get_acl(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     out = []
     for _, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
@@ -632,6 +697,7 @@ def get_acl(ctx, params, input_items):
 
 
 def set_acl(ctx, params, input_items):
+    params = piped_paths(params, input_items)
     security = params.get('AclObject')
     if not isinstance(security, acls.FileSystemSecurity):
         raise PSError('The input object cannot be bound to any parameters for the command either because the command '
@@ -686,8 +752,8 @@ def _file_statics(node):
     def delete(path):
         entry = lookup(node, path)
         if entry is not None and not entry['dir']:
-            if _delete_error(entry) is not None:
-                raise _delete_error(entry)
+            if _delete_error(entry, node) is not None:
+                raise _delete_error(entry, node)
             del tree(node)[entry['path'].lower()]
         return AUTOMATION_NULL
 
