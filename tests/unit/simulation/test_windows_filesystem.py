@@ -405,3 +405,33 @@ def test_pipeline_binds_items_to_literalpath_and_strings_to_value():
     assert run(node, "'a', 'b' | Set-Content -LiteralPath C:\\p.txt; New-Item C:\\q[1].txt -ItemType File | Out-Null; "
                      "Get-ChildItem C:\\ -Filter *.txt | Remove-Item; Test-Path C:\\p.txt; Test-Path -LiteralPath C:\\q[1].txt") == [
         'False', 'False']
+
+
+def _function(script, name):
+    """One top-level function of a script, as text (its closing brace is the first '}' at the line start)."""
+    with open(os.path.join(SCRIPTS, script + '.ps1'), encoding='utf-8') as handle:
+        text = handle.read()
+    start = text.index('function %s {' % name)
+    return text[start:text.index('\n}\n', start) + 3]
+
+
+@pytest.mark.parametrize('tail, text, truncated', [(100, 'line 1\r\nline 2\r\n', False), (8, 'line 1\r\nline 2\r\n', True)])
+def test_node_logs_reads_the_tail_of_a_log_a_service_writes(tail, text, truncated):
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\k\\logs -ItemType Directory -Force | Out-Null; [System.IO.File]::WriteAllText('C:\\k\\logs\\kubelet.log', "
+              "\"%s\")" % text.replace('\r\n', '`r`n'))
+    filesystem.lookup(node, 'C:\\k\\logs\\kubelet.log')['held'] = 'open'
+    output = run(node, FILES + "$TailBytes = %d\n" % tail + _function('node_logs', 'Get-LogTail') +
+                 "ConvertTo-Json -Compress (Get-LogTail -Path C:\\k\\logs\\kubelet.log)\n"
+                 "ConvertTo-Json -Compress (Get-LogTail -Path C:\\k\\logs\\missing.log)")
+    assert json.loads(output[0]) == {'exists': True, 'size': len(text), 'truncated': truncated, 'text': text[-tail:]}
+    assert json.loads(output[1]) == {'exists': False}
+
+
+def test_a_file_a_program_writes_opens_only_when_sharing_writing():
+    node = fresh_node()
+    run(node, "New-Item C:\\k\\log.txt -ItemType File -Force -Value 'hello world' | Out-Null")
+    filesystem.lookup(node, 'C:\\k\\log.txt')['held'] = 'open'
+    outcome = failing(node, "[System.IO.File]::Open('C:\\k\\log.txt', [System.IO.FileMode]::Open, [System.IO.FileAccess]::Read, "
+                            "[System.IO.FileShare]::Read)")
+    assert 'being used by another process' in outcome.errors[0]

@@ -13,7 +13,10 @@ One module per area of Windows. An area module may define:
   returning a ``ProgramResult``;
 - ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
   (``[System.IO.File]::WriteAllText``);
-- ``ENVIRONMENT``: machine environment variables every session sees (``$env:ProgramData``).
+- ``ENVIRONMENT``: machine environment variables every session sees (``$env:ProgramData``);
+- ``PROVIDER_CMDLETS``: (lower-case drive, cmdlet name) -> function: the provider cmdlets (Test-Path,
+  Get-Item, New-Item...) are registered once, by ``filesystem``, which hands a call on another drive
+  (``HKLM:``) to the area that models that provider.
 """
 
 from ..pwsh.commands import Cmdlet

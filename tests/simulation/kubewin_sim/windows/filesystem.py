@@ -17,8 +17,8 @@ C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-
 ``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
 'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. ``held`` is
 ``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
-not written, DeleteFile answers access denied) or ``'open'`` for a file a program holds open without
-sharing (every write, rename and delete is a sharing violation). Inherited rules are derived from the parents (acl.inherited_rules); a
+not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
+reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing. Inherited rules are derived from the parents (acl.inherited_rules); a
 file moved keeps its explicit rules and inherits from its new folder (Windows keeps the inherited ACEs
 it had until they are next propagated: not modelled).
 """
@@ -369,6 +369,22 @@ def expand(node, pattern):
     return current
 
 
+def other_provider(ctx, params, input_items):
+    """A call on a path of another provider (HKLM:, Env:...): the area that models that drive answers it
+    (``PROVIDER_CMDLETS``: (drive, cmdlet name) -> function); None when every path is a FileSystem path."""
+    paths = _list(params.get('LiteralPath') if 'LiteralPath' in params else params.get('Path'))
+    foreign = [path for path in paths if not is_filesystem(path)]
+    if not foreign:
+        return None
+    drive = foreign[0].split('::', 1)[-1].replace('/', '\\').split('\\', 1)[0].rstrip(':').lower()
+    from . import AREAS  # pylint: disable=import-outside-toplevel
+    for area in AREAS:
+        function = getattr(area, 'PROVIDER_CMDLETS', {}).get((drive, ctx.cmdlet.name))
+        if function is not None:
+            return function(ctx, params, input_items)
+    raise Unsupported('%s of a path outside the FileSystem provider (%s)' % (ctx.cmdlet.name, foreign[0]))
+
+
 def piped_paths(params, input_items):
     """Path parameters bound from the pipeline: an item's PSPath (FileInfo, DirectoryInfo) binds -LiteralPath
     by property name, a string binds -Path (the cmdlets' pages: Accept pipeline input)."""
@@ -400,6 +416,9 @@ def _targets(ctx, params, require=True):
 
 def test_path(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     kind = to_string(params.get('PathType', 'Any')).lower()
     out = []
     literal = 'LiteralPath' in params
@@ -421,11 +440,17 @@ def test_path(ctx, params, input_items):
 
 def get_item(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     return [FileSystemInfo(entry) for _, entries in _targets(ctx, params) for entry in entries]
 
 
 def get_childitem(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     node = ctx.host.node
     if 'Path' not in params and 'LiteralPath' not in params:
         params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
@@ -496,6 +521,9 @@ def set_content(ctx, params, input_items):
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     return _set_or_add(ctx, params, False)
 
 
@@ -503,6 +531,9 @@ def add_content(ctx, params, input_items):
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     return _set_or_add(ctx, params, True)
 
 
@@ -522,6 +553,9 @@ def decode(data, encoding=None, default=ANSI):
 
 def get_content(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     out = []
     for _, entries in _targets(ctx, params):
         for entry in entries:
@@ -549,6 +583,9 @@ def get_content(ctx, params, input_items):
 
 def get_filehash(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
     for _, entries in _targets(ctx, params):
@@ -561,6 +598,9 @@ def get_filehash(ctx, params, input_items):
 
 
 def new_item(ctx, params, input_items):
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     node = ctx.host.node
     kind = to_string(params.get('ItemType', 'File')).lower()
     if kind not in ('file', 'directory'):
@@ -624,6 +664,9 @@ def _remove(node, entry, recurse):
 
 def remove_item(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     for _, entries in _targets(ctx, params):
         for entry in entries:
             try:
@@ -670,6 +713,9 @@ def move(node, source, destination, force):
 
 def move_item(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     destination = to_string(params.get('Destination'))
     out = []
     for _, entries in _targets(ctx, params):
@@ -690,6 +736,9 @@ def security_of(node, entry):
 
 def get_acl(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     out = []
     for _, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
@@ -698,6 +747,9 @@ def get_acl(ctx, params, input_items):
 
 def set_acl(ctx, params, input_items):
     params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
     security = params.get('AclObject')
     if not isinstance(security, acls.FileSystemSecurity):
         raise PSError('The input object cannot be bound to any parameters for the command either because the command '
@@ -713,6 +765,52 @@ def set_acl(ctx, params, input_items):
 
 
 # --- System.IO.File ----------------------------------------------------------------------------------------
+
+class FileStream:
+    """System.IO.FileStream opened for reading (File.Open with FileMode.Open): Length, Position, Seek, Read."""
+
+    NET = 'System.IO.FileStream'
+    PROPERTIES = ('CanRead', 'CanSeek', 'CanWrite', 'Length', 'Name', 'Position')
+
+    def __init__(self, entry):
+        self._data = content_bytes(entry)
+        self.Name = entry['path']
+        self.Position = Int64(0)
+        self.CanRead, self.CanSeek, self.CanWrite = True, True, False
+        self.Length = Int64(len(self._data))
+
+    def Seek(self, offset, origin):  # pylint: disable=invalid-name
+        base = {0: 0, 1: int(self.Position), 2: len(self._data)}[int(origin)]
+        self.Position = Int64(base + int(offset))
+        return self.Position
+
+    def Read(self, buffer, offset, count):  # pylint: disable=invalid-name
+        start = int(self.Position)
+        chunk = self._data[start:start + int(count)]
+        for index, value in enumerate(chunk):
+            buffer[int(offset) + index] = Byte(value)
+        self.Position = Int64(start + len(chunk))
+        return len(chunk)
+
+    def Dispose(self):  # pylint: disable=invalid-name
+        return AUTOMATION_NULL
+
+    Close = Dispose
+
+
+def open_for_reading(node, path, mode, access, share):
+    """File.Open(path, FileMode.Open, FileAccess.Read, share): a file a program writes can be read only when
+    the reader shares writing (FileShare.ReadWrite); one held open without sharing cannot be opened."""
+    entry = lookup(node, path)
+    if entry is None or entry['dir']:
+        raise PSError("Could not find file '%s'." % normalize(path), 'System.IO.FileNotFoundException')
+    if int(mode) != 3 or int(access) != 1:
+        raise Unsupported('File.Open other than FileMode.Open, FileAccess.Read')
+    kind = held(node, entry)
+    if kind == 'open' and not int(share) & 2:
+        raise _in_use(entry['path'])
+    return FileStream(entry)
+
 
 def _file_statics(node):
     def existing(path):
@@ -773,6 +871,7 @@ def _file_statics(node):
         'Delete': delete,
         'Move': file_move,
         'GetLastWriteTimeUtc': lambda path: _utc(existing(path)['written']),
+        'Open': lambda path, mode, access=1, share=1: open_for_reading(node, path, mode, access, share),
     }
 
 

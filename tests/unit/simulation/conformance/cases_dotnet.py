@@ -82,4 +82,8 @@ CASES = [
          "$g.ToString()", ['0f8fad5bd9cb469fa16570867728950e', '{0f8fad5b-d9cb-469f-a165-70867728950e}',
                            '0f8fad5b-d9cb-469f-a165-70867728950e'],
          source='.NET API reference, Guid.ToString(String): N is 32 digits, B braces, D (the default) hyphens'),
+    Case('new-object-array-of-length', "$b = New-Object -TypeName byte[] -ArgumentList 3; $b.GetType().FullName; $b.Length; "
+         "$b[0].GetType().FullName; $b -join ','", ['System.Byte[]', '3', 'System.Byte', '0,0,0'],
+         source='New-Object (reference/5.1) -ArgumentList: the arguments of the type\'s constructor; an array type\'s '
+                'constructor takes the length and holds default values (.NET API reference, Array)'),
 ]
