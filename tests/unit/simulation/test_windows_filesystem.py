@@ -435,3 +435,19 @@ def test_a_file_a_program_writes_opens_only_when_sharing_writing():
     outcome = failing(node, "[System.IO.File]::Open('C:\\k\\log.txt', [System.IO.FileMode]::Open, [System.IO.FileAccess]::Read, "
                             "[System.IO.FileShare]::Read)")
     assert 'being used by another process' in outcome.errors[0]
+
+
+def test_zipfile_extracts_to_a_directory_and_refuses_to_overwrite():
+    import io  # pylint: disable=import-outside-toplevel
+    import zipfile  # pylint: disable=import-outside-toplevel
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as archive:
+        archive.writestr('bin/flanneld.exe', b'exe')
+        archive.writestr('README', b'text')
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllBytes('C:\\a.zip', [System.Convert]::FromBase64String('%s'))"
+        % __import__('base64').b64encode(buffer.getvalue()).decode())
+    assert run(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x'); "
+                     "Get-ChildItem C:\\x -Recurse | ForEach-Object { $_.FullName }") == [
+        'C:\\x\\bin', 'C:\\x\\README', 'C:\\x\\bin\\flanneld.exe']
+    assert 'already exists' in failing(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]

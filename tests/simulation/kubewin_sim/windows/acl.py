@@ -53,6 +53,8 @@ def _not_mapped():
 
 
 class SecurityIdentifier:
+    """A SID ('S-1-5-18'); Translate([NTAccount]) names its account."""
+
     NET = 'System.Security.Principal.SecurityIdentifier'
     PROPERTIES = ('BinaryLength', 'AccountDomainSid', 'Value')
 
@@ -82,6 +84,8 @@ class SecurityIdentifier:
 
 
 class NTAccount:
+    """An account name ('BUILTIN\\Users'); Translate([SecurityIdentifier]) gives its SID."""
+
     NET = 'System.Security.Principal.NTAccount'
     PROPERTIES = ('Value',)
 
@@ -132,6 +136,8 @@ def access_mask(rights, control):
 
 
 class FileSystemAccessRule:
+    """An access rule of a file or folder (New-Object, or read back from Get-Acl's Access)."""
+
     NET = 'System.Security.AccessControl.FileSystemAccessRule'
     PROPERTIES = ('FileSystemRights', 'AccessControlType', 'IdentityReference', 'IsInherited', 'InheritanceFlags',
                   'PropagationFlags')

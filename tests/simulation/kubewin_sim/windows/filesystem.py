@@ -124,9 +124,20 @@ def lookup(node, path):
 
 
 def children(node, path):
+    """A folder's items as the FileSystem provider lists them: its folders, then its files, each by name."""
     prefix = path.lower().rstrip('\\') + '\\'
-    return [entry for key, entry in sorted(tree(node).items())
-            if key.startswith(prefix) and '\\' not in key[len(prefix):] and key != path.lower()]
+    items = [entry for key, entry in sorted(tree(node).items())
+             if key.startswith(prefix) and '\\' not in key[len(prefix):] and key != path.lower()]
+    return [entry for entry in items if entry['dir']] + [entry for entry in items if not entry['dir']]
+
+
+def walk(node, path):
+    """Get-ChildItem -Recurse: a folder's items, then those of each of its folders in turn."""
+    out = children(node, path)
+    for entry in list(out):
+        if entry['dir']:
+            out += walk(node, entry['path'])
+    return out
 
 
 def descendants(node, path):
@@ -320,6 +331,8 @@ class FileSystemInfo:
 
 
 class FileHash:
+    """What Get-FileHash returns."""
+
     NET = 'Microsoft.Powershell.Utility.FileHash'
     PROPERTIES = ('Algorithm', 'Hash', 'Path')
 
@@ -462,7 +475,7 @@ def get_childitem(ctx, params, input_items):
             if not entry['dir']:
                 found = [entry]
             elif params.get('Recurse'):
-                found = [tree(node)[key] for key in sorted(descendants(node, entry['path']))]
+                found = walk(node, entry['path'])
             else:
                 found = children(node, entry['path'])
             for item in found:
@@ -882,9 +895,38 @@ def _directory_statics(node):
     }
 
 
+def extract_zip(node, source, destination):
+    """ZipFile.ExtractToDirectory (System.IO.Compression.FileSystem, .NET Framework 4.5+): creates the folder,
+    writes every entry under it, and fails (IOException) on an entry whose file already exists; folders of
+    the entries are created as needed."""
+    import io  # pylint: disable=import-outside-toplevel
+    import zipfile  # pylint: disable=import-outside-toplevel
+    entry = lookup(node, source)
+    if entry is None or entry['dir']:
+        raise PSError("Could not find file '%s'." % normalize(source), 'System.IO.FileNotFoundException')
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content_bytes(entry)))
+    except zipfile.BadZipFile:
+        raise PSError('End of Central Directory record could not be found.', 'System.IO.InvalidDataException') from None
+    root = normalize(destination)
+    make_directories(node, root)
+    for member in archive.infolist():
+        target = normalize(root + '\\' + member.filename.replace('/', '\\'))
+        if member.filename.endswith('/'):
+            make_directories(node, target)
+            continue
+        if lookup(node, target) is not None:
+            raise PSError("The file '%s' already exists." % target, 'System.IO.IOException')
+        make_directories(node, parent_of(target))
+        create(node, target, False, archive.read(member))
+    return AUTOMATION_NULL
+
+
 def types(host):
-    """The .NET types bound to this node: [System.IO.File], [System.IO.Directory]."""
+    """The .NET types bound to this node: [System.IO.File], [System.IO.Directory], ZipFile."""
     return {
+        'system.io.compression.zipfile': NetType('System.IO.Compression.ZipFile', statics={
+            'ExtractToDirectory': lambda source, destination, *rest: extract_zip(host.node, source, destination)}),
         'system.io.file': NetType('System.IO.File', statics=_file_statics(host.node)),
         'system.io.directory': NetType('System.IO.Directory', statics=_directory_statics(host.node)),
     }
