@@ -451,3 +451,13 @@ def test_zipfile_extracts_to_a_directory_and_refuses_to_overwrite():
                      "Get-ChildItem C:\\x -Recurse | ForEach-Object { $_.FullName }") == [
         'C:\\x\\bin', 'C:\\x\\README', 'C:\\x\\bin\\flanneld.exe']
     assert 'already exists' in failing(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
+
+
+def test_the_registry_keeps_a_path_that_is_not_ascii():
+    # managed.json is UTF-8 without a byte order mark; Windows PowerShell's Get-Content reads such a file in the
+    # ANSI code page unless told, so before the fix 'café' came back as 'cafÃ©' and was saved so.
+    node = fresh_node()
+    path = 'C:\\ProgramData\\caf\u00e9.conf'
+    run(node, FILES + "Write-KubeWinTextFile -Path '%s' -Text 'a'\nRegister-KubeWinFile -Path @('%s')\n"
+                      "Register-KubeWinFile -Path @()" % (path, path))
+    assert run(node, FILES + "(Get-KubeWinRegistry).files.Keys") == [path]

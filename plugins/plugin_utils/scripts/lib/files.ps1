@@ -86,7 +86,8 @@ function Get-KubeWinOperationPath {
 function Get-KubeWinRegistry {
     $registry = @{ files = @{}; artifacts = @{} }
     if (Test-Path -LiteralPath $KubeWinRegistryPath) {
-        $data = Get-Content -LiteralPath $KubeWinRegistryPath -Raw | ConvertFrom-Json
+        # Written as UTF-8 without a byte order mark, which Get-Content reads as ANSI unless told.
+        $data = Get-Content -LiteralPath $KubeWinRegistryPath -Raw -Encoding UTF8 | ConvertFrom-Json
         foreach ($part in @('files', 'artifacts')) {
             if ($null -eq $data.$part) { continue }
             foreach ($property in @($data.$part.PSObject.Properties)) { $registry[$part][$property.Name] = $property.Value }
