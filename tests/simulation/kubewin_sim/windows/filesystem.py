@@ -18,8 +18,8 @@ C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-
 'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. ``held`` is
 ``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
 not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
-reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing. Inherited rules are derived from the parents (acl.inherited_rules); a
-file moved keeps its explicit rules and inherits from its new folder (Windows keeps the inherited ACEs
+reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
+Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit rules and inherits from its new folder (Windows keeps the inherited ACEs
 it had until they are next propagated: not modelled).
 """
 
@@ -437,7 +437,8 @@ def test_path(ctx, params, input_items):
     literal = 'LiteralPath' in params
     for given in _list(params.get('LiteralPath') if literal else params.get('Path')):
         if not given.strip():
-            raise PSError('Cannot bind argument to parameter \'Path\' because it is an empty string.',
+            raise PSError('Cannot bind argument to parameter \'%s\' because it is an empty string.'
+                          % ('LiteralPath' if literal else 'Path'),
                           'System.Management.Automation.ParameterBindingException', 'ParameterArgumentValidationError')
         if not is_filesystem(given):
             raise Unsupported('Test-Path of a path outside the FileSystem provider (%s)' % given)
