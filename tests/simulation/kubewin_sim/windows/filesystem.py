@@ -19,8 +19,9 @@ C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-
 ``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
 not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
 reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
-Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit rules and inherits from its new folder (Windows keeps the inherited ACEs
-it had until they are next propagated: not modelled).
+Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit
+rules and inherits from its new folder (Windows keeps the inherited ACEs it had until they are next
+propagated: not modelled).
 """
 
 import base64
