@@ -42,13 +42,19 @@ function Get-KubeWinAclProfile {
     param([Parameter(Mandatory)][string]$Path)
     $acl = Get-Acl -LiteralPath $Path
     if (-not $acl.AreAccessRulesProtected) { return 'inherited' }
+    # Allow rules read back with Synchronize, which FullControl includes: both sides are
+    # compared as numbers without it ('FullControl' less Synchronize has no name of its own).
+    $synchronize = [System.Security.AccessControl.FileSystemRights]::Synchronize
     $found = @(foreach ($rule in $acl.Access) {
             $sid = $rule.IdentityReference.Translate([System.Security.Principal.SecurityIdentifier]).Value
-            $rights = ($rule.FileSystemRights -band -bnot [System.Security.AccessControl.FileSystemRights]::Synchronize)
-            '{0}={1}' -f $sid, $rights
+            '{0}={1}' -f $sid, [int]($rule.FileSystemRights -band -bnot $synchronize)
         }) | Sort-Object -Unique
     foreach ($name in $KubeWinAclProfiles.Keys) {
-        if ((@($KubeWinAclProfiles[$name] | Sort-Object) -join ';') -eq ($found -join ';')) { return $name }
+        $expected = @(foreach ($entry in $KubeWinAclProfiles[$name]) {
+                $sid, $rights = $entry -split '='
+                '{0}={1}' -f $sid, [int]([System.Security.AccessControl.FileSystemRights]$rights -band -bnot $synchronize)
+            }) | Sort-Object -Unique
+        if (($expected -join ';') -eq ($found -join ';')) { return $name }
     }
     return 'custom'
 }
@@ -80,7 +86,8 @@ function Get-KubeWinOperationPath {
 function Get-KubeWinRegistry {
     $registry = @{ files = @{}; artifacts = @{} }
     if (Test-Path -LiteralPath $KubeWinRegistryPath) {
-        $data = Get-Content -LiteralPath $KubeWinRegistryPath -Raw | ConvertFrom-Json
+        # Written as UTF-8 without a byte order mark, which Get-Content reads as ANSI unless told.
+        $data = Get-Content -LiteralPath $KubeWinRegistryPath -Raw -Encoding UTF8 | ConvertFrom-Json
         foreach ($part in @('files', 'artifacts')) {
             if ($null -eq $data.$part) { continue }
             foreach ($property in @($data.$part.PSObject.Properties)) { $registry[$part][$property.Name] = $property.Value }

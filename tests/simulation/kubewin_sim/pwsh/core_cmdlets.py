@@ -319,6 +319,13 @@ def new_object(ctx, params, input_items):
     arguments = params.get('ArgumentList', [])
     arguments = enumerate_value(arguments) if is_enumerable(arguments) else [arguments]
     constructor = CONSTRUCTORS.get(type_name.lower()) or CONSTRUCTORS.get('system.' + type_name.lower())
+    if constructor is None and type_name.endswith("[]") and pstypes.resolve(type_name[:-2]) is not None:
+        # An array type's constructor takes its length; the elements are the type's default value.
+        element = pstypes.resolve(type_name[:-2])
+        default = element.convert(0) if element.name not in ('System.String', 'System.Object') else None
+
+        def constructor(length):
+            return PSArray([default] * int(length), element.name)
     if constructor is None and ctx.host is not None:
         constructor = ctx.host.constructor(type_name)
     if constructor is None:

@@ -43,6 +43,9 @@ enum_type('System.ServiceProcess.ServiceStartMode', {'Boot': 0, 'System': 1, 'Au
                                                      'Disabled': 4})
 enum_type('System.Net.SecurityProtocolType', {'SystemDefault': 0, 'Ssl3': 48, 'Tls': 192, 'Tls11': 768,
                                               'Tls12': 3072}, flags=True)
+# The protocols a process offers: SystemDefault on .NET Framework 4.7 and later (a script may set it).
+register(NetType('System.Net.ServicePointManager', statics={
+    'SecurityProtocol': resolve('System.Net.SecurityProtocolType').enum(0)}))
 enum_type('System.StringSplitOptions', {'None': 0, 'RemoveEmptyEntries': 1})
 enum_type('System.StringComparison', {'CurrentCulture': 0, 'CurrentCultureIgnoreCase': 1, 'InvariantCulture': 2,
                                       'InvariantCultureIgnoreCase': 3, 'Ordinal': 4, 'OrdinalIgnoreCase': 5})

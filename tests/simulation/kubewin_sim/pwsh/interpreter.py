@@ -19,9 +19,9 @@ from . import operators as ops
 from . import types as pstypes
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject, PSError,
-                     PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable, is_null,
-                     parse_number, to_bool, to_string, type_name)
+from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
+                     PSError, PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable,
+                     is_null, parse_number, to_bool, to_string, type_name)
 
 
 # --- control flow ---------------------------------------------------------------------------------------------
@@ -188,6 +188,9 @@ class Interpreter:
         self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
+        self.static_values = {}
+        if host is not None and hasattr(host, 'environment'):
+            self.environment.update(host.environment())
         g = self.global_scope.vars
         g['erroractionpreference'] = 'Continue'
         g['warningpreference'] = 'Continue'
@@ -779,6 +782,13 @@ class Interpreter:
             self.assign(scope, variable_name(target), value)
         elif kind == 'member_access':
             obj = self.eval_expression(target.named_children[0], scope)
+            if isinstance(obj, pstypes.NetType) and any(not child.named and child.type == '::' for child in target.children):
+                # A static property set for this runspace's process ([Net.ServicePointManager]::SecurityProtocol).
+                name = self.member_name(target, scope)
+                if name not in obj.statics and name.lower() not in {key.lower() for key in obj.statics}:
+                    set_member(obj, name, value)
+                self.static_values[(obj.name.lower(), name.lower())] = value
+                return
             set_member(obj, self.member_name(target, scope), value)
         elif kind == 'element_access':
             obj = self.eval_expression(target.named_children[0], scope)
@@ -969,7 +979,8 @@ class Interpreter:
     def resolve_type(self, literal):
         spec = literal.child('type_spec') if literal.type == 'type_literal' else literal
         name = spec.text
-        found = pstypes.resolve(name)
+        found = self.host.type(name) if self.host is not None and hasattr(self.host, 'type') else None
+        found = found or pstypes.resolve(name)
         if found is None:
             raise PSError('Unable to find type [%s].' % name, 'System.Management.Automation.RuntimeException',
                           'TypeNotFound', 'InvalidOperation')
@@ -1002,7 +1013,8 @@ class Interpreter:
         if operator == '-join':
             return ops.join(value)
         if operator == '-bnot':
-            return ~int(value)
+            # An enum stays of its type (the binder casts the complement back to the enum).
+            return value.enum(~value.value) if isinstance(value, EnumValue) else ~int(value)
         if operator in ('++', '--'):
             target = self._strip_unary(operand)
             current = self.eval_expression(target, scope)
@@ -1091,6 +1103,8 @@ class Interpreter:
         obj = self.eval_expression(node.named_children[0], scope)
         name = self.member_name(node, scope)
         if any(not child.named and child.type == '::' for child in node.children):
+            if isinstance(obj, pstypes.NetType) and (obj.name.lower(), name.lower()) in self.static_values:
+                return self.static_values[(obj.name.lower(), name.lower())]
             return invoke_static(obj, name, None)
         return get_member(obj, name)
 

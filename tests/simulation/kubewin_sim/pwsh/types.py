@@ -201,6 +201,8 @@ def _to_object(value):
 
 
 def _to_securestring(value):
+    if value is None:
+        return None
     if isinstance(value, SecureString):
         return value
     raise cast_error(value, 'System.Security.SecureString')
@@ -226,6 +228,12 @@ class Guid:
 
     def to_string(self):
         return str(self.value)
+
+    def ToString(self, fmt='D', *rest):  # pylint: disable=invalid-name
+        """Guid.ToString(format): N 32 digits, D hyphens, B braces, P parentheses."""
+        text = str(self.value)
+        form = to_string(fmt or 'D').upper()
+        return {'N': self.value.hex, 'D': text, 'B': '{%s}' % text, 'P': '(%s)' % text}.get(form, text)
 
     def __eq__(self, other):
         return isinstance(other, Guid) and other.value == self.value

@@ -10,13 +10,19 @@ One module per area of Windows. An area module may define:
 - ``CMDLETS``: cmdlet name -> ``function(ctx, params, input_items)`` (``ctx.host.node`` is the SimNode);
 - ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
 - ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items)``
-  returning a ``ProgramResult``.
+  returning a ``ProgramResult``;
+- ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
+  (``[System.IO.File]::WriteAllText``);
+- ``ENVIRONMENT``: machine environment variables every session sees (``$env:ProgramData``);
+- ``PROVIDER_CMDLETS``: (lower-case drive, cmdlet name) -> function: the provider cmdlets (Test-Path,
+  Get-Item, New-Item...) are registered once, by ``filesystem``, which hands a call on another drive
+  (``HKLM:``) to the area that models that provider.
 """
 
 from ..pwsh.commands import Cmdlet
-from . import addtype, hns, kubeadm, nettcpip, netsecurity, processes
+from . import addtype, filesystem, hns, kubeadm, nettcpip, netsecurity, processes
 
-AREAS = (nettcpip, addtype, hns, netsecurity, processes, kubeadm)
+AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm)
 
 
 class ProgramResult:
@@ -58,6 +64,24 @@ class WindowsHost:
 
     def run_program(self, name, words, input_items):
         return self._program(name)(self, words, input_items)
+
+    def type(self, type_name):
+        """A .NET type whose static members act on this node, or None."""
+        key = type_name.strip().lower()
+        for area in AREAS:
+            if hasattr(area, 'types'):
+                found = area.types(self).get(key) or area.types(self).get('system.' + key)
+                if found is not None:
+                    return found
+        return None
+
+    @staticmethod
+    def environment():
+        """The environment variables a session starts with."""
+        variables = {}
+        for area in AREAS:
+            variables.update(getattr(area, 'ENVIRONMENT', {}))
+        return variables
 
     @staticmethod
     def constructor(type_name):

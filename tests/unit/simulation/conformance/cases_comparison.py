@@ -102,6 +102,11 @@ CASES = [
          source=TYP + ': -as converts, returning $null when the conversion fails'),
     Case('band-bor-bxor', "5 -band 3; 5 -bor 3; 5 -bxor 3; -bnot 0", ['1', '7', '6', '-1'],
          source=ARI + ' "Bitwise operators"'),
+    Case('bnot-band-keep-the-enum', "$s = [System.Security.AccessControl.FileSystemRights]::Synchronize; "
+         "(-bnot $s).GetType().FullName; '{0}' -f ([System.Security.AccessControl.FileSystemRights]::FullControl -band -bnot $s)",
+         ['System.Security.AccessControl.FileSystemRights', 'DeleteSubdirectoriesAndFiles, Modify, ChangePermissions, TakeOwnership'],
+         source=ARI + ' "Bitwise operators" on enums; PowerShell/PowerShell Binders.cs (-bnot and -band cast the result back to '
+         'the enum); .NET Enum.ToString of a [Flags] value without a name lists the largest flags that fit'),
     Case('logical-operators', "$true -and $false; $true -or $false; -not $true; !$false; $true -xor $true",
          ['False', 'True', 'False', 'True', 'False'],
          source='about_Logical_Operators (reference/5.1)'),

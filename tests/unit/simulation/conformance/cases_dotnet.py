@@ -74,4 +74,16 @@ CASES = [
     Case('type-accelerator-names', "[int].FullName; [string].FullName; [hashtable].FullName; [pscustomobject].FullName",
          ['System.Int32', 'System.String', 'System.Collections.Hashtable', 'System.Management.Automation.PSObject'],
          source=ACC + ': accelerators map to full type names ([pscustomobject] is PSObject)'),
+    Case('static-property-assignment', "[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor "
+         "[Net.SecurityProtocolType]::Tls12; [string][Net.ServicePointManager]::SecurityProtocol", ['Tls12'],
+         source='about_Properties (reference/5.1) "Static properties": [type]::Property is read and set like an instance '
+                'property; ServicePointManager.SecurityProtocol is SystemDefault (0) on .NET Framework 4.7+ (.NET API reference)'),
+    Case('guid-tostring-formats', "$g = [guid]'0f8fad5b-d9cb-469f-a165-70867728950e'; $g.ToString('N'); $g.ToString('B'); "
+         "$g.ToString()", ['0f8fad5bd9cb469fa16570867728950e', '{0f8fad5b-d9cb-469f-a165-70867728950e}',
+                           '0f8fad5b-d9cb-469f-a165-70867728950e'],
+         source='.NET API reference, Guid.ToString(String): N is 32 digits, B braces, D (the default) hyphens'),
+    Case('new-object-array-of-length', "$b = New-Object -TypeName byte[] -ArgumentList 3; $b.GetType().FullName; $b.Length; "
+         "$b[0].GetType().FullName; $b -join ','", ['System.Byte[]', '3', 'System.Byte', '0,0,0'],
+         source='New-Object (reference/5.1) -ArgumentList: the arguments of the type\'s constructor; an array type\'s '
+                'constructor takes the length and holds default values (.NET API reference, Array)'),
 ]

@@ -1,0 +1,951 @@
+"""The FileSystem provider and System.IO.File: folders and files of a node with their bytes, times and ACLs.
+
+Cmdlet behaviour from their pages in MicrosoftDocs/PowerShell-Docs (reference/5.1):
+Microsoft.PowerShell.Management Test-Path, Get-Item, Get-ChildItem, New-Item, Remove-Item, Move-Item,
+Get-Content, Set-Content, Add-Content; Microsoft.PowerShell.Utility Get-FileHash;
+Microsoft.PowerShell.Security Get-Acl, Set-Acl; and about_FileSystem_Provider (5.1). Objects: .NET
+System.IO.FileInfo / DirectoryInfo (Length Int64, LastWriteTimeUtc DateTime, FullName, Name...) with the
+provider's PSIsContainer, PSPath...; Microsoft.PowerShell.Commands.FileHash (Algorithm, Hash in upper-case
+hex, Path). Encodings of Windows PowerShell 5.1 (about_Character_Encoding, 5.1): Set-Content and Add-Content
+write the ANSI code page (Windows-1252 on an en-US server) unless -Encoding; -Encoding UTF8 writes a byte
+order mark; Get-Content reads a byte order mark's encoding, else the ANSI code page unless -Encoding.
+[System.IO.File] (.NET API reference): ReadAllText detects a byte order mark and otherwise reads UTF-8;
+WriteAllText without an encoding writes UTF-8 without a byte order mark, with one writes its preamble.
+
+The tree lives in ``node.data['fs']`` (created on first use: C:\\, C:\\Windows, C:\\Program Files and
+C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-case path:
+``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
+'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. ``held`` is
+``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
+not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
+reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
+Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit
+rules and inherits from its new folder (Windows keeps the inherited ACEs it had until they are next
+propagated: not modelled).
+"""
+
+import base64
+import datetime
+import hashlib
+import time
+
+from ..pwsh import operators as ops
+from ..pwsh.types import NetType
+from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSError, Unsupported, enumerate_value,
+                           is_enumerable, is_null, to_string)
+from . import acl as acls
+
+SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
+CI_OI = acls.CONTAINER_INHERIT | acls.OBJECT_INHERIT
+READ_EXECUTE = 0x1200A9  # ReadAndExecute, Synchronize
+FULL = acls.FULL_CONTROL
+# The default ACLs of a Windows Server installation as icacls lists them: C:\ lets Users create folders and
+# append data; C:\ProgramData does not inherit from C:\ and lets Users create files and folders in new
+# folders under it (Users: (CI)(WD,AD,WEA,WA)).
+DEFAULT_ITEMS = (
+    ('C:\\', SYSTEM, True, [[SYSTEM, FULL, CI_OI, 0, 0], [ADMINISTRATORS, FULL, CI_OI, 0, 0],
+                            [USERS, READ_EXECUTE, CI_OI, 0, 0], [USERS, 0x4, acls.CONTAINER_INHERIT, 0, 0],
+                            [USERS, 0x2, acls.CONTAINER_INHERIT, acls.INHERIT_ONLY, 0],
+                            [acls.CREATOR_OWNER, 0x10000000, CI_OI, acls.INHERIT_ONLY, 0]]),
+    ('C:\\ProgramData', SYSTEM, True, [[SYSTEM, FULL, CI_OI, 0, 0], [ADMINISTRATORS, FULL, CI_OI, 0, 0],
+                                       [acls.CREATOR_OWNER, FULL, CI_OI, acls.INHERIT_ONLY, 0],
+                                       [USERS, READ_EXECUTE, CI_OI, 0, 0],
+                                       [USERS, 0x116, acls.CONTAINER_INHERIT, 0, 0]]),
+    ('C:\\Program Files', SYSTEM, False, []),
+    ('C:\\Windows', SYSTEM, False, []),
+    ('C:\\Windows\\System32', SYSTEM, False, []),
+    ('C:\\Users', SYSTEM, False, []),
+)
+# Who creates items: the collection's scripts run as an administrator, whose new items Administrators own.
+CREATOR = ADMINISTRATORS
+ENVIRONMENT = {'PROGRAMDATA': 'C:\\ProgramData', 'SYSTEMDRIVE': 'C:', 'SYSTEMROOT': 'C:\\Windows',
+               'WINDIR': 'C:\\Windows', 'PROGRAMFILES': 'C:\\Program Files', 'TEMP': 'C:\\Windows\\TEMP',
+               'TMP': 'C:\\Windows\\TEMP'}
+ANSI = 'cp1252'
+
+
+# --- the tree -------------------------------------------------------------------------------------------
+
+def tree(node):
+    fs = node.data.get('fs')
+    if fs is None:
+        fs = node.data['fs'] = {}
+        now = time.time() - 86400
+        for path, owner, protected, rules in DEFAULT_ITEMS:
+            fs[path.lower()] = {'path': path, 'dir': True, 'data': None, 'created': now, 'written': now,
+                                'owner': owner, 'protected': protected, 'rules': rules, 'held': None}
+    return fs
+
+
+def normalize(path):
+    """A full FileSystem path: separators, drive letter upper case, no trailing separator but at the root."""
+    text = to_string(path).replace('/', '\\')
+    if text.lower().startswith('microsoft.powershell.core\\filesystem::'):
+        text = text.split('::', 1)[1]
+    if text.lower().startswith('filesystem::'):
+        text = text.split('::', 1)[1]
+    if len(text) >= 2 and text[1] == ':':
+        text = text[0].upper() + text[1:]
+        if len(text) == 2:
+            text += '\\'
+    elif text.startswith('\\') and not text.startswith('\\\\'):
+        text = 'C:' + text
+    else:
+        # Relative paths: the location of a remote session, the user's Documents folder.
+        text = 'C:\\Users\\Administrator\\Documents\\' + text
+    parts = []
+    for part in text[3:].split('\\'):
+        if part in ('', '.'):
+            continue
+        if part == '..':
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+    return text[:3] + '\\'.join(parts)
+
+
+def is_filesystem(path):
+    text = to_string(path)
+    head = text.replace('/', '\\').split('\\', 1)[0]
+    if '::' in text:
+        return text.lower().startswith(('filesystem::', 'microsoft.powershell.core\\filesystem::'))
+    return not (head.endswith(':') and len(head) > 2)
+
+
+def parent_of(path):
+    if path.endswith('\\'):
+        return None
+    head, _, _ = path.rpartition('\\')
+    return head + '\\' if len(head) == 2 else head
+
+
+def lookup(node, path):
+    return tree(node).get(normalize(path).lower())
+
+
+def children(node, path):
+    """A folder's items as the FileSystem provider lists them: its folders, then its files, each by name."""
+    prefix = path.lower().rstrip('\\') + '\\'
+    items = [entry for key, entry in sorted(tree(node).items())
+             if key.startswith(prefix) and '\\' not in key[len(prefix):] and key != path.lower()]
+    return [entry for entry in items if entry['dir']] + [entry for entry in items if not entry['dir']]
+
+
+def walk(node, path):
+    """Get-ChildItem -Recurse: a folder's items, then those of each of its folders in turn."""
+    out = children(node, path)
+    for entry in list(out):
+        if entry['dir']:
+            out += walk(node, entry['path'])
+    return out
+
+
+def descendants(node, path):
+    prefix = path.lower().rstrip('\\') + '\\'
+    return [key for key in tree(node) if key.startswith(prefix)]
+
+
+def content_bytes(entry):
+    return base64.b64decode(entry['data'] or '')
+
+
+def rules_of(node, entry):
+    """The explicit and the inherited rules of an item."""
+    if entry['protected']:
+        return entry['rules'], []
+    parent = lookup(node, parent_of(entry['path'])) if parent_of(entry['path']) else None
+    if parent is None:
+        return entry['rules'], []
+    explicit, inherited = rules_of(node, parent)
+    return entry['rules'], acls.inherited_rules(explicit + inherited, entry['dir'], entry['owner'])
+
+
+def _not_found(path, error_id='PathNotFound'):
+    return PSError("Cannot find path '%s' because it does not exist." % path,
+                   'System.Management.Automation.ItemNotFoundException', error_id, 'ObjectNotFound', target=path)
+
+
+def _part_not_found(path):
+    return PSError("Could not find a part of the path '%s'." % path, 'System.IO.DirectoryNotFoundException',
+                   'NewItemIOError', 'WriteError', target=path)
+
+
+def _in_use(path):
+    return PSError("The process cannot access the file '%s' because it is being used by another process." % path,
+                   'System.IO.IOException', 'RemoveFileSystemItemIOError', 'WriteError', target=path)
+
+
+def _running_programs(node):
+    """The program files of the node's running services (node.data['services']: command line, nssm application),
+    each with the names of the services that run it."""
+    used = {}
+    for name, service in (node.data.get('services') or {}).items():
+        if service.get('state') == 'running' and service.get('command_line'):
+            text = service['command_line'].strip()
+            programs = [text[1:text.index('"', 1)] if text.startswith('"') else text.split(' ', 1)[0]]
+            if service.get('nssm'):
+                programs.append(service['nssm']['application'])
+            for program in programs:
+                used.setdefault(program.lower(), []).append(name)
+    return used
+
+
+def release(node, service_name):
+    """A service stopped (or restarted): the program files it held under other names are free again."""
+    for entry in tree(node).values():
+        if service_name in entry.get('held_by', ()):
+            entry['held_by'] = [name for name in entry['held_by'] if name != service_name]
+            if not entry['held_by']:
+                entry['held'] = None
+
+
+def held(node, entry):
+    """'image', 'open' or None: how a running program holds the file."""
+    if entry.get('held'):
+        return entry['held']
+    if not entry['dir'] and entry['path'].lower() in _running_programs(node):
+        return 'image'
+    return None
+
+
+def _delete_error(entry, node=None):
+    """Why a held file cannot be deleted (Remove-Item prefixes 'Cannot remove item <path>: '), or None."""
+    kind = held(node, entry) if node is not None else entry.get('held')
+    if kind == 'image':
+        # FileInfo.Delete names the file only in its message.
+        name = entry['path'].rsplit('\\', 1)[-1]
+        return PSError("Access to the path '%s' is denied." % name, 'System.UnauthorizedAccessException',
+                       'RemoveFileSystemItemUnAuthorizedAccess', 'PermissionDenied', target=entry['path'])
+    if kind:
+        return _in_use(entry['path'])
+    return None
+
+
+def create(node, path, directory, data=b'', owner=CREATOR):
+    path = normalize(path)
+    parent = parent_of(path)
+    if parent is not None:
+        entry = lookup(node, parent)
+        if entry is None or not entry['dir']:
+            raise _part_not_found(path)
+    now = time.time()
+    entry = tree(node).get(path.lower())
+    if entry is not None and not entry['dir'] and not directory:
+        entry['data'] = base64.b64encode(data).decode('ascii')
+        entry['written'] = now
+        return entry
+    entry = {'path': path, 'dir': directory, 'data': None if directory else base64.b64encode(data).decode('ascii'),
+             'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'held': None}
+    tree(node)[path.lower()] = entry
+    return entry
+
+
+def make_directories(node, path):
+    path = normalize(path)
+    missing = []
+    while path is not None and lookup(node, path) is None:
+        missing.append(path)
+        path = parent_of(path)
+    for item in reversed(missing):
+        create(node, item, True)
+    return lookup(node, missing[0] if missing else path)
+
+
+def write_file(node, path, data):
+    """Write bytes to a file (created if missing, in an existing folder); a held file cannot be written."""
+    entry = lookup(node, path)
+    if entry is not None and entry['dir']:
+        raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
+    if entry is not None and held(node, entry):
+        raise _in_use(normalize(path))
+    return create(node, path, False, data)
+
+
+# --- objects ----------------------------------------------------------------------------------------------
+
+class DateTime(datetime.datetime):
+    """System.DateTime with its ToString formats ('o': round trip, with Z for a UTC time)."""
+
+    NET = 'System.DateTime'
+
+    def ToString(self, fmt=None, *rest):  # pylint: disable=invalid-name
+        fmt = None if is_null(fmt) else to_string(fmt)
+        if fmt in ('o', 'O'):
+            return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
+                ('Z' if self.tzinfo is not None else '')
+        if fmt in ('s',):
+            return self.strftime('%Y-%m-%dT%H:%M:%S')
+        if fmt in ('u',):
+            return self.strftime('%Y-%m-%d %H:%M:%SZ')
+        return self.strftime('%m/%d/%Y %I:%M:%S %p').lstrip('0').replace('/0', '/')
+
+
+def _utc(epoch):
+    value = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc)
+    return DateTime(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond,
+                    datetime.timezone.utc)
+
+
+def _local(epoch):
+    # The nodes' time zone is UTC.
+    value = datetime.datetime.utcfromtimestamp(epoch)
+    return DateTime(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond)
+
+
+class FileSystemInfo:
+    """System.IO.FileInfo or DirectoryInfo with the provider's notes (PSPath, PSIsContainer...)."""
+
+    def __init__(self, entry):
+        self.entry = entry
+        self.NET = 'System.IO.DirectoryInfo' if entry['dir'] else 'System.IO.FileInfo'
+        self.FullName = entry['path']
+        self.Name = entry['path'].rstrip('\\').rsplit('\\', 1)[-1] if not entry['path'].endswith('\\') else entry['path']
+        self.PSIsContainer = entry['dir']
+        self.PSPath = 'Microsoft.PowerShell.Core\\FileSystem::' + entry['path']
+        parent = parent_of(entry['path'])
+        self.PSParentPath = 'Microsoft.PowerShell.Core\\FileSystem::' + parent if parent else ''
+        self.PSChildName = self.Name
+        self.Exists = True
+        self.Extension = ('.' + self.Name.rsplit('.', 1)[1]) if '.' in self.Name else ''
+        self.BaseName = self.Name if entry['dir'] else self.Name[:len(self.Name) - len(self.Extension)]
+        self.LastWriteTimeUtc = _utc(entry['written'])
+        self.LastWriteTime = _local(entry['written'])
+        self.CreationTimeUtc = _utc(entry['created'])
+        self.CreationTime = _local(entry['created'])
+        self.Attributes = 'Directory' if entry['dir'] else 'Archive'
+        if not entry['dir']:
+            self.Length = Int64(len(content_bytes(entry)))
+            self.DirectoryName = parent.rstrip('\\') if parent and not parent.endswith(':\\') else parent
+        self.Mode = 'd-----' if entry['dir'] else '-a----'
+
+    @property
+    def PROPERTIES(self):  # pylint: disable=invalid-name
+        names = ('PSPath', 'PSParentPath', 'PSChildName', 'PSIsContainer', 'Mode', 'BaseName', 'Name', 'FullName',
+                 'Extension', 'CreationTime', 'CreationTimeUtc', 'LastWriteTime', 'LastWriteTimeUtc', 'Exists',
+                 'Attributes')
+        return names + (() if self.entry['dir'] else ('Length', 'DirectoryName'))
+
+    def to_string(self):
+        # [string] of a FileInfo/DirectoryInfo that Get-Item returns: its full path.
+        return self.FullName
+
+
+class FileHash:
+    """What Get-FileHash returns."""
+
+    NET = 'Microsoft.Powershell.Utility.FileHash'
+    PROPERTIES = ('Algorithm', 'Hash', 'Path')
+
+    def __init__(self, algorithm, digest, path):
+        self.Algorithm = algorithm
+        self.Hash = digest
+        self.Path = path
+
+    def to_string(self):
+        return '@{Algorithm=%s; Hash=%s; Path=%s}' % (self.Algorithm, self.Hash, self.Path)
+
+
+# --- paths as the cmdlets take them ------------------------------------------------------------------------
+
+def _list(value):
+    if value is None:
+        return []
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
+def _has_wildcard(text):
+    return any(char in text for char in '*?[')
+
+
+def expand(node, pattern):
+    """The existing items a -Path with wildcards names (each level matched against the folder's children)."""
+    path = normalize(pattern)
+    if not _has_wildcard(path):
+        entry = lookup(node, path)
+        return [entry] if entry else []
+    root, parts = path[:3], path[3:].split('\\')
+    current = [lookup(node, root)]
+    for part in parts:
+        following = []
+        for entry in current:
+            if not entry['dir']:
+                continue
+            if _has_wildcard(part):
+                matcher = ops.wildcard(part)
+                following += [child for child in children(node, entry['path'])
+                              if matcher.match(child['path'].rsplit('\\', 1)[-1])]
+            else:
+                child = lookup(node, entry['path'].rstrip('\\') + '\\' + part)
+                if child:
+                    following.append(child)
+        current = following
+    return current
+
+
+def other_provider(ctx, params, input_items):
+    """A call on a path of another provider (HKLM:, Env:...): the area that models that drive answers it
+    (``PROVIDER_CMDLETS``: (drive, cmdlet name) -> function); None when every path is a FileSystem path."""
+    paths = _list(params.get('LiteralPath') if 'LiteralPath' in params else params.get('Path'))
+    foreign = [path for path in paths if not is_filesystem(path)]
+    if not foreign:
+        return None
+    drive = foreign[0].split('::', 1)[-1].replace('/', '\\').split('\\', 1)[0].rstrip(':').lower()
+    from . import AREAS  # pylint: disable=import-outside-toplevel
+    for area in AREAS:
+        function = getattr(area, 'PROVIDER_CMDLETS', {}).get((drive, ctx.cmdlet.name))
+        if function is not None:
+            return function(ctx, params, input_items)
+    raise Unsupported('%s of a path outside the FileSystem provider (%s)' % (ctx.cmdlet.name, foreign[0]))
+
+
+def piped_paths(params, input_items):
+    """Path parameters bound from the pipeline: an item's PSPath (FileInfo, DirectoryInfo) binds -LiteralPath
+    by property name, a string binds -Path (the cmdlets' pages: Accept pipeline input)."""
+    if not input_items or 'Path' in params or 'LiteralPath' in params:
+        return params
+    items = [item for item in input_items if not is_null(item)]
+    literal = [item.PSPath for item in items if hasattr(item, 'PSPath')]
+    if literal:
+        return dict(params, LiteralPath=literal)
+    return dict(params, Path=[to_string(item) for item in items])
+
+
+def _targets(ctx, params, require=True):
+    """(path as given, entries) per -Path (wildcards) or -LiteralPath; unresolved paths write ItemNotFound."""
+    out = []
+    literal = 'LiteralPath' in params
+    for given in _list(params.get('LiteralPath') if literal else params.get('Path')):
+        if not is_filesystem(given):
+            raise Unsupported('%s of a path outside the FileSystem provider (%s)' % (ctx.cmdlet.name, given))
+        entries = ([lookup(ctx.host.node, given)] if literal else expand(ctx.host.node, given))
+        entries = [entry for entry in entries if entry]
+        if not entries and require:
+            ctx.write_error(_not_found(normalize(given)))
+        out.append((given, entries))
+    return out
+
+
+# --- cmdlets -----------------------------------------------------------------------------------------------
+
+def test_path(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    kind = to_string(params.get('PathType', 'Any')).lower()
+    out = []
+    literal = 'LiteralPath' in params
+    for given in _list(params.get('LiteralPath') if literal else params.get('Path')):
+        if not given.strip():
+            raise PSError('Cannot bind argument to parameter \'%s\' because it is an empty string.'
+                          % ('LiteralPath' if literal else 'Path'),
+                          'System.Management.Automation.ParameterBindingException', 'ParameterArgumentValidationError')
+        if not is_filesystem(given):
+            raise Unsupported('Test-Path of a path outside the FileSystem provider (%s)' % given)
+        entries = [lookup(ctx.host.node, given)] if literal else expand(ctx.host.node, given)
+        entries = [entry for entry in entries if entry]
+        if kind == 'container':
+            entries = [entry for entry in entries if entry['dir']]
+        elif kind == 'leaf':
+            entries = [entry for entry in entries if not entry['dir']]
+        out.append(bool(entries))
+    return out
+
+
+def get_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    return [FileSystemInfo(entry) for _, entries in _targets(ctx, params) for entry in entries]
+
+
+def get_childitem(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    node = ctx.host.node
+    if 'Path' not in params and 'LiteralPath' not in params:
+        params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
+    matcher = ops.wildcard(to_string(params['Filter'])) if params.get('Filter') is not None else None
+    include = [ops.wildcard(pattern) for pattern in _list(params.get('Include'))]
+    out = []
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            if not entry['dir']:
+                found = [entry]
+            elif params.get('Recurse'):
+                found = walk(node, entry['path'])
+            else:
+                found = children(node, entry['path'])
+            for item in found:
+                name = item['path'].rsplit('\\', 1)[-1]
+                if matcher and not matcher.match(name) or include and not any(m.match(name) for m in include):
+                    continue
+                if params.get('File') and item['dir'] or params.get('Directory') and not item['dir']:
+                    continue
+                out.append(FileSystemInfo(item))
+    return out
+
+
+def _encoding_bytes(text, encoding):
+    """(preamble, bytes) of text as Set-Content/Add-Content -Encoding (FileSystemCmdletProviderEncoding) write it
+    in 5.1: Default is the ANSI code page, String and Unknown are UTF-16LE, UTF8 has a byte order mark."""
+    name = 'default' if encoding is None else to_string(encoding).lower()
+    table = {'default': (ANSI, b''), 'oem': ('cp437', b''), 'ascii': ('ascii', b''), 'utf7': ('utf-7', b''),
+             'utf8': ('utf-8', b'\xef\xbb\xbf'), 'unicode': ('utf-16-le', b'\xff\xfe'),
+             'string': ('utf-16-le', b'\xff\xfe'), 'unknown': ('utf-16-le', b'\xff\xfe'),
+             'bigendianunicode': ('utf-16-be', b'\xfe\xff'), 'utf32': ('utf-32-le', b'\xff\xfe\x00\x00'),
+             'bigendianutf32': ('utf-32-be', b'\x00\x00\xfe\xff')}
+    codec, preamble = table[name]
+    return preamble, text.encode(codec, errors='replace')
+
+
+def _set_or_add(ctx, params, append):
+    node = ctx.host.node
+    values = params.get('Value')
+    items = [] if values is None else (enumerate_value(values) if is_enumerable(values) else [values])
+    encoding = params.get('Encoding')
+    newline = '' if params.get('NoNewline') else '\r\n'
+    text = ''.join(to_string(item) + newline for item in items)
+    for given in _list(params.get('LiteralPath') if 'LiteralPath' in params else params.get('Path')):
+        if not is_filesystem(given):
+            raise Unsupported('%s outside the FileSystem provider (%s)' % (ctx.cmdlet.name, given))
+        path = normalize(given)
+        entry = lookup(node, path)
+        if encoding is not None and to_string(encoding).lower() == 'byte':
+            data = bytes(int(item) for item in items)
+            prefix = content_bytes(entry) if append and entry else b''
+            write_file(node, path, prefix + data)
+            continue
+        preamble, body = _encoding_bytes(text, encoding)
+        try:
+            if append and entry is not None and content_bytes(entry):
+                # Add-Content appends in the encoding asked for, without a second preamble.
+                write_file(node, path, content_bytes(entry) + body)
+            else:
+                write_file(node, path, preamble + body)
+        except PSError as error:
+            ctx.write_error(error)
+    return []
+
+
+def set_content(ctx, params, input_items):
+    if input_items and 'Value' not in params:
+        # -Value takes the pipeline's objects.
+        params = dict(params, Value=list(input_items))
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    return _set_or_add(ctx, params, False)
+
+
+def add_content(ctx, params, input_items):
+    if input_items and 'Value' not in params:
+        # -Value takes the pipeline's objects.
+        params = dict(params, Value=list(input_items))
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    return _set_or_add(ctx, params, True)
+
+
+def decode(data, encoding=None, default=ANSI):
+    """Bytes to text as a reader does: a byte order mark wins, else the encoding asked for, else ``default``."""
+    for mark, codec in ((b'\xef\xbb\xbf', 'utf-8'), (b'\xff\xfe\x00\x00', 'utf-32-le'), (b'\x00\x00\xfe\xff', 'utf-32-be'),
+                        (b'\xff\xfe', 'utf-16-le'), (b'\xfe\xff', 'utf-16-be')):
+        if data.startswith(mark):
+            return data[len(mark):].decode(codec, errors='replace')
+    if encoding is not None:
+        name = to_string(encoding).lower()
+        codec = {'utf8': 'utf-8', 'unicode': 'utf-16-le', 'bigendianunicode': 'utf-16-be', 'utf32': 'utf-32-le',
+                 'ascii': 'ascii', 'default': ANSI, 'oem': 'cp437', 'utf7': 'utf-7'}.get(name, default)
+        return data.decode(codec, errors='replace')
+    return data.decode(default, errors='replace')
+
+
+def get_content(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    out = []
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            if entry['dir']:
+                ctx.write_error(PSError("Access to the path '%s' is denied." % entry['path'],
+                                        'System.UnauthorizedAccessException', 'GetContentReaderUnauthorizedAccessError',
+                                        'PermissionDenied', target=entry['path']))
+                continue
+            data = content_bytes(entry)
+            encoding = params.get('Encoding')
+            if encoding is not None and to_string(encoding).lower() == 'byte':
+                out.extend(Byte(item) for item in data)
+                continue
+            text = decode(data, encoding)
+            if params.get('Raw'):
+                if text:
+                    out.append(text)
+                continue
+            lines = text.replace('\r\n', '\n').replace('\r', '\n').split('\n')
+            if lines and lines[-1] == '':
+                lines.pop()
+            out.extend(lines)
+    return out
+
+
+def get_filehash(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
+    out = []
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            if entry['dir']:
+                continue
+            digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
+            out.append(FileHash(algorithm, digest.upper(), entry['path']))
+    return out
+
+
+def new_item(ctx, params, input_items):
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    node = ctx.host.node
+    kind = to_string(params.get('ItemType', 'File')).lower()
+    if kind not in ('file', 'directory'):
+        raise Unsupported('New-Item -ItemType %s' % kind)
+    value = params.get('Value')
+    out = []
+    for given in _list(params.get('Path')) or ['C:\\Users\\Administrator\\Documents']:
+        path = normalize(given + ('\\' + to_string(params['Name']) if params.get('Name') is not None else ''))
+        entry = lookup(node, path)
+        try:
+            if kind == 'directory':
+                if entry is not None and not params.get('Force'):
+                    raise PSError('An item with the specified name %s already exists.' % path, 'System.IO.IOException',
+                                  'DirectoryExist', 'ResourceExists', target=path)
+                if entry is not None and not entry['dir']:
+                    raise PSError("An item with the specified name %s already exists." % path, 'System.IO.IOException',
+                                  'DirectoryExist', 'ResourceExists', target=path)
+                # New-Item creates the missing folders of a new folder's path.
+                out.append(FileSystemInfo(make_directories(node, path)))
+                continue
+            if entry is not None and entry['dir']:
+                raise PSError("Access to the path '%s' is denied." % path, 'System.UnauthorizedAccessException',
+                              'NewItemUnauthorizedAccessError', 'PermissionDenied', target=path)
+            if entry is not None and not params.get('Force'):
+                raise PSError("The file '%s' already exists." % path, 'System.IO.IOException', 'NewItemIOError',
+                              'WriteError', target=path)
+            if params.get('Force'):
+                make_directories(node, parent_of(path))
+            data = b'' if value is None else to_string(value).encode('utf-8')
+            out.append(FileSystemInfo(write_file(node, path, data)))
+        except PSError as error:
+            ctx.write_error(error)
+    return out
+
+
+def _remove(node, entry, recurse):
+    if entry['dir']:
+        inside = sorted(descendants(node, entry['path']), reverse=True)
+        if inside and not recurse:
+            # Without -Recurse, Remove-Item asks before removing a folder's content; a remote session
+            # without a user interface cannot ask.
+            raise PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
+                          'available.', 'System.Management.Automation.PSInvalidOperationException',
+                          'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=entry['path'])
+        held_items = [key for key in inside if held(node, tree(node)[key])]
+        for key in inside:
+            if key not in held_items and not any(other.startswith(key + '\\') for other in held_items):
+                del tree(node)[key]
+        if held_items:
+            first = tree(node)[held_items[0]]
+            error = _delete_error(first, node)
+            raise PSError('Cannot remove item %s: %s' % (first['path'], error.message), error.type_name, error.error_id,
+                          error.category, target=first['path'])
+    else:
+        error = _delete_error(entry, node)
+        if error is not None:
+            raise PSError('Cannot remove item %s: %s' % (entry['path'], error.message), error.type_name, error.error_id,
+                          error.category, target=entry['path'])
+    del tree(node)[entry['path'].lower()]
+
+
+def remove_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            try:
+                _remove(ctx.host.node, entry, bool(params.get('Recurse')))
+            except PSError as error:
+                ctx.write_error(error)
+    return []
+
+
+def move(node, source, destination, force):
+    entry = lookup(node, source)
+    if entry is None:
+        raise _not_found(normalize(source))
+    target = normalize(destination)
+    existing = lookup(node, target)
+    if existing is not None and existing['dir']:
+        target = target.rstrip('\\') + '\\' + entry['path'].rsplit('\\', 1)[-1]
+        existing = lookup(node, target)
+    if existing is not None:
+        if not force or existing['dir']:
+            raise PSError('Cannot create a file when that file already exists.', 'System.IO.IOException',
+                          'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
+        if _delete_error(existing, node) is not None:
+            raise _delete_error(existing, node)
+        del tree(node)[target.lower()]
+    parent = lookup(node, parent_of(target))
+    if parent is None or not parent['dir']:
+        raise PSError('Could not find a part of the path.', 'System.IO.DirectoryNotFoundException',
+                      'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
+    if held(node, entry) == 'open':
+        raise _in_use(entry['path'])
+    if held(node, entry) == 'image' and not entry.get('held'):
+        # The process holds the file object, not its name: it keeps holding the file under its new name
+        # until the service stops (``release``).
+        entry['held'] = 'image'
+        entry['held_by'] = _running_programs(node)[entry['path'].lower()]
+    old = entry['path']
+    for key in [entry['path'].lower()] + descendants(node, old):
+        item = tree(node).pop(key)
+        item['path'] = target + item['path'][len(old):]
+        tree(node)[item['path'].lower()] = item
+    return lookup(node, target)
+
+
+def move_item(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    destination = to_string(params.get('Destination'))
+    out = []
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            try:
+                moved = move(ctx.host.node, entry['path'], destination, bool(params.get('Force')))
+                if params.get('PassThru'):
+                    out.append(FileSystemInfo(moved))
+            except PSError as error:
+                ctx.write_error(error)
+    return out
+
+
+def security_of(node, entry):
+    explicit, inherited = rules_of(node, entry)
+    return acls.FileSystemSecurity(entry['path'], entry['dir'], entry['owner'], entry['protected'], explicit, inherited)
+
+
+def get_acl(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    out = []
+    for _, entries in _targets(ctx, params):
+        out.extend(security_of(ctx.host.node, entry) for entry in entries)
+    return out
+
+
+def set_acl(ctx, params, input_items):
+    params = piped_paths(params, input_items)
+    delegated = other_provider(ctx, params, input_items)
+    if delegated is not None:
+        return delegated
+    security = params.get('AclObject')
+    if not isinstance(security, acls.FileSystemSecurity):
+        raise PSError('The input object cannot be bound to any parameters for the command either because the command '
+                      'does not take pipeline input or the input and its properties do not match any of the '
+                      'parameters that take pipeline input.', 'System.Management.Automation.ParameterBindingException',
+                      'InputObjectNotBound', 'InvalidArgument')
+    for _, entries in _targets(ctx, params):
+        for entry in entries:
+            entry['owner'] = security.owner
+            entry['protected'] = security.protected
+            entry['rules'] = [list(rule) for rule in security.explicit]
+    return []
+
+
+# --- System.IO.File ----------------------------------------------------------------------------------------
+
+class FileStream:
+    """System.IO.FileStream opened for reading (File.Open with FileMode.Open): Length, Position, Seek, Read."""
+
+    NET = 'System.IO.FileStream'
+    PROPERTIES = ('CanRead', 'CanSeek', 'CanWrite', 'Length', 'Name', 'Position')
+
+    def __init__(self, entry):
+        self._data = content_bytes(entry)
+        self.Name = entry['path']
+        self.Position = Int64(0)
+        self.CanRead, self.CanSeek, self.CanWrite = True, True, False
+        self.Length = Int64(len(self._data))
+
+    def Seek(self, offset, origin):  # pylint: disable=invalid-name
+        base = {0: 0, 1: int(self.Position), 2: len(self._data)}[int(origin)]
+        self.Position = Int64(base + int(offset))
+        return self.Position
+
+    def Read(self, buffer, offset, count):  # pylint: disable=invalid-name
+        start = int(self.Position)
+        chunk = self._data[start:start + int(count)]
+        for index, value in enumerate(chunk):
+            buffer[int(offset) + index] = Byte(value)
+        self.Position = Int64(start + len(chunk))
+        return len(chunk)
+
+    def Dispose(self):  # pylint: disable=invalid-name
+        return AUTOMATION_NULL
+
+    Close = Dispose
+
+
+def open_for_reading(node, path, mode, access, share):
+    """File.Open(path, FileMode.Open, FileAccess.Read, share): a file a program writes can be read only when
+    the reader shares writing (FileShare.ReadWrite); one held open without sharing cannot be opened."""
+    entry = lookup(node, path)
+    if entry is None or entry['dir']:
+        raise PSError("Could not find file '%s'." % normalize(path), 'System.IO.FileNotFoundException')
+    if int(mode) != 3 or int(access) != 1:
+        raise Unsupported('File.Open other than FileMode.Open, FileAccess.Read')
+    kind = held(node, entry)
+    if kind == 'open' and not int(share) & 2:
+        raise _in_use(entry['path'])
+    return FileStream(entry)
+
+
+def _file_statics(node):
+    def existing(path):
+        entry = lookup(node, path)
+        if entry is None or entry['dir']:
+            raise PSError("Could not find file '%s'." % normalize(path), 'System.IO.FileNotFoundException')
+        return entry
+
+    def write_all_text(path, text, encoding=None):
+        text = '' if is_null(text) else to_string(text)
+        preamble = b'' if encoding is None else bytes(int(b) for b in encoding.GetPreamble())
+        codec = 'utf-8' if encoding is None else encoding.name
+        write_file(node, path, preamble + text.encode(codec))
+        return AUTOMATION_NULL
+
+    def append_all_text(path, text, encoding=None):
+        entry = lookup(node, path)
+        before = content_bytes(entry) if entry and not entry['dir'] else b''
+        codec = 'utf-8' if encoding is None else encoding.name
+        write_file(node, path, before + to_string(text).encode(codec))
+        return AUTOMATION_NULL
+
+    def read_all_text(path, encoding=None):
+        return decode(content_bytes(existing(path)), None, 'utf-8' if encoding is None else encoding.name)
+
+    def read_all_lines(path, encoding=None):
+        text = read_all_text(path, encoding)
+        lines = text.replace('\r\n', '\n').split('\n')
+        if lines and lines[-1] == '':
+            lines.pop()
+        return PSArray(lines, 'System.String')
+
+    def write_all_bytes(path, data):
+        write_file(node, path, bytes(int(item) for item in enumerate_value(data)))
+        return AUTOMATION_NULL
+
+    def delete(path):
+        entry = lookup(node, path)
+        if entry is not None and not entry['dir']:
+            if _delete_error(entry, node) is not None:
+                raise _delete_error(entry, node)
+            del tree(node)[entry['path'].lower()]
+        return AUTOMATION_NULL
+
+    def file_move(source, destination, *rest):
+        existing(source)
+        move(node, source, destination, bool(rest and rest[0]))
+        return AUTOMATION_NULL
+
+    return {
+        'Exists': lambda path: not is_null(path) and (lookup(node, path) or {'dir': True})['dir'] is False,
+        'ReadAllText': read_all_text,
+        'ReadAllLines': read_all_lines,
+        'ReadAllBytes': lambda path: PSArray((Byte(item) for item in content_bytes(existing(path))), 'System.Byte'),
+        'WriteAllText': write_all_text,
+        'AppendAllText': append_all_text,
+        'WriteAllBytes': write_all_bytes,
+        'Delete': delete,
+        'Move': file_move,
+        'GetLastWriteTimeUtc': lambda path: _utc(existing(path)['written']),
+        'Open': lambda path, mode, access=1, share=1: open_for_reading(node, path, mode, access, share),
+    }
+
+
+def _directory_statics(node):
+    return {
+        'Exists': lambda path: not is_null(path) and bool((lookup(node, path) or {'dir': False})['dir']),
+        'CreateDirectory': lambda path: FileSystemInfo(make_directories(node, path)),
+    }
+
+
+def extract_zip(node, source, destination):
+    """ZipFile.ExtractToDirectory (System.IO.Compression.FileSystem, .NET Framework 4.5+): creates the folder,
+    writes every entry under it, and fails (IOException) on an entry whose file already exists; folders of
+    the entries are created as needed."""
+    import io  # pylint: disable=import-outside-toplevel
+    import zipfile  # pylint: disable=import-outside-toplevel
+    entry = lookup(node, source)
+    if entry is None or entry['dir']:
+        raise PSError("Could not find file '%s'." % normalize(source), 'System.IO.FileNotFoundException')
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content_bytes(entry)))
+    except zipfile.BadZipFile:
+        raise PSError('End of Central Directory record could not be found.', 'System.IO.InvalidDataException') from None
+    root = normalize(destination)
+    make_directories(node, root)
+    for member in archive.infolist():
+        target = normalize(root + '\\' + member.filename.replace('/', '\\'))
+        if member.filename.endswith('/'):
+            make_directories(node, target)
+            continue
+        if lookup(node, target) is not None:
+            raise PSError("The file '%s' already exists." % target, 'System.IO.IOException')
+        make_directories(node, parent_of(target))
+        create(node, target, False, archive.read(member))
+    return AUTOMATION_NULL
+
+
+def types(host):
+    """The .NET types bound to this node: [System.IO.File], [System.IO.Directory], ZipFile."""
+    return {
+        'system.io.compression.zipfile': NetType('System.IO.Compression.ZipFile', statics={
+            'ExtractToDirectory': lambda source, destination, *rest: extract_zip(host.node, source, destination)}),
+        'system.io.file': NetType('System.IO.File', statics=_file_statics(host.node)),
+        'system.io.directory': NetType('System.IO.Directory', statics=_directory_statics(host.node)),
+    }
+
+
+CMDLETS = {
+    'Test-Path': test_path,
+    'Get-Item': get_item,
+    'Get-ChildItem': get_childitem,
+    'New-Item': new_item,
+    'Remove-Item': remove_item,
+    'Move-Item': move_item,
+    'Get-Content': get_content,
+    'Set-Content': set_content,
+    'Add-Content': add_content,
+    'Get-FileHash': get_filehash,
+    'Get-Acl': get_acl,
+    'Set-Acl': set_acl,
+}
+CONSTRUCTORS = acls.CONSTRUCTORS

@@ -1,0 +1,464 @@
+"""The FileSystem provider, ACLs and System.IO.File of the Windows model, and the real lib/files.ps1 on them.
+
+The cmdlets' documented behaviour first (reference/5.1 pages named in windows/filesystem.py and acl.py),
+then the real lib/files.ps1, file_write.ps1 and the files/contents/artifacts sections of lib/state.ps1
+run by the engine against a node, compared with what the file_write and node_info handlers report.
+"""
+
+import copy
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.handlers.files import file_write as file_write_handler  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh import new_interpreter  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.values import PSCustomObject, SecureString, SwitchParameter  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import WindowsHost, filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+
+SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
+_SPEC = importlib.util.spec_from_file_location('kubewin_pwsh_loader', os.path.join(ROOT, 'plugins', 'plugin_utils', '_pwsh.py'))
+_LOADER = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_LOADER)
+
+
+def _lib(name):
+    with open(os.path.join(SCRIPTS, 'lib', name + '.ps1'), encoding='utf-8') as handle:
+        return handle.read()
+
+
+FILES = _lib('files')
+# lib/state.ps1 without its includes (hns starts with Add-Type, modelled elsewhere): the files, contents and
+# artifacts sections need only lib/files.
+STATE = FILES + re.sub(r'^# kubewin-include: .*$', '', _lib('state'), flags=re.MULTILINE)
+HOME = 'C:\\ProgramData\\kubewin'
+
+
+def fresh_node():
+    return SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+
+
+def run(node, text):
+    outcome = run_on_node(node, text)
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    return outcome.output
+
+
+def failing(node, text):
+    outcome = run_on_node(node, text)
+    assert outcome.errors, outcome
+    return outcome
+
+
+def run_script(node, name, parameters):
+    """A script as the collection sends it (includes expanded), with win_powershell's $Ansible.Result."""
+    host = WindowsHost(node)
+    interpreter = new_interpreter(host, host.commands())
+    ansible = PSCustomObject([('Result', None)])
+    interpreter.global_scope.vars['ansible'] = ansible
+    interpreter.run(_LOADER.load_script(name), parameters)
+    assert not interpreter.errors, [str(error) for error in interpreter.errors]
+    return json.loads(ansible.props['Result'])
+
+
+# --- the provider cmdlets -----------------------------------------------------------------------------------
+
+def test_environment_and_default_folders():
+    assert run(fresh_node(), "$env:ProgramData; $env:SystemDrive; Test-Path -LiteralPath $env:ProgramData -PathType Container"
+               ) == ['C:\\ProgramData', 'C:', 'True']
+
+
+def test_test_path_literal_wildcards_and_path_type():
+    node = fresh_node()
+    run(node, "New-Item -Path 'C:\\data\\a[1].txt' -ItemType File -Force | Out-Null; New-Item -Path C:\\data\\b.log -ItemType File | Out-Null")
+    assert run(node, "Test-Path -LiteralPath 'C:\\data\\a[1].txt'; Test-Path -Path 'C:\\data\\*.log'; "
+                     "Test-Path -Path 'C:\\data\\*.cfg'; Test-Path -LiteralPath C:\\data -PathType Leaf; "
+                     "Test-Path -LiteralPath C:\\data\\b.log -PathType Leaf; Test-Path C:\\nothing") == [
+        'True', 'True', 'False', 'False', 'True', 'False']
+
+
+def test_get_item_is_a_fileinfo():
+    node = fresh_node()
+    run(node, "Set-Content -LiteralPath C:\\f.txt -Value 'abc'")
+    assert run(node, "$i = Get-Item -LiteralPath C:\\f.txt; $i.Length.GetType().FullName; $i.Length; $i.Name; $i.FullName; "
+                     "$i.PSIsContainer; $i.LastWriteTimeUtc.GetType().FullName; $i.GetType().FullName; "
+                     "(Get-Item C:\\ProgramData).PSIsContainer") == [
+        'System.Int64', '5', 'f.txt', 'C:\\f.txt', 'False', 'System.DateTime', 'System.IO.FileInfo', 'True']
+
+
+def test_get_item_of_a_missing_path_writes_itemnotfound():
+    outcome = failing(fresh_node(), "$i = Get-Item -LiteralPath C:\\missing.txt -ErrorAction SilentlyContinue; $null -eq $i; "
+                                    "Get-Item -LiteralPath C:\\missing.txt")
+    assert outcome.output == ['True']
+    assert outcome.errors == ["Cannot find path 'C:\\missing.txt' because it does not exist."]
+
+
+def test_new_item_force_semantics():
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\d\\e -ItemType Directory | Out-Null")  # the missing C:\d is created too
+    assert failing(node, "New-Item -Path C:\\d\\e -ItemType Directory").errors == [
+        'An item with the specified name C:\\d\\e already exists.']
+    assert run(node, "(New-Item -Path C:\\d\\e -ItemType Directory -Force).FullName") == ['C:\\d\\e']
+    assert failing(node, "New-Item -Path C:\\x\\y.txt -ItemType File").errors == [
+        "Could not find a part of the path 'C:\\x\\y.txt'."]
+    run(node, "New-Item -Path C:\\d\\f.txt -ItemType File -Value 'one' | Out-Null")
+    assert failing(node, "New-Item -Path C:\\d\\f.txt -ItemType File -Value 'two'").errors == [
+        "The file 'C:\\d\\f.txt' already exists."]
+    assert run(node, "New-Item -Path C:\\d\\f.txt -ItemType File -Value 'two' -Force | Out-Null; Get-Content C:\\d\\f.txt") == ['two']
+
+
+def test_remove_item_folder_content_recurse_and_held_file():
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\d\\f.txt -ItemType File -Force | Out-Null")
+    outcome = failing(node, "Remove-Item -LiteralPath C:\\d")
+    assert 'NonInteractive' in outcome.errors[0]
+    run(node, "Remove-Item -LiteralPath C:\\d -Recurse -Force")
+    assert run(node, "Test-Path C:\\d") == ['False']
+    run(node, "New-Item -Path C:\\k\\kubelet.exe -ItemType File -Force | Out-Null; New-Item -Path C:\\k\\log.txt -ItemType File | Out-Null")
+    filesystem.lookup(node, 'C:\\k\\kubelet.exe')['held'] = 'image'
+    filesystem.lookup(node, 'C:\\k\\log.txt')['held'] = 'open'
+    assert failing(node, "Remove-Item -LiteralPath C:\\k\\kubelet.exe -Force").errors == [
+        "Cannot remove item C:\\k\\kubelet.exe: Access to the path 'kubelet.exe' is denied."]
+    assert failing(node, "Remove-Item -LiteralPath C:\\k\\log.txt -Force").errors == [
+        "Cannot remove item C:\\k\\log.txt: The process cannot access the file 'C:\\k\\log.txt' because it is being "
+        "used by another process."]
+    # A running program's file can be renamed, not written.
+    assert failing(node, "Set-Content -LiteralPath C:\\k\\kubelet.exe -Value x").errors == [
+        "The process cannot access the file 'C:\\k\\kubelet.exe' because it is being used by another process."]
+    assert run(node, "Move-Item -LiteralPath C:\\k\\kubelet.exe -Destination C:\\k\\kubelet.exe.old; Test-Path C:\\k\\kubelet.exe") == [
+        'False']
+    assert failing(node, "Remove-Item -LiteralPath C:\\missing").errors == [
+        "Cannot find path 'C:\\missing' because it does not exist."]
+
+
+def test_move_item_needs_force_over_a_file():
+    node = fresh_node()
+    run(node, "Set-Content C:\\a.txt 'new'; Set-Content C:\\b.txt 'old'")
+    assert failing(node, "Move-Item -LiteralPath C:\\a.txt -Destination C:\\b.txt").errors == [
+        'Cannot create a file when that file already exists.']
+    assert run(node, "Move-Item -LiteralPath C:\\a.txt -Destination C:\\b.txt -Force; Test-Path C:\\a.txt; Get-Content C:\\b.txt"
+               ) == ['False', 'new']
+
+
+def test_encodings_of_windows_powershell_51():
+    node = fresh_node()
+    run(node, "Set-Content -LiteralPath C:\\ansi.txt -Value 'caf\u00e9'; Set-Content -LiteralPath C:\\bom.txt -Value 'caf\u00e9' -Encoding UTF8; "
+              "[System.IO.File]::WriteAllText('C:\\plain.txt', 'caf\u00e9', (New-Object System.Text.UTF8Encoding $false))")
+    data = {name: filesystem.content_bytes(filesystem.lookup(node, 'C:\\%s.txt' % name)) for name in ('ansi', 'bom', 'plain')}
+    assert data == {'ansi': b'caf\xe9\r\n', 'bom': b'\xef\xbb\xbfcaf\xc3\xa9\r\n', 'plain': b'caf\xc3\xa9'}
+    # Get-Content reads a BOM-less file in the ANSI code page unless told; ReadAllText reads UTF-8.
+    assert run(node, "Get-Content C:\\plain.txt; Get-Content C:\\plain.txt -Encoding UTF8; Get-Content C:\\bom.txt; "
+                     "[System.IO.File]::ReadAllText('C:\\plain.txt'); [System.IO.File]::ReadAllText('C:\\bom.txt')") == [
+        'caf\u00c3\u00a9', 'caf\u00e9', 'caf\u00e9', 'caf\u00e9', 'caf\u00e9\r\n']
+
+
+def test_get_content_lines_and_raw():
+    node = fresh_node()
+    run(node, "Set-Content C:\\l.txt -Value 'a', 'b'; Add-Content C:\\l.txt -Value 'c'; New-Item C:\\empty.txt -ItemType File | Out-Null")
+    assert run(node, "(Get-Content C:\\l.txt).Count; Get-Content C:\\l.txt -Raw; $null -eq (Get-Content C:\\empty.txt -Raw)") == [
+        '3', 'a\r\nb\r\nc\r\n', 'True']
+
+
+def test_get_filehash_is_upper_case_hex():
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllText('C:\\h.txt', 'hello')")
+    assert run(node, "$h = Get-FileHash -LiteralPath C:\\h.txt -Algorithm SHA256; $h.Algorithm; $h.Hash; $h.Path") == [
+        'SHA256', hashlib.sha256(b'hello').hexdigest().upper(), 'C:\\h.txt']
+
+
+def test_system_io_file_statics():
+    node = fresh_node()
+    assert run(node, "[System.IO.File]::Exists('C:\\ProgramData'); [System.IO.File]::WriteAllText('C:\\u.txt', 'x', "
+                     "[System.Text.Encoding]::UTF8); [System.IO.File]::Exists('C:\\u.txt'); "
+                     "([System.IO.File]::ReadAllBytes('C:\\u.txt')) -join ','") == ['False', 'True', '239,187,191,120']
+
+
+# --- ACLs -------------------------------------------------------------------------------------------------
+
+def test_security_identifiers_translate_to_accounts():
+    assert run(fresh_node(), "foreach ($sid in 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545') { "
+                             "(New-Object System.Security.Principal.SecurityIdentifier $sid).Translate([System.Security.Principal.NTAccount]).Value }"
+               ) == ['NT AUTHORITY\\SYSTEM', 'BUILTIN\\Administrators', 'BUILTIN\\Users']
+
+
+def test_an_allow_rule_holds_synchronize():
+    assert run(fresh_node(), "$id = New-Object System.Security.Principal.SecurityIdentifier 'S-1-5-32-545'; "
+                             "$r = New-Object System.Security.AccessControl.FileSystemAccessRule $id, 'ReadAndExecute', 'Allow'; "
+                             "[string]$r.FileSystemRights; [int]$r.FileSystemRights; "
+                             "[string](New-Object System.Security.AccessControl.FileSystemAccessRule $id, 'FullControl', 'Allow').FileSystemRights"
+               ) == ['ReadAndExecute, Synchronize', '1179817', 'FullControl']
+
+
+def test_a_new_folder_inherits_from_programdata():
+    node = fresh_node()
+    lines = run(node, "New-Item -Path C:\\ProgramData\\app -ItemType Directory | Out-Null; $acl = Get-Acl C:\\ProgramData\\app; "
+                      "$acl.AreAccessRulesProtected; $acl.Owner; "
+                      "$acl.Access | ForEach-Object { '{0}|{1}|{2}|{3}|{4}' -f $_.IdentityReference, $_.FileSystemRights, "
+                      "$_.InheritanceFlags, $_.PropagationFlags, $_.IsInherited }; (Get-Acl C:\\ProgramData).AreAccessRulesProtected")
+    assert lines[:2] == ['False', 'BUILTIN\\Administrators']
+    assert lines[-1] == 'True'
+    assert 'BUILTIN\\Users|ReadAndExecute, Synchronize|ContainerInherit, ObjectInherit|None|True' in lines
+    assert 'NT AUTHORITY\\SYSTEM|FullControl|ContainerInherit, ObjectInherit|None|True' in lines
+    assert 'CREATOR OWNER|FullControl|ContainerInherit, ObjectInherit|InheritOnly|True' in lines
+
+
+def test_set_acl_protects_and_replaces_the_rules():
+    node = fresh_node()
+    lines = run(node, "New-Item -Path C:\\ProgramData\\p.txt -ItemType File | Out-Null; $acl = Get-Acl C:\\ProgramData\\p.txt; "
+                      "$acl.SetAccessRuleProtection($true, $false); @($acl.Access).Count; "
+                      "$acl.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule 'BUILTIN\\Administrators', "
+                      "'FullControl', 'Allow')); Set-Acl -LiteralPath C:\\ProgramData\\p.txt -AclObject $acl; "
+                      "$after = Get-Acl C:\\ProgramData\\p.txt; $after.AreAccessRulesProtected; @($after.Access).Count; "
+                      "$after.Access[0].IsInherited")
+    assert lines == ['0', 'True', '1', 'False']
+
+
+# --- the real lib/files.ps1 ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('profile', ['secret', 'protected'])
+@pytest.mark.parametrize('kind', ['Directory', 'File'])
+def test_set_acl_profile_reads_back_as_that_profile(profile, kind):
+    # Before the fix every protected path read back 'custom': FullControl less Synchronize has no name of its own,
+    # so its [string] was never 'FullControl'.
+    node = fresh_node()
+    path = HOME + '\\target'
+    output = run(node, FILES + "New-Item -Path '%s' -ItemType %s -Force | Out-Null\nSet-KubeWinAcl -Path '%s' -Profile %s\n"
+                               "Get-KubeWinAclProfile -Path '%s'" % (path, kind, path, profile, path))
+    assert output == [profile]
+
+
+def test_acl_profiles_inherited_and_custom():
+    node = fresh_node()
+    assert run(node, FILES + "New-Item -Path C:\\ProgramData\\other -ItemType Directory | Out-Null\n"
+                             "Get-KubeWinAclProfile -Path C:\\ProgramData\\other\nGet-KubeWinAclProfile -Path C:\\ProgramData") == [
+        'inherited', 'custom']
+
+
+def test_set_kubewin_acl_gives_the_documented_rules():
+    node = fresh_node()
+    lines = run(node, FILES + "New-KubeWinDirectory -Path '%s\\bin' -Profile protected\n"
+                              "(Get-Acl '%s\\bin').Access | ForEach-Object { '{0}|{1}|{2}' -f $_.IdentityReference, "
+                              "$_.FileSystemRights, $_.InheritanceFlags }" % (HOME, HOME))
+    assert lines == ['NT AUTHORITY\\SYSTEM|FullControl|ContainerInherit, ObjectInherit',
+                     'BUILTIN\\Administrators|FullControl|ContainerInherit, ObjectInherit',
+                     'BUILTIN\\Users|ReadAndExecute, Synchronize|ContainerInherit, ObjectInherit']
+
+
+def test_new_kubewin_directory_creates_parents_with_the_profile_and_leaves_existing_ones():
+    node = fresh_node()
+    assert run(node, FILES + "New-KubeWinDirectory -Path '%s\\a\\b' -Profile secret\n"
+                             "Get-KubeWinAclProfile -Path '%s'; Get-KubeWinAclProfile -Path '%s\\a'; Get-KubeWinAclProfile -Path '%s\\a\\b'\n"
+                             "New-KubeWinDirectory -Path '%s\\a' -Profile protected; Get-KubeWinAclProfile -Path '%s\\a'"
+                             % ((HOME,) * 6)) == ['secret', 'secret', 'secret', 'secret']
+
+
+def test_operation_path_is_in_a_secret_folder():
+    node = fresh_node()
+    assert run(node, FILES + "Get-KubeWinOperationPath -OperationId op1 -Suffix .json\n"
+                             "Get-KubeWinAclProfile -Path '%s\\operations'" % HOME) == [HOME + '\\operations\\op1.json', 'secret']
+
+
+def test_registry_round_trip_is_an_ordinary_file():
+    node = fresh_node()
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text 'a'\n"
+                      "Write-KubeWinTextFile -Path C:\\ProgramData\\b.txt -Text 'bb'\n"
+                      "Register-KubeWinFile -Path @('C:\\ProgramData\\a.txt', 'C:\\ProgramData\\b.txt') -TrackContent\n"
+                      "Register-KubeWinFile -Forget @('C:\\ProgramData\\b.txt')")
+    raw = filesystem.content_bytes(filesystem.lookup(node, HOME + '\\managed.json'))
+    assert not raw.startswith(b'\xef\xbb\xbf')
+    document = json.loads(raw.decode('utf-8'))
+    assert list(document) == ['files', 'artifacts'] and list(document['files']) == ['C:\\ProgramData\\a.txt']
+    entry = document['files']['C:\\ProgramData\\a.txt']
+    assert (entry['sha256'], entry['size'], entry['track_content']) == (hashlib.sha256(b'a').hexdigest(), 1, True)
+    assert re.match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$', entry['written'])
+    assert run(node, FILES + "Get-KubeWinAclProfile -Path '%s'; Test-Path '%s\\managed.json.tmp'" % (HOME, HOME)) == [
+        'protected', 'False']
+
+
+def test_file_state_trusts_the_registry_while_size_and_time_are_unchanged():
+    node = fresh_node()
+    text = FILES + ("Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text 'a'\nRegister-KubeWinFile -Path @('C:\\ProgramData\\a.txt')\n"
+                    "$registry = Get-KubeWinRegistry\n$registry.files['C:\\ProgramData\\a.txt'].sha256 = 'recorded'\n"
+                    "(Get-KubeWinFileState -Path C:\\ProgramData\\a.txt -Registry $registry).sha256\n"
+                    "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text 'b'\n"
+                    "(Get-KubeWinFileState -Path C:\\ProgramData\\a.txt -Registry $registry).sha256\n"
+                    "ConvertTo-Json -Compress (Get-KubeWinFileState -Path C:\\nothing)")
+    assert run(node, text) == ['recorded', hashlib.sha256(b'b').hexdigest(), '{"exists":false}']
+
+
+# --- file_write.ps1 and node_info's sections, against the handlers ------------------------------------------
+
+CASES = [
+    {'Path': HOME + '\\etc\\kubelet.conf', 'Content': 'a=1\n', 'Acl': 'protected'},
+    {'Path': HOME + '\\etc\\token', 'SecretContent': 's3cret', 'Acl': 'secret'},
+    {'Path': 'C:\\k\\config', 'Content': '', 'Acl': 'protected'},
+]
+
+
+def _handler_parameters(parameters):
+    full = {'Path': None, 'Content': None, 'SecretContent': None, 'Acl': 'protected', 'Remove': False}
+    full.update(parameters)
+    return full
+
+
+def _script_parameters(parameters):
+    out = dict(parameters)
+    if 'SecretContent' in out:
+        out['SecretContent'] = SecureString(out['SecretContent'])
+    if out.get('Remove'):
+        out['Remove'] = SwitchParameter(True)
+    return out
+
+
+@pytest.mark.parametrize('parameters', CASES, ids=['content', 'secret', 'empty'])
+def test_file_write_answers_as_the_handler_does(parameters):
+    engine_node, twin_node = fresh_node(), fresh_node()
+    result = run_script(engine_node, 'file_write', _script_parameters(parameters))
+    assert result == file_write_handler(twin_node, _handler_parameters(parameters), None)
+    text = filesystem.content_bytes(filesystem.lookup(engine_node, parameters['Path']))
+    assert text == (parameters.get('Content') or parameters.get('SecretContent') or '').encode('utf-8')
+    assert filesystem.lookup(engine_node, parameters['Path'] + '.kubewin-new') is None
+
+
+def test_file_write_remove_and_node_info_sections_match_the_handlers():
+    engine_node, twin_node = fresh_node(), fresh_node()
+    for parameters in CASES + [{'Path': CASES[0]['Path'], 'Remove': True}]:
+        assert run_script(engine_node, 'file_write', _script_parameters(parameters)) == \
+            file_write_handler(twin_node, _handler_parameters(parameters), None)
+    # Register-KubeWinFile -TrackContent and an artifact record, by the real function and by the handler's model.
+    run(engine_node, FILES + "Write-KubeWinTextFile -Path C:\\k\\manifest.txt -Text 'v1'\n"
+                             "Register-KubeWinFile -Path @('C:\\k\\manifest.txt') -TrackContent -ArtifactDest C:\\k "
+                             "-Artifact ([ordered]@{ url = 'https://example.invalid/k.zip'; checksum = 'sha256:00' })")
+    twin_node.write_file('C:\\k\\manifest.txt', content='v1')
+    twin_node.register(['C:\\k\\manifest.txt'], track_content=True)
+    twin_node.data['artifacts']['C:\\k'] = {
+        'url': 'https://example.invalid/k.zip', 'checksum': 'sha256:00',
+        'files': {'C:\\k\\manifest.txt': hashlib.sha256(b'v1').hexdigest()}}
+    sections = ['files', 'contents', 'artifacts']
+    asked = ['C:\\missing.txt']
+    output = run(engine_node, STATE + "\nConvertTo-Json -Depth 8 -Compress (Get-KubeWinNodeState -Sections %s -Files %s "
+                                      "-Contents %s)" % (','.join(sections), asked[0], CASES[0]['Path']))
+    expected = node_state(copy.deepcopy(twin_node), sections, files=asked, contents=[CASES[0]['Path']])
+    assert json.loads(output[-1]) == json.loads(json.dumps(expected))
+
+
+# --- artifact_fetch.ps1 with a staged file (no download): Install-KubeWinFile --------------------------------
+
+STAGED = 'C:\\Windows\\TEMP\\kubewin-staged.bin'
+
+
+def _stage(engine_node, twin_node, text):
+    run(engine_node, "New-Item -Path C:\\Windows\\TEMP -ItemType Directory -Force | Out-Null; "
+                     "[System.IO.File]::WriteAllText('%s', '%s')" % (STAGED, text))
+    twin_node.write_file(STAGED, content=text)
+    return {'Url': 'https://example.invalid/kubelet.exe', 'Dest': 'C:\\k\\kubelet.exe', 'Algorithm': 'sha256',
+            'Checksum': hashlib.sha256(text.encode()).hexdigest(), 'ChecksumSpec': 'sha256:pinned',
+            'ArtifactKey': 'C:\\k\\kubelet.exe', 'StagedPath': STAGED, 'Version': 'v1.31.0'}
+
+
+def _artifact_handler_parameters(parameters):
+    full = {'ChecksumUrl': None, 'Format': 'file', 'Members': [], 'Names': [], 'Retries': 4, 'TimeoutSeconds': 300,
+            'Proxy': None, 'ProxyUsername': None, 'ProxyPassword': None}
+    full.update(parameters)
+    return full
+
+
+def _run_service(node, program):
+    node.data['services']['kubelet'] = {'state': 'running', 'command_line': '"%s" --v=2' % program}
+
+
+def test_artifact_fetch_of_a_staged_file_answers_as_the_handler_does():
+    from kubewin_sim.handlers.artifacts import artifact_fetch  # pylint: disable=import-outside-toplevel
+    engine_node, twin_node = fresh_node(), fresh_node()
+    parameters = _stage(engine_node, twin_node, 'binary-1')
+    assert run_script(engine_node, 'artifact_fetch', parameters) == \
+        artifact_fetch(twin_node, _artifact_handler_parameters(parameters), None)
+    assert run(engine_node, "Test-Path '%s'; Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }" % STAGED) == [
+        'False', 'kubelet.exe']
+
+
+def test_install_over_a_running_program_moves_it_aside_until_it_is_released():
+    engine_node, twin_node = fresh_node(), fresh_node()
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-1'))
+    _run_service(engine_node, 'C:\\k\\kubelet.exe')
+    result = run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-2'))
+    assert result['state']['files']['C:\\k\\kubelet.exe']['sha256'] == hashlib.sha256(b'binary-2').hexdigest()
+    names = run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }")
+    assert names[0] == 'kubelet.exe' and len(names) == 2 and names[1].startswith('kubelet.exe.kubewin-old-')
+    # The old program stays until the service lets it go; the next install removes it.
+    filesystem.release(engine_node, 'kubelet')
+    engine_node.data['services']['kubelet']['state'] = 'stopped'
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-3'))
+    assert run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }") == ['kubelet.exe']
+
+
+def test_pipeline_binds_items_to_literalpath_and_strings_to_value():
+    node = fresh_node()
+    assert run(node, "'a', 'b' | Set-Content -LiteralPath C:\\p.txt; New-Item C:\\q[1].txt -ItemType File | Out-Null; "
+                     "Get-ChildItem C:\\ -Filter *.txt | Remove-Item; Test-Path C:\\p.txt; Test-Path -LiteralPath C:\\q[1].txt") == [
+        'False', 'False']
+
+
+def _function(script, name):
+    """One top-level function of a script, as text (its closing brace is the first '}' at the line start)."""
+    with open(os.path.join(SCRIPTS, script + '.ps1'), encoding='utf-8') as handle:
+        text = handle.read()
+    start = text.index('function %s {' % name)
+    return text[start:text.index('\n}\n', start) + 3]
+
+
+@pytest.mark.parametrize('tail, text, truncated', [(100, 'line 1\r\nline 2\r\n', False), (8, 'line 1\r\nline 2\r\n', True)])
+def test_node_logs_reads_the_tail_of_a_log_a_service_writes(tail, text, truncated):
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\k\\logs -ItemType Directory -Force | Out-Null; [System.IO.File]::WriteAllText('C:\\k\\logs\\kubelet.log', "
+              "\"%s\")" % text.replace('\r\n', '`r`n'))
+    filesystem.lookup(node, 'C:\\k\\logs\\kubelet.log')['held'] = 'open'
+    output = run(node, FILES + "$TailBytes = %d\n" % tail + _function('node_logs', 'Get-LogTail') +
+                 "ConvertTo-Json -Compress (Get-LogTail -Path C:\\k\\logs\\kubelet.log)\n"
+                 "ConvertTo-Json -Compress (Get-LogTail -Path C:\\k\\logs\\missing.log)")
+    assert json.loads(output[0]) == {'exists': True, 'size': len(text), 'truncated': truncated, 'text': text[-tail:]}
+    assert json.loads(output[1]) == {'exists': False}
+
+
+def test_a_file_a_program_writes_opens_only_when_sharing_writing():
+    node = fresh_node()
+    run(node, "New-Item C:\\k\\log.txt -ItemType File -Force -Value 'hello world' | Out-Null")
+    filesystem.lookup(node, 'C:\\k\\log.txt')['held'] = 'open'
+    outcome = failing(node, "[System.IO.File]::Open('C:\\k\\log.txt', [System.IO.FileMode]::Open, [System.IO.FileAccess]::Read, "
+                            "[System.IO.FileShare]::Read)")
+    assert 'being used by another process' in outcome.errors[0]
+
+
+def test_zipfile_extracts_to_a_directory_and_refuses_to_overwrite():
+    import io  # pylint: disable=import-outside-toplevel
+    import zipfile  # pylint: disable=import-outside-toplevel
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, 'w') as archive:
+        archive.writestr('bin/flanneld.exe', b'exe')
+        archive.writestr('README', b'text')
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllBytes('C:\\a.zip', [System.Convert]::FromBase64String('%s'))"
+        % __import__('base64').b64encode(buffer.getvalue()).decode())
+    assert run(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x'); "
+                     "Get-ChildItem C:\\x -Recurse | ForEach-Object { $_.FullName }") == [
+        'C:\\x\\bin', 'C:\\x\\README', 'C:\\x\\bin\\flanneld.exe']
+    assert 'already exists' in failing(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
+
+
+def test_the_registry_keeps_a_path_that_is_not_ascii():
+    # managed.json is UTF-8 without a byte order mark; Windows PowerShell's Get-Content reads such a file in the
+    # ANSI code page unless told, so before the fix 'café' came back as 'cafÃ©' and was saved so.
+    node = fresh_node()
+    path = 'C:\\ProgramData\\caf\u00e9.conf'
+    run(node, FILES + "Write-KubeWinTextFile -Path '%s' -Text 'a'\nRegister-KubeWinFile -Path @('%s')\n"
+                      "Register-KubeWinFile -Path @()" % (path, path))
+    assert run(node, FILES + "(Get-KubeWinRegistry).files.Keys") == [path]
