@@ -342,10 +342,10 @@ SERVICE_FIELDS = {
     'recovery': nullable(RECOVERY),
     'nssm': nullable(NSSM),
 }
+SERVICE_OPTIONAL = {'account': nullable(STR), 'exit_code': nullable(INT)}
 SERVICE = tagged('exists', {
     False: obj(required={'name': STR}),
-    True: obj(required=dict(SERVICE_FIELDS, name=STR),
-              optional={'account': nullable(STR), 'exit_code': nullable(INT)}),
+    True: obj(required=dict(SERVICE_FIELDS, name=STR), optional=SERVICE_OPTIONAL),
 })
 
 FILE = tagged('exists', {
@@ -438,7 +438,7 @@ OPENVSWITCH_WORKER = obj(required=dict(
 
 NODE_LOGS_SERVICE = tagged('exists', {
     False: obj(required={'name': STR, 'log_files': list_of(STR)}),
-    True: obj(required=dict(SERVICE_FIELDS, name=STR, log_files=list_of(STR))),
+    True: obj(required=dict(SERVICE_FIELDS, name=STR, log_files=list_of(STR)), optional=SERVICE_OPTIONAL),
 })
 
 LOG_TAIL = tagged('exists', {False: OBJECT, True: obj(required={'size': INT, 'truncated': BOOL, 'text': STR})})
