@@ -374,14 +374,16 @@ FIREWALL_RULE = tagged('exists', {
     }),
 })
 
+# An OVS bridge port: its interface's type ('' for a system port) and error.
+PORT = obj(required={'type': nullable(STR), 'error': nullable(STR)})
+
 OVS = obj(required={
     'products': list_of(obj(required={'features': dict_of(nullable(STR))},
                             optional={'product_code': STR, 'name': nullable(STR), 'version': nullable(STR),
                                       'install_location': nullable(STR)})),
     'vsctl': nullable(STR),
     'database': nullable(obj(required={
-        'bridges': dict_of(obj(required={'ports': dict_of(obj(required={'type': nullable(STR),
-                                                                         'error': nullable(STR)}))})),
+        'bridges': dict_of(obj(required={'ports': dict_of(PORT)})),
         'external_ids': dict_of(STR),
     })),
     'database_error': nullable(STR),

@@ -3,9 +3,10 @@
 contract_documents.json holds, per script, documents the simulated node returned for it while the
 action plugin tests and an e2e run (overlay) went through the simulation with
 KUBEWIN_SIM_SCRIPT_RESULTS set (a worker's result as detached_status returned it; node_logs and
-node_reset_apply run on the converged e2e nodes), a few per script that together show the most shapes. Every one must pass its contract, and the ways Windows PowerShell 5.1
-answers differently (a one-element list unrolled to its item, an empty list as null, an enum as its
-number, a missing key) must fail naming the script and the field.
+node_reset_apply run on the converged e2e nodes), a few per script that together show the most
+shapes. Every one must pass its contract, and the ways Windows PowerShell 5.1 answers differently
+(a one-element list unrolled to its item, an empty list as null, an enum as its number, a missing
+key) must fail naming the script and the field.
 """
 
 import copy
