@@ -33,7 +33,7 @@ import uuid
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh, _reconnect, _snapshot, _windows
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh, _reconnect, _snapshot, _windows
 
 
 class NodeActionError(Exception):
@@ -174,7 +174,8 @@ class NodeAction(ActionBase):
         if status['state'] == 'unknown':
             raise NodeActionError('The worker for %s did not run or left no result on the node (operation %s).'
                                   % (what, operation_id), operation_id=operation_id, reason='worker_vanished')
-        outcome = status.get('result') or {}
+        # detached_status checked the outcome's common keys; the worker's contract says the rest.
+        outcome = _contracts.check(worker, status['result']) if status.get('result') is not None else {}
         if status['state'] == 'failed':
             raise NodeActionError('%s failed on the node: %s' % (what, outcome.get('error')),
                                   operation_id=operation_id, reason='worker_failed', worker_result=outcome)

@@ -17,6 +17,11 @@ are pulled in by a line ``# kubewin-include: <lib>``, which is replaced with
 that file's text (once per script; libraries may include others) before the
 script is sent: a static composition, like Ansible's own ``#AnsibleRequires``
 for module utils.
+
+Every decoded result is checked against the script's contract in
+``_contracts`` before it is returned, so a node that answers in another shape
+(Windows PowerShell 5.1 unrolling a one-element array, say) fails here with
+the script and the field named.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import os
 import re
 
 from ansible.errors import AnsibleConnectionFailure, AnsibleError
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts
 
 SCRIPT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scripts')
 MARKER = '# kubewin-script: '
@@ -94,7 +101,9 @@ def run_script(action, name, parameters=None, task_vars=None, secrets=None):
     ``secrets`` (name -> string) are passed as SecureString parameters through
     win_powershell's ``sensitive_parameters``, which keeps them out of logs.
     Raises AnsibleConnectionFailure when the node cannot be reached and
-    ScriptError when the script fails or does not return one JSON document.
+    ScriptError when the script fails, does not return one JSON document, or
+    returns one that breaks the script's contract (``_contracts``): a field
+    missing or of another JSON type than the modules read it as.
     """
     module_args = {
         'script': load_script(name),
@@ -113,6 +122,7 @@ def run_script(action, name, parameters=None, task_vars=None, secrets=None):
     if not isinstance(document, str):
         raise ScriptError(name, 'returned %s instead of one JSON document' % type(document).__name__)
     try:
-        return json.loads(document)
+        decoded = json.loads(document)
     except ValueError as exc:
         raise ScriptError(name, 'returned text that is not JSON (%s)' % exc)
+    return _contracts.check(name, decoded)

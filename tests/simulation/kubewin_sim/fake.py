@@ -15,6 +15,8 @@ from kubewin_sim.node import open_node
 
 STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
 HOST_ENV = 'KUBEWIN_SIM_HOST'
+# A file that receives every script result as a JSON line (see tests/simulation/README.md).
+SCRIPT_RESULTS_ENV = 'KUBEWIN_SIM_SCRIPT_RESULTS'
 
 
 def current_host():
@@ -96,4 +98,7 @@ def run_powershell(script_text, parameters, check_mode):
             return {'failed': True, 'error_record': error_record(name, registry.ScriptFailure(
                 'The WS-Management service cannot complete the operation within the time specified in '
                 'OperationTimeout.', error_id='InjectedFault'))}
+    if os.environ.get(SCRIPT_RESULTS_ENV):
+        with open(os.environ[SCRIPT_RESULTS_ENV], 'a', encoding='utf-8') as handle:
+            handle.write(json.dumps({'script': name, 'check_mode': check_mode, 'result': result}) + '\n')
     return {'failed': False, 'result': result}

@@ -83,9 +83,13 @@ def service_view(node, name):
     service = node.data['services'].get(name.lower())
     if service is None:
         return {'name': name, 'exists': False}
-    return {key: service.get(key) for key in (
+    view = {key: service.get(key) for key in (
         'name', 'exists', 'display_name', 'description', 'state', 'start_mode', 'command_line',
         'dependencies', 'environment', 'account', 'recovery', 'exit_code', 'nssm')}
+    # The script reports a registry value that is not there (a service seeded without it) as @().
+    for key in ('dependencies', 'environment'):
+        view[key] = list(view[key] or [])
+    return view
 
 
 # -- detached operations -------------------------------------------------------------------

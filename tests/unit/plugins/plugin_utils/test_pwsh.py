@@ -23,9 +23,10 @@ class FakeAction:
 
 def test_parameters_are_passed_as_parameters_never_pasted_into_the_script():
     hostile = "x'; Remove-Item C:\\ -Recurse; '"
-    action = FakeAction({'result': json.dumps({'ok': True}), 'output': ['noise']})
+    status = {'operation_id': 'a', 'state': 'running', 'result': None}
+    action = FakeAction({'result': json.dumps(status), 'output': ['noise']})
     answer = _pwsh.run_script(action, 'detached_status', {'OperationId': hostile}, {'inventory_hostname': 'w'})
-    assert answer == {'ok': True}
+    assert answer == status
     [(module, args, task_vars)] = action.calls
     assert module == 'ansible.windows.win_powershell'
     assert args['parameters'] == {'OperationId': hostile}
@@ -36,7 +37,7 @@ def test_parameters_are_passed_as_parameters_never_pasted_into_the_script():
 
 
 def test_secrets_go_through_sensitive_parameters():
-    action = FakeAction({'result': '{}'})
+    action = FakeAction({'result': json.dumps({'operation_id': 'a', 'state': 'unknown', 'result': None})})
     _pwsh.run_script(action, 'detached_status', {'OperationId': 'a'}, secrets={'Token': 's3cret'})
     args = action.calls[0][1]
     assert args['sensitive_parameters'] == [{'name': 'Token', 'value': 's3cret'}]
