@@ -17,6 +17,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 COLLECTION_NAMESPACE = "kubewin"
 COLLECTION_NAME = "node"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -51,3 +53,25 @@ def _install_collection_finder() -> None:
 
 
 _install_collection_finder()
+
+
+PLAYBOOK_TESTS = REPO_ROOT / "tests" / "unit" / "playbooks"
+
+
+def pytest_configure(config) -> None:
+    # Registered here rather than in a pytest.ini, which would move pytest's rootdir (and every
+    # test id) to tests/unit.
+    config.addinivalue_line(
+        "markers",
+        "playbook: runs ansible-playbook in a new process (against simulated nodes and the simulated"
+        " cluster, or plan.yml): seconds to minutes a test, where the others take milliseconds;"
+        " `-m 'not playbook'` runs the rest. Set by tests/unit/conftest.py, not by hand.",
+    )
+
+
+def pytest_collection_modifyitems(items) -> None:
+    # A test runs ansible-playbook when it uses the `sim` fixture (kubewin_sim.harness) or lives
+    # in tests/unit/playbooks; marking by that rule rather than by hand keeps new tests marked.
+    for item in items:
+        if "sim" in item.fixturenames or PLAYBOOK_TESTS in Path(item.path).parents:
+            item.add_marker(pytest.mark.playbook)

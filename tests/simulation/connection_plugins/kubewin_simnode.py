@@ -10,6 +10,9 @@ description:
   - Works under C(delegate_to) a Windows node, e.g. from a control-plane host.
   - While the simulated node is cut off by a network drop, every command fails with a
     connection error, as a WinRM connection would.
+  - A pipelined module of the fake collections (tests/simulation/collections) runs in the worker
+    process instead of a new Python (kubewin_sim/inprocess.py); other commands run as with
+    C(ansible.builtin.local).
 options:
   host_name:
     description: The inventory hostname (names the node's state file).
@@ -40,8 +43,11 @@ import os
 
 from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.connection.local import Connection as LocalConnection
+from ansible.utils.display import Display
 
-from kubewin_sim import fake, node as sim_node
+from kubewin_sim import fake, inprocess, node as sim_node
+
+display = Display()
 
 WINDOWS_GROUP = 'windows_nodes'
 
@@ -78,7 +84,13 @@ class Connection(LocalConnection):
 
     def exec_command(self, cmd, in_data=None, sudoable=True):
         self._enter()
-        return super().exec_command(cmd, in_data=in_data, sudoable=sudoable)
+        # A module of the fake collections needs no process of its own: running it here saves
+        # the Python start-up and AnsiballZ unpacking of every remote call (kubewin_sim/inprocess.py).
+        call = None if self.become or (self.cwd and self.cwd != os.getcwd()) else inprocess.recognise(cmd, in_data)
+        if call is None:
+            return super().exec_command(cmd, in_data=in_data, sudoable=sudoable)
+        display.vvv('EXEC in-process %s' % call['module_fqn'], host=self._play_context.remote_addr)
+        return inprocess.run(call)
 
     def put_file(self, in_path, out_path):
         """A file copied to a Windows node lands in the node's model (its hashes and size)."""
