@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 COLLECTIONS := .cache/collections
 PLAN_INVENTORY ?= inventory/example
-PYTEST_ARGS ?= -n 4
+PYTEST_ARGS ?= -n 4 --dist worksteal
 
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export PATH := $(BIN):$(PATH)

@@ -392,8 +392,8 @@ def test_hns_endpoint_apply_attaching_again_and_removing(monkeypatch):
     node = hns_node()
     endpoint = node.create_endpoint('cbr0_ep', _l2bridge(node)['id'], '10.244.1.2')
     node.attach_host_endpoint(endpoint['id'])
-    result, _ = both(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'AttachId': endpoint['id'], 'AttachHost': True},
-                     monkeypatch)
+    result = both(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'AttachId': endpoint['id'], 'AttachHost': True},
+                  monkeypatch)[0]
     assert result['endpoint']['id'] == endpoint['id']
     result, after = both(node, 'hns_endpoint_apply', {'RemoveIds': [endpoint['id']]}, monkeypatch)
     assert result['removed'] == [endpoint['id']] and result['endpoint'] is None

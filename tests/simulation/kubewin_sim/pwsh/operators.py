@@ -460,9 +460,9 @@ def format_value(value, spec):
             return format(number * 100, '.%df' % (2 if precision is None else precision)) + ' %'
         return to_string(value)
     if re.fullmatch(r'0+(\.0+)?', spec):
-        whole, _, fraction = spec.partition('.')
+        whole, _dot, fraction = spec.partition('.')
         text = format(to_number(value), '.%df' % len(fraction))
-        integer, _, rest = text.partition('.')
+        integer, _dot, rest = text.partition('.')
         negative = integer.startswith('-')
         integer = integer.lstrip('-').rjust(len(whole), '0')
         return ('-' if negative else '') + integer + ('.' + rest if rest else '')

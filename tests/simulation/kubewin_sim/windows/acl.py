@@ -44,7 +44,7 @@ ACCOUNTS = {
     'S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464': 'NT SERVICE\\TrustedInstaller',
 }
 _SIDS = {name.lower(): sid for sid, name in ACCOUNTS.items()}
-_SIDS.update({name.split('\\')[-1].lower(): sid for sid, name in ACCOUNTS.items()})
+_SIDS.update({name.rsplit('\\', maxsplit=1)[-1].lower(): sid for sid, name in ACCOUNTS.items()})
 
 
 def _not_mapped():

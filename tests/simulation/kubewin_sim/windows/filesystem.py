@@ -116,7 +116,7 @@ def is_filesystem(path):
 def parent_of(path):
     if path.endswith('\\'):
         return None
-    head, _, _ = path.rpartition('\\')
+    head = path.rpartition('\\')[0]
     return head + '\\' if len(head) == 2 else head
 
 
@@ -458,7 +458,7 @@ def get_item(ctx, params, input_items):
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
-    return [FileSystemInfo(entry) for _, entries in _targets(ctx, params) for entry in entries]
+    return [FileSystemInfo(entry) for _pattern, entries in _targets(ctx, params) for entry in entries]
 
 
 def get_childitem(ctx, params, input_items):
@@ -472,7 +472,7 @@ def get_childitem(ctx, params, input_items):
     matcher = ops.wildcard(to_string(params['Filter'])) if params.get('Filter') is not None else None
     include = [ops.wildcard(pattern) for pattern in _list(params.get('Include'))]
     out = []
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             if not entry['dir']:
                 found = [entry]
@@ -572,7 +572,7 @@ def get_content(ctx, params, input_items):
     if delegated is not None:
         return delegated
     out = []
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             if entry['dir']:
                 ctx.write_error(PSError("Access to the path '%s' is denied." % entry['path'],
@@ -603,7 +603,7 @@ def get_filehash(ctx, params, input_items):
         return delegated
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             if entry['dir']:
                 continue
@@ -682,7 +682,7 @@ def remove_item(ctx, params, input_items):
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             try:
                 _remove(ctx.host.node, entry, bool(params.get('Recurse')))
@@ -733,7 +733,7 @@ def move_item(ctx, params, input_items):
         return delegated
     destination = to_string(params.get('Destination'))
     out = []
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             try:
                 moved = move(ctx.host.node, entry['path'], destination, bool(params.get('Force')))
@@ -755,7 +755,7 @@ def get_acl(ctx, params, input_items):
     if delegated is not None:
         return delegated
     out = []
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
     return out
 
@@ -771,7 +771,7 @@ def set_acl(ctx, params, input_items):
                       'does not take pipeline input or the input and its properties do not match any of the '
                       'parameters that take pipeline input.', 'System.Management.Automation.ParameterBindingException',
                       'InputObjectNotBound', 'InvalidArgument')
-    for _, entries in _targets(ctx, params):
+    for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             entry['owner'] = security.owner
             entry['protected'] = security.protected
