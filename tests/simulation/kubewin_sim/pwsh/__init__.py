@@ -30,9 +30,14 @@ def new_interpreter(host=None, commands=None):
     return Interpreter(table, host)
 
 
-def run_command(text, parameters=None, host=None, commands=None):
-    """Run ``text``; every object of the success stream is rendered with PowerShell's [string] conversion."""
+def run_command(text, parameters=None, host=None, commands=None, environment=None, variables=None):
+    """Run ``text``; every object of the success stream is rendered with PowerShell's [string] conversion.
+    ``environment``: the process's environment variables ($env:), by upper-case name; ``variables``: global
+    variables the host defines before the text runs (win_powershell's $Ansible)."""
     interpreter = new_interpreter(host, commands)
+    interpreter.environment.update(environment or {})
+    for name, value in (variables or {}).items():
+        interpreter.global_scope.vars[name.lower()] = value
     objects = []
     exit_code = 0
     unsupported = None

@@ -14,9 +14,9 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import nettcpip
+from . import nettcpip, registry, services, system
 
-AREAS = (nettcpip,)
+AREAS = (nettcpip, registry, services, system)
 
 
 class ProgramResult:
@@ -66,8 +66,21 @@ class WindowsHost:
         return None
 
 
-def run_on_node(node, text, parameters=None):
-    """Run PowerShell ``text`` on ``node`` (a SimNode) in the engine; returns the engine's Outcome."""
+def run_on_node(node, text, parameters=None, variables=None):
+    """Run PowerShell ``text`` on ``node`` (a SimNode) in the engine; returns the engine's Outcome.
+    ``variables``: global variables set before it runs (``ansible_variable()`` for win_powershell's $Ansible)."""
     from ..pwsh import run_command  # pylint: disable=import-outside-toplevel
     host = WindowsHost(node)
-    return run_command(text, parameters=parameters, host=host, commands=host.commands())
+    return run_command(text, parameters=parameters, host=host, commands=host.commands(),
+                       environment=system.process_environment(node), variables=variables)
+
+
+def ansible_variable(check_mode=False):
+    """The $Ansible object ansible.windows.win_powershell gives a script (its documentation: Result, Changed,
+    Failed, CheckMode, Diff, Tmpdir, Verbosity); read the script's result from ``.props['Result']``."""
+    from ..pwsh.values import Hashtable, PSCustomObject  # pylint: disable=import-outside-toplevel
+    value = PSCustomObject()
+    for name, item in (('CheckMode', check_mode), ('Verbosity', 0), ('Diff', Hashtable()), ('Changed', True),
+                       ('Failed', False), ('Result', Hashtable()), ('Tmpdir', 'C:\\Windows\\TEMP\\ansible-tmp')):
+        value.props[name] = item
+    return value
