@@ -28,7 +28,6 @@ from .cim import CimInstance
 
 STATUS = resolve('System.ServiceProcess.ServiceControllerStatus').enum
 START_MODE = resolve('System.ServiceProcess.ServiceStartMode').enum
-SERVICE_TYPE = None  # set below
 _START_TYPE_NAMES = {'auto': 'Automatic', 'delayed': 'Automatic', 'manual': 'Manual', 'disabled': 'Disabled',
                      'boot': 'Boot', 'system': 'System'}
 
@@ -157,7 +156,7 @@ def _selected(ctx, params, input_items, command):
     a name without wildcards that matches nothing."""
     node = ctx.host.node
     if params.get('InputObject') is not None or input_items:
-        objects = _names(None) or []
+        objects = []
         source = params.get('InputObject')
         items = list(enumerate_value(source)) if is_enumerable(source) else ([source] if source is not None else [])
         for item in items + list(input_items or []):
