@@ -233,6 +233,20 @@ def test_sc_with_2_and_1_under_stop_is_not_an_error():
     assert (outcome.exit_code, outcome.output, outcome.errors) == (0, ['1060', '4'], [])
 
 
+@pytest.mark.parametrize('redirection', ['2>&1', '2>$null'])
+def test_redirected_stderr_under_stop_ends_the_script(monkeypatch, redirection):
+    # The other side of the sc.exe case: a program that writes to stderr. Windows PowerShell 5.1 turns each
+    # redirected stderr line into a NativeCommandError record, and under 'Stop' the first one ends the script
+    # (PowerShell 7 changed this: PSNotApplyErrorActionToStderr). lib/ovs.ps1's ovs-vsctl wrapper meets it.
+    from kubewin_sim.windows import ProgramResult, services  # pylint: disable=import-outside-toplevel
+    monkeypatch.setitem(services.PROGRAMS, 'noisy.exe',
+                        lambda host, words, items: ProgramResult(['out'], ['warning: on stderr'], 0))
+    outcome = run(fresh_node(), "$ErrorActionPreference = 'Stop'; $o = & noisy.exe %s; 'not reached'" % redirection)
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (1, [], ['warning: on stderr'])
+    outcome = run(fresh_node(), "$o = & noisy.exe 2>&1; $o.Count; $o[1].FullyQualifiedErrorId; $LASTEXITCODE")
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (0, ['2', 'NativeCommandError', '0'], [])
+
+
 # -- the registry ---------------------------------------------------------------------------------
 
 def test_service_key_value_types():
