@@ -463,3 +463,33 @@ def test_apply_without_description():
     real, twin, _ = apply(node, **dict(KUBELET, Name='kube-proxy', Description='', CommandLine='C:\\k\\kube-proxy.exe'))
     assert _services_of(real) == _services_of(twin)
     assert real['state']['services']['kube-proxy']['description'] is None
+
+
+def test_apply_an_nssm_service():
+    # Output files left empty: no folder to create (New-KubeWinDirectory is the file system model's).
+    node = fresh_node()
+    for path in ('C:\\k\\nssm.exe', 'C:\\k\\flanneld.exe'):
+        node.write_file(path, sha256='0' * 64, size=1)
+    nssm = {'Application': 'C:\\k\\flanneld.exe', 'AppParameters': '--kube-subnet-mgr', 'AppDirectory': 'C:\\k',
+            'AppStdout': '', 'AppStderr': '', 'AppRotateFiles': 1, 'AppRotateOnline': 1, 'AppRotateBytes': 0}
+    real, twin, _ = apply(node, Name='flanneld', CommandLine='C:\\k\\nssm.exe', DisplayName='flanneld',
+                          Description='flannel', NssmJson=json.dumps(nssm))
+    assert _services_of(real) == _services_of(twin)
+    assert real['state']['services']['flanneld']['nssm'] == {
+        'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr', 'app_directory': 'C:\\k',
+        'app_stdout': '', 'app_stderr': '', 'app_rotate_bytes': 0}
+    assert ok(node, r"$p = Get-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\flanneld\Parameters; "
+                    "$p.AppRotateFiles.GetType().Name; $p.AppParameters.GetType().Name") == ['Int32', 'String']
+
+
+def test_apply_of_a_service_that_does_not_start_fails_the_script():
+    node = fresh_node(service_start_failures=['kube-proxy'])
+    twin_node = SimNode(copy.deepcopy(node.data))
+    parameters = dict(Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy', Description='p')
+    with pytest.raises(script_registry.ScriptFailure, match='did not reach Running'):
+        script_registry.run(twin_node, APPLY, parameters, {})
+    outcome = run_on_node(node, APPLY, parameters, variables={'Ansible': ansible_variable()})
+    # Start-Service's own error under $ErrorActionPreference = 'Stop' (the twin words it as the wait loop would).
+    assert (outcome.exit_code, outcome.errors) == (1, ["Service 'kube-proxy (kube-proxy)' cannot be started due to the "
+                                                       "following error: Cannot start service kube-proxy on computer '.'."])
+    assert _normalised(service_view(node, 'kube-proxy')) == _normalised(service_view(twin_node, 'kube-proxy'))
