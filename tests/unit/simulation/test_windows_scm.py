@@ -109,7 +109,8 @@ def test_get_service_status_compares_with_a_string_and_is_read_once():
 
 def test_dependent_services_are_direct_and_indirect():
     node = fresh_node()
-    assert ok(node, "(Get-Service containerd).DependentServices | ForEach-Object { $_.Name }") == ['kubelet', 'kube-proxy']
+    # EnumDependentServices: in the reverse of the start order.
+    assert ok(node, "(Get-Service containerd).DependentServices | ForEach-Object { $_.Name }") == ['kube-proxy', 'kubelet']
     assert ok(node, "(Get-Service kubelet).ServicesDependedOn.Name; (Get-Service kubelet).RequiredServices.Count") == [
         'containerd', '1']
 
@@ -441,7 +442,7 @@ def test_apply_reconfigures_and_restarts_with_the_dependents():
                                        'containerd.exe" --run-service --log-level=debug', DisplayName='containerd',
                                        StartMode='auto', Dependencies=[], Environment=[], Restart=True))
     assert _services_of(real) == _services_of(twin)
-    assert list(real['state']['services']) == ['containerd', 'kubelet', 'kube-proxy']
+    assert list(real['state']['services']) == ['containerd', 'kube-proxy', 'kubelet']
     assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet', 'kube-proxy')] == ['running'] * 3
 
 

@@ -61,6 +61,25 @@ def all_services(node):
     return sorted(names, key=str.lower)
 
 
+def dependents_in_stop_order(node, name):
+    """Every service depending on ``name`` directly or not, as EnumDependentServices returns them: in the
+    reverse of the order they start (a service before those it depends on)."""
+    found = [key for key in node_services.dependents(node, name) if _record(node, key) is not None]
+    started = []
+
+    def start_order(key):
+        if key in started:
+            return
+        for dependency in (_record(node, key) or {}).get('dependencies') or []:
+            if dependency.lower() in found:
+                start_order(dependency.lower())
+        started.append(key)
+
+    for key in found:
+        start_order(key)
+    return list(reversed(started))
+
+
 class ServiceController:
     """System.ServiceProcess.ServiceController as Get-Service returns it (Name and RequiredServices are
     PowerShell's alias properties for ServiceName and ServicesDependedOn)."""
@@ -96,8 +115,8 @@ class ServiceController:
 
     @property
     def DependentServices(self):  # pylint: disable=invalid-name
-        return PSArray([ServiceController(self._node, key) for key in node_services.dependents(self._node, self._key)
-                        if _record(self._node, key) is not None], 'System.ServiceProcess.ServiceController')
+        return PSArray([ServiceController(self._node, key) for key in dependents_in_stop_order(self._node, self._key)],
+                       'System.ServiceProcess.ServiceController')
 
     @property
     def ServicesDependedOn(self):  # pylint: disable=invalid-name
