@@ -16,8 +16,8 @@ import re
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
-from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, type_name, PSError, enumerate_value, is_enumerable, is_null, round_half_even,
-                     to_string)
+from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, type_name, PSError,
+                     enumerate_value, is_enumerable, is_null, round_half_even, to_string)
 
 enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
 enum_type('System.IO.FileAccess', {'Read': 1, 'Write': 2, 'ReadWrite': 3}, flags=True)
