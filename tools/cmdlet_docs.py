@@ -155,8 +155,8 @@ def parse_parameter(name, body, sets, providers, where):
 
 def parse_page(text, where):
     syntax, providers = parse_syntax(text)
-    sets = [name for name, _, _ in syntax]
-    defaults = [name for name, default, _ in syntax if default]
+    sets = [entry[0] for entry in syntax]
+    defaults = [entry[0] for entry in syntax if entry[1]]
     cmdlet = {'parameter_sets': sets, 'default_parameter_set': defaults[0] if defaults else None,
               'supports_should_process': False, 'supports_transactions': False, 'parameters': {}}
     for match in re.finditer(r'^### -(\w+)\s*$(.*?)(?=^### |\Z)', section(text, 'PARAMETERS'), re.M | re.S):
@@ -165,7 +165,7 @@ def parse_page(text, where):
             cmdlet['supports_should_process' if ADDED[name] == 'should_process' else 'supports_transactions'] = True
         else:
             cmdlet['parameters'][name] = parse_parameter(name, body, sets, providers, where)
-    for set_name, _, names in syntax:
+    for set_name, _default, names in syntax:
         for pname in names:
             entry = cmdlet['parameters'].get(pname)
             if pname in ADDED:

@@ -21,18 +21,19 @@ if ($Remove) {
 }
 else {
     $settings = @{
-        DisplayName = $DisplayName
         Direction = @{ inbound = 'Inbound'; outbound = 'Outbound' }[$Direction]
         Action = @{ allow = 'Allow'; block = 'Block' }[$Action]
         Protocol = $Protocol.ToUpperInvariant()
-        LocalPort = $LocalPort
+        # No port is the documented keyword Any (an empty array's meaning is not documented).
+        LocalPort = $(if ($LocalPort) { $LocalPort } else { 'Any' })
         Enabled = 'True'
     }
     if ($existing) {
-        Set-NetFirewallRule -Name $Name @settings
+        # Next to -Name (set ByName), -DisplayName selects rules (set ByDisplayName): -NewDisplayName renames.
+        Set-NetFirewallRule -Name $Name -NewDisplayName $DisplayName @settings
     }
     else {
-        $null = New-NetFirewallRule -Name $Name @settings
+        $null = New-NetFirewallRule -Name $Name -DisplayName $DisplayName @settings
     }
 }
 $Ansible.Result = ConvertTo-Json -Depth 5 -Compress -InputObject ([ordered]@{

@@ -23,6 +23,9 @@ try {
     Write-KubeWinTextFile -Path $configPath -Text $text
     $process = Start-Process -FilePath $KubeadmPath -ArgumentList @('join', '--config', "`"$configPath`"") `
         -NoNewWindow -PassThru -RedirectStandardOutput "$configPath.out" -RedirectStandardError "$configPath.err"
+    # Windows PowerShell keeps no process handle here (-NoNewWindow, redirections): without reading
+    # .Handle while kubeadm runs, ExitCode stays $null after it exits (PowerShell issue 5421).
+    $null = $process.Handle
     if (-not $process.WaitForExit($TimeoutSeconds * 1000)) {
         $process.Kill()
         throw "kubeadm join did not finish within $TimeoutSeconds s"

@@ -18,11 +18,7 @@ SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
 
 # Calls in the scripts that PowerShell 5.1 refuses to bind. Each is a bug of the script, listed
 # here so that this file stays green while it is open and fails once it is fixed (then remove it).
-KNOWN_SCRIPT_BUGS = {
-    # -DisplayName selects Set-NetFirewallRule's ByDisplayName set, -Name its ByName set: the rule's
-    # display name is changed with -NewDisplayName. The splatted $settings carries DisplayName.
-    ('firewall_rule_apply.ps1', 32, 'Set-NetFirewallRule'): 'AmbiguousParameterSet',
-}
+KNOWN_SCRIPT_BUGS = {}
 
 
 def bind_error(cmdlet, *args, **kwargs):
@@ -264,7 +260,7 @@ def _parsed_scripts():
 def _called_cmdlets():
     commands = {}
     functions = set()
-    for rel, (_, tree) in _parsed_scripts().items():
+    for rel, (_source, tree) in _parsed_scripts().items():
         for node in _walk(tree.root_node):
             if node.type == 'command_name':
                 commands.setdefault(node.text.decode(), '%s:%d' % (rel, node.start_point[0] + 1))
@@ -360,7 +356,7 @@ def _value_problem(spec, name, node):
 def test_every_call_in_the_scripts_binds():
     failures = []
     seen_bugs = {}
-    for rel, (_, tree) in _parsed_scripts().items():
+    for rel, (_source, tree) in _parsed_scripts().items():
         for node in _walk(tree.root_node):
             if node.type != 'command':
                 continue

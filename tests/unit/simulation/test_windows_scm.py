@@ -23,7 +23,7 @@ from kubewin_sim import handlers  # noqa: E402,F401  pylint: disable=unused-impo
 from kubewin_sim import registry as script_registry  # noqa: E402
 from kubewin_sim.handlers.core import node_state, service_view  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import ansible_variable, run_on_node  # noqa: E402
+from kubewin_sim.windows import run_on_node, win_powershell  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -408,11 +408,9 @@ def apply(node, **parameters):
     """Run node_service_apply.ps1 in the engine and, on a copy of the node, its twin; both results."""
     twin_node = SimNode(copy.deepcopy(node.data))
     twin = script_registry.run(twin_node, APPLY, parameters, {})
-    ansible = ansible_variable()
-    outcome = run_on_node(node, APPLY, parameters, variables={'Ansible': ansible})
-    assert outcome.unsupported is None, outcome.unsupported
-    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
-    return json.loads(ansible.props['Result']), twin, twin_node
+    result = win_powershell.invoke(node, APPLY, parameters)
+    assert (result['failed'], result['error']) == (False, []), result
+    return json.loads(result['result']), twin, twin_node
 
 
 def _services_of(result):
@@ -489,8 +487,9 @@ def test_apply_of_a_service_that_does_not_start_fails_the_script():
     parameters = dict(Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy', Description='p')
     with pytest.raises(script_registry.ScriptFailure, match='did not reach Running'):
         script_registry.run(twin_node, APPLY, parameters, {})
-    outcome = run_on_node(node, APPLY, parameters, variables={'Ansible': ansible_variable()})
+    result = win_powershell.invoke(node, APPLY, parameters)
     # Start-Service's own error under $ErrorActionPreference = 'Stop' (the twin words it as the wait loop would).
-    assert (outcome.exit_code, outcome.errors) == (1, ["Service 'kube-proxy (kube-proxy)' cannot be started due to the "
-                                                       "following error: Cannot start service kube-proxy on computer '.'."])
+    assert result['failed'] and [error['exception']['message'] for error in result['error']] == [
+        "Service 'kube-proxy (kube-proxy)' cannot be started due to the following error: Cannot start service kube-proxy "
+        "on computer '.'."]
     assert _normalised(service_view(node, 'kube-proxy')) == _normalised(service_view(twin_node, 'kube-proxy'))

@@ -29,7 +29,8 @@ function Get-KubeWinFirewallRule {
         direction = ([string]$rule.Direction).ToLowerInvariant()
         action = ([string]$rule.Action).ToLowerInvariant()
         protocol = ([string]$ports.Protocol).ToLowerInvariant()
-        local_port = @($ports.LocalPort | ForEach-Object { [string]$_ })
+        # A rule without a local port lists the keyword Any: reported as no port.
+        local_port = @($ports.LocalPort | Where-Object { [string]$_ -ne 'Any' } | ForEach-Object { [string]$_ })
     }
 }
 

@@ -27,17 +27,15 @@ class Outcome:
 def new_interpreter(host=None, commands=None):
     table = command_table()
     table.update(commands or {})
-    return Interpreter(table, host)
+    interpreter = Interpreter(table, host)
+    # The process's environment variables ($env:), by upper-case name, when the host has them.
+    interpreter.environment.update(getattr(host, 'environment', dict)())
+    return interpreter
 
 
-def run_command(text, parameters=None, host=None, commands=None, environment=None, variables=None):
-    """Run ``text``; every object of the success stream is rendered with PowerShell's [string] conversion.
-    ``environment``: the process's environment variables ($env:), by upper-case name; ``variables``: global
-    variables the host defines before the text runs (win_powershell's $Ansible)."""
+def run_command(text, parameters=None, host=None, commands=None):
+    """Run ``text``; every object of the success stream is rendered with PowerShell's [string] conversion."""
     interpreter = new_interpreter(host, commands)
-    interpreter.environment.update(environment or {})
-    for name, value in (variables or {}).items():
-        interpreter.global_scope.vars[name.lower()] = value
     objects = []
     exit_code = 0
     unsupported = None

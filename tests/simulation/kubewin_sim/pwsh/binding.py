@@ -10,7 +10,6 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 
 import re
 
-from . import types as pstypes
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
                      is_enumerable, is_null, to_string)
 
@@ -28,6 +27,11 @@ COMMON_SWITCHES = {'Verbose', 'Debug', 'WhatIf', 'Confirm'}
 
 def binding_error(message, error_id, category='InvalidArgument'):
     return PSError(message, 'System.Management.Automation.ParameterBindingException', error_id, category)
+
+
+_VALUE_TYPES = {'System.String', 'System.Int32', 'System.Int64', 'System.Int16', 'System.Byte', 'System.SByte',
+                'System.UInt16', 'System.UInt32', 'System.UInt64', 'System.Double', 'System.Single', 'System.Decimal',
+                'System.Boolean', 'System.Char'}
 
 
 class ParamDecl:
@@ -278,7 +282,9 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
                 decl.default.named_children[0], scope), command, validate=False)
         elif decl.switch:
             scope.vars[decl.name.lower()] = SwitchParameter(False)
-        elif decl.type is not None and decl.type.name not in ('System.Object',):
+        elif decl.type is not None and decl.type.name in _VALUE_TYPES:
+            # An unbound parameter of a value type (or [string]) holds that type's conversion of $null: 0, $false,
+            # '' (about_Functions_Advanced_Parameters); any other type stays $null.
             scope.vars[decl.name.lower()] = _convert(decl, None, command, validate=False)
         else:
             scope.vars[decl.name.lower()] = None
@@ -381,6 +387,3 @@ def _convert(decl, value, command, validate=True):
                                     "then try the command again." % (decl.name, item, high, high),
                                     'ParameterArgumentValidationError,' + command)
     return value
-
-
-__all__ = ['bind_script_parameters', 'is_switch', 'pstypes']

@@ -313,7 +313,7 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
                 result[index] = chosen.name
                 valid = self._narrow(valid, chosen)
             index += 1
-        leftover += [text for text, _ in args[index:]]
+        leftover += [arg[0] for arg in args[index:]]
         return result, leftover, valid
 
     def _pick_positional(self, candidates, value_type, valid):
@@ -326,13 +326,13 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
         in_default = [(p, s) for p, s in candidates if default and (valid is None or default in valid) and s in (default, ALL_SETS)]
         for coerce in (False, True):
             for group in (in_default, candidates):
-                for param, _ in group:
+                for param, _set in group:
                     if coerce or self._binds_without_conversion(value_type, param):
                         return param
         return None
 
     def _takes_pipeline(self, param, valid):
-        return any(d['value_from_pipeline'] or d['value_from_pipeline_by_property_name'] for _, d in param.set_data(valid))
+        return any(d['value_from_pipeline'] or d['value_from_pipeline_by_property_name'] for _set, d in param.set_data(valid))
 
     def _unbound_takes_pipeline(self, params, valid, bound):
         return any(self._takes_pipeline(p, valid) for p in params if p.name not in bound and p.in_sets(valid))
@@ -394,7 +394,7 @@ class CmdletSpec:  # pylint: disable=too-many-instance-attributes
         """
         if not pipeline_input:
             return [p for p in params
-                    if p.name not in bound and p.in_sets(valid) and any(d['mandatory'] for _, d in p.set_data(valid))]
+                    if p.name not in bound and p.in_sets(valid) and any(d['mandatory'] for _set, d in p.set_data(valid))]
         per_set = {}
         for set_name in self._concrete(valid):
             per_set[set_name] = [p for p in params if p.name not in bound and any(

@@ -8,7 +8,7 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 """
 
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
+from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
                      is_enumerable, to_string, type_name)
 
 _NO_VALUE = object()
@@ -298,7 +298,7 @@ def _invoke_native(interpreter, host, name, args, redirections, scope, input_ite
             words.append(to_string(item))
     result = host.run_program(name, words, input_items)
     interpreter.assign(interpreter.global_scope, 'LASTEXITCODE', result.exit_code)
-    merged = any(operator in ('2>&1', '*>&1') for operator, _ in redirections)
+    merged = any(redirection[0] in ('2>&1', '*>&1') for redirection in redirections)
     discard_err = any(operator in ('2>', '*>') and target is None for operator, target in redirections)
     out = list(result.stdout_lines)
     records = []
@@ -340,6 +340,3 @@ def _redirect(interpreter, out, new_errors, redirections, errors_before=None):
         else:
             raise Unsupported('redirection %s to a file' % operator)
     return out
-
-
-__all__ = ['AUTOMATION_NULL', 'Cmdlet', 'invoke_command']

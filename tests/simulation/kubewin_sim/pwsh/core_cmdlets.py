@@ -14,7 +14,7 @@ from . import types as pstypes
 from .commands import Cmdlet
 from .json_cmdlets import convertfrom_json, convertto_json
 from .members import get_member
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
+from .values import (ArrayList, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
                      enumerate_value, is_enumerable, is_null, to_bool, to_string)
 
 
@@ -249,7 +249,7 @@ class _Measure:
 
 
 def measure_object(ctx, params, input_items):
-    items = [item for item in _items(params, input_items)]
+    items = list(_items(params, input_items))
     prop = params.get('Property')
     values = [get_member(item, to_string(prop)) if prop is not None else item for item in items]
     result = _Measure(len([v for v in values if not is_null(v)]) if prop is not None else len(items))
@@ -305,8 +305,8 @@ def write_warning(ctx, params, input_items):
 
 def write_silent(ctx, params, input_items):
     """Write-Verbose, Write-Debug, Write-Host, Write-Information: nothing reaches the success stream."""
-    ctx.interpreter.information.append(to_string(params.get('Message', params.get('Object',
-                                                                                   params.get('MessageData')))))
+    text = params.get('Message', params.get('Object', params.get('MessageData')))
+    ctx.interpreter.information.append(to_string(text))
     return []
 
 
@@ -422,10 +422,10 @@ class _NetworkCredential:
 CONSTRUCTORS = {
     'system.management.automation.pscredential': PSCredential,
     'pscredential': PSCredential,
-    'system.collections.hashtable': lambda: Hashtable(),
-    'hashtable': lambda: Hashtable(),
-    'psobject': lambda: PSCustomObject(),
-    'system.management.automation.psobject': lambda: PSCustomObject(),
+    'system.collections.hashtable': Hashtable,
+    'hashtable': Hashtable,
+    'psobject': PSCustomObject,
+    'system.management.automation.psobject': PSCustomObject,
     'system.collections.arraylist': lambda *a: ArrayList(),
     **dotnet.CONSTRUCTORS,
 }
@@ -464,6 +464,3 @@ def command_table():
     for alias, name in ALIASES.items():
         table[alias] = table[name.lower()]
     return table
-
-
-__all__ = ['AUTOMATION_NULL', 'PSArray', 'command_table']

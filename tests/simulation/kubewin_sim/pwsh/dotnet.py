@@ -341,6 +341,7 @@ register(NetType('System.Text.Encoding', statics={
 }))
 register(NetType('System.Text.UTF8Encoding', convert=None, test=lambda value: isinstance(value, Encoding)))
 
+
 class StringBuilder:
     NET = 'System.Text.StringBuilder'
 

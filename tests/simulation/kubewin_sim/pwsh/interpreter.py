@@ -19,9 +19,9 @@ from . import operators as ops
 from . import types as pstypes
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, Hashtable, PSObjectCollection, PSReference, OrderedDictionary, PSArray, PSCustomObject, PSError,
-                     ScriptBlock, SwitchParameter, Unsupported, enumerate_value, is_enumerable, is_null, net_int,
-                     parse_number, to_bool, to_string)
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject, PSError,
+                     PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable, is_null,
+                     parse_number, to_bool, to_string, type_name)
 
 
 # --- control flow ---------------------------------------------------------------------------------------------
@@ -180,6 +180,7 @@ class Interpreter:
         self.host = host
         self.global_scope = Scope()
         self.functions = {}
+        self.session_types = {}  # Add-Type's types: lower-case full name -> NetType
         self.errors = []  # the error stream: ErrorRecord
         self.warnings = []
         self.information = []
@@ -205,7 +206,7 @@ class Interpreter:
         key = name.lower()
         if key in _BUILTIN:
             return _BUILTIN[key]
-        prefix, _, rest = key.partition(':')
+        prefix, _colon, rest = key.partition(':')
         if rest:
             if prefix == 'env':
                 return self.environment.get(rest.upper(), self.environment.get(rest, None)) \
@@ -233,7 +234,7 @@ class Interpreter:
                 return
             raise PSError('Cannot overwrite variable %s because it is read-only or constant.' % name,
                           'System.Management.Automation.SessionStateUnauthorizedAccessException', 'VariableNotWritable')
-        prefix, _, rest = key.partition(':')
+        prefix, _colon, rest = key.partition(':')
         if rest:
             if prefix == 'env':
                 self.environment[rest.upper()] = None if is_null(value) else to_string(value)
@@ -255,8 +256,12 @@ class Interpreter:
         out = [] if out is None else out
         root = program.root
         block = ScriptBlock(root, text)
-        self.invoke_block(block, scope, out, named=parameters or {}, positional=[], new_scope=False,
-                          is_script=True)
+        token = pstypes.SESSION_TYPES.set(self.session_types)
+        try:
+            self.invoke_block(block, scope, out, named=parameters or {}, positional=[], new_scope=False,
+                              is_script=True)
+        finally:
+            pstypes.SESSION_TYPES.reset(token)
         return out
 
     def invoke_block(self, block, scope, out, named=None, positional=(), pipeline_input=None, new_scope=True,
@@ -719,7 +724,7 @@ class Interpreter:
         if len(targets) == 1 and targets[0].type == 'unary_expression':
             targets = targets[0].named_children
         if len(targets) == 1 and targets[0].type == 'array_literal_expression':
-            targets = [child for child in targets[0].named_children]
+            targets = list(targets[0].named_children)
             # $a, $b = 1, 2, 3: the last variable takes the rest (about_Assignment_Operators).
             items = enumerate_value(value) if is_enumerable(value) else [value]
             for index, item_target in enumerate(targets):
@@ -1023,8 +1028,8 @@ class Interpreter:
         current = self.eval_expression(target, scope)
         new = ops.add(0 if is_null(current) else current, delta)
         self.assign_to(target, new, scope)
-        # As a statement, $i++ writes nothing; its value is only seen inside an expression.
-        return AUTOMATION_NULL if post and node_is_statement(node) else (current if post else new)
+        # As a statement, $i++ writes nothing (eval_chain); inside an expression it is the old value.
+        return current if post else new
 
     def ex_comparison_expression(self, node, scope):
         left_node, op_node, right_node = node.named_children[0], node.child('comparison_operator'), node.named_children[-1]
@@ -1182,10 +1187,6 @@ class _Version:
         return self.text
 
 
-def node_is_statement(node):
-    return False
-
-
 def _is_step(node):
     while node.type == 'unary_expression' and len(node.named_children) == 1:
         node = node.named_children[0]
@@ -1298,8 +1299,4 @@ def set_element(obj, index, value):
     if hasattr(obj, 'set_item'):
         obj.set_item(index, value)
         return
-    raise PSError('Unable to index into an object of type %s.' % pstypes.type_name(obj) if hasattr(pstypes, 'type_name')
-                  else 'Unable to index into this object.', error_id='CannotIndex')
-
-
-__all__ = ['Interpreter', 'SwitchParameter', 'net_int']
+    raise PSError('Unable to index into an object of type %s.' % type_name(obj), error_id='CannotIndex')

@@ -14,9 +14,11 @@ Microsoft.PowerShell.Utility). In 5.1 both sit on .NET's JavaScriptSerializer:
 
 import decimal
 import json
+import math
 
-from .values import (AUTOMATION_NULL, EnumValue, Hashtable, Int64, PSArray, PSCustomObject, PSError, SecureString,
+from .values import (EnumValue, Hashtable, Int64, PSArray, PSCustomObject, PSError, SecureString,
                      SwitchParameter, enumerate_value, format_double, is_enumerable, is_null, to_string)
+
 
 class _Object(list):
     """Distinguishes a parsed JSON object (pairs) from an array while decoding."""
@@ -55,7 +57,7 @@ def to_json(value, depth, current=0):
     if isinstance(value, int):
         return str(int(value))
     if isinstance(value, float):
-        return format_double(value) if value == value and abs(value) != float('inf') else '"%s"' % format_double(value)
+        return format_double(value) if math.isfinite(value) else '"%s"' % format_double(value)
     if isinstance(value, decimal.Decimal):
         return format(value, 'f')
     if isinstance(value, str):
@@ -164,6 +166,3 @@ def _convert(value):
             return Int64(value)
         return decimal.Decimal(value)
     return value
-
-
-__all__ = ['AUTOMATION_NULL', 'convertfrom_json', 'convertto_json']

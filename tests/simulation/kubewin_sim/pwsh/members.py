@@ -63,8 +63,8 @@ def _string_method(text, name, args):
             raise PSError('String cannot be of zero length.\r\nParameter name: oldValue', 'System.ArgumentException')
         return text.replace(old, new)
     if lower in ('trim', 'trimstart', 'trimend'):
-        chars = ''.join(to_string(arg) for arg in (enumerate_value(args[0]) if argc == 1 and is_enumerable(args[0])
-                                                    else args)) or None
+        listed = enumerate_value(args[0]) if argc == 1 and is_enumerable(args[0]) else args
+        chars = ''.join(to_string(arg) for arg in listed) or None
         return {'trim': text.strip, 'trimstart': text.lstrip, 'trimend': text.rstrip}[lower](chars)
     if lower in ('startswith', 'endswith', 'contains'):
         other = strings[0]
@@ -267,8 +267,7 @@ def invoke_method(obj, name, args, interpreter=None, scope=None):
             return PSArray(out) if lower == 'invoke' else collect(out)
         if isinstance(obj, Hashtable):
             return _dictionary_method(obj, lower, name, args)
-        if isinstance(obj, list) and _find_attribute(obj, name) is None and lower in ('add', 'remove', 'contains', 'indexof', 'clear', 'toarray', 'insert',
-                                               'removeat', 'addrange'):
+        if isinstance(obj, list) and _find_attribute(obj, name) is None and lower in _LIST_METHODS:
             return _list_method(obj, lower, name, args)
         if lower == 'tostring' and not args:
             return to_string(obj)
@@ -312,6 +311,9 @@ def _dictionary_method(table, lower, name, args):
     if lower == 'clone':
         return table.copy()
     raise method_not_found(table, name)
+
+
+_LIST_METHODS = ('add', 'remove', 'contains', 'indexof', 'clear', 'toarray', 'insert', 'removeat', 'addrange')
 
 
 def _list_method(items, lower, name, args):

@@ -10,8 +10,8 @@ import decimal
 import re
 
 from . import types as pstypes
-from .values import (AUTOMATION_NULL, Char, EnumValue, Hashtable, Int64, PSArray, PSError, _Integral, enumerate_value,
-                     is_enumerable, is_null, is_number, net_int, to_bool, to_number, to_string, type_name)
+from .values import (Char, EnumValue, Hashtable, Int64, PSArray, PSError, ScriptBlock, Unsupported, _Integral,
+                     enumerate_value, is_enumerable, is_null, is_number, to_bool, to_number, to_string, type_name)
 
 
 # --- regular expressions: .NET syntax to Python's -------------------------------------------------------
@@ -34,13 +34,9 @@ def _compile(pattern, case_sensitive):
         try:
             _CACHE[key] = re.compile(translated, 0 if case_sensitive else re.IGNORECASE)
         except re.error as exc:
-            raise PSError('The regular expression pattern %s is not valid.' % pattern, 'System.ArgumentException',
-                          'InvalidRegularExpression', detail_from(exc)) from None
+            raise PSError('The regular expression pattern %s is not valid. (%s)' % (pattern, exc), 'System.ArgumentException',
+                          'InvalidRegularExpression') from None
     return _CACHE[key]
-
-
-def detail_from(exc):
-    return str(exc)
 
 
 def wildcard(pattern, case_sensitive=False):
@@ -109,7 +105,7 @@ def dotnet_replacement(replacement):
                             out.append(match.group(int(name) if name.isdigit() else name) or '')
                             index = end + 1
                             continue
-                        except (IndexError, error_type()):
+                        except (IndexError, re.error):
                             pass
                 if nxt == '&':
                     out.append(match.group(0))
@@ -119,10 +115,6 @@ def dotnet_replacement(replacement):
             index += 1
         return ''.join(out)
     return expand
-
-
-def error_type():
-    return re.error
 
 
 def matches_table(match):
@@ -294,8 +286,8 @@ def split(left, right, cs=False):
     items = enumerate_value(right) if is_enumerable(right) else [right]
     pattern, limit = items[0], (int(to_number(items[1])) if len(items) > 1 else 0)
     options = to_string(items[2]).lower() if len(items) > 2 else ''
-    if isinstance(pattern, pstypes_scriptblock()):
-        raise PSError('-split with a script block is not modelled')
+    if isinstance(pattern, ScriptBlock):
+        raise Unsupported('-split with a script block')
     if 'simplematch' in options:
         pattern = re.escape(to_string(pattern))
     compiled = regex(pattern, cs)
@@ -308,11 +300,6 @@ def split(left, right, cs=False):
             pieces = [piece for piece in pieces if piece is not None]
         out.extend(pieces)
     return out
-
-
-def pstypes_scriptblock():
-    from .values import ScriptBlock  # pylint: disable=import-outside-toplevel
-    return ScriptBlock
 
 
 def unary_split(value):
@@ -342,13 +329,6 @@ def _numeric_result(value, left, right):
     return int(value) if -2 ** 31 <= value <= 2 ** 31 - 1 else float(value)
 
 
-def _operand_number(value, other):
-    if isinstance(value, str):
-        number = to_number(value)
-        return number
-    return to_number(value)
-
-
 def add(left, right):
     if is_null(left):
         if is_enumerable(right):
@@ -373,7 +353,7 @@ def add(left, right):
 
 
 def _arith(function, left, right, name):
-    a, b = _operand_number(left, right), _operand_number(right, left)
+    a, b = to_number(left), to_number(right)
     if isinstance(a, bool):
         a = int(a)
     if isinstance(b, bool):
@@ -525,6 +505,3 @@ def negate(value):
     if isinstance(number, (float, decimal.Decimal)):
         return -number
     return _numeric_result(-int(number), number, 0)
-
-
-__all__ = ['AUTOMATION_NULL']

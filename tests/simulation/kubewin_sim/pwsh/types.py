@@ -6,6 +6,7 @@ into an integer with banker's rounding, a scalar into a one-element array, a has
 [ordered] or [pscustomobject], a string into an enum by name (flags joined with ', ').
 """
 
+import contextvars
 import datetime
 import decimal
 import math
@@ -13,7 +14,7 @@ import uuid
 
 from .values import (AUTOMATION_NULL, Byte, Char, EnumType, EnumValue, Hashtable, Int16, Int64, OrderedDictionary,
                      PSArray, PSCustomObject, PSError, SByte, ScriptBlock, SecureString, Single, SwitchParameter,
-                     UInt16, UInt32, UInt64, _Integral, is_enumerable, enumerate_value, is_null, parse_number,
+                     UInt16, UInt32, UInt64, is_enumerable, enumerate_value, is_null, parse_number,
                      round_half_even, to_bool, to_string, type_name)
 
 
@@ -275,6 +276,10 @@ def _to_type(value):
 
 
 TYPES = {}
+# The types a runspace added with Add-Type, by lower-case full name: they exist only in that session
+# (Add-Type reference, NOTES: "The types that you add exist only in the current session"). The
+# interpreter sets this while it runs; type literals and casts to [type] consult it after TYPES.
+SESSION_TYPES = contextvars.ContextVar('session_types', default=None)
 
 
 def register(net_type, *aliases):
@@ -296,7 +301,10 @@ def resolve(name):
     if key.endswith('[]'):
         element = resolve(key[:-2])
         return None if element is None else ArrayType(element)
-    return TYPES.get(key)
+    found = TYPES.get(key)
+    if found is None and SESSION_TYPES.get():
+        found = SESSION_TYPES.get().get(key)
+    return found
 
 
 def _is_integral(cls):

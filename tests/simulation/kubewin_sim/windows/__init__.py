@@ -14,18 +14,20 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import nettcpip, registry, services, system
+from . import addtype, hns, kubeadm, nettcpip, netsecurity, processes, registry, services, system
 
-AREAS = (nettcpip, registry, services, system)
+AREAS = (nettcpip, addtype, hns, netsecurity, processes, kubeadm, registry, services, system)
 
 
 class ProgramResult:
-    """What a native program did: its standard output and error lines and its exit code."""
+    """What a native program did: its standard output and error lines, its exit code, and how many seconds it ran
+    (a process started with Start-Process or Process.Start is running until a wait of that long)."""
 
-    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0):
+    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0, seconds=0):
         self.stdout_lines = list(stdout_lines)
         self.stderr_lines = list(stderr_lines)
         self.exit_code = exit_code
+        self.seconds = seconds
 
 
 def _program_key(name):
@@ -51,6 +53,10 @@ class WindowsHost:
                 return program
         return None
 
+    def environment(self):
+        """The environment variables ($env:) a PowerShell process on the node starts with."""
+        return system.process_environment(self.node)
+
     def has_program(self, name):
         return self._program(name) is not None
 
@@ -66,21 +72,12 @@ class WindowsHost:
         return None
 
 
-def run_on_node(node, text, parameters=None, variables=None):
-    """Run PowerShell ``text`` on ``node`` (a SimNode) in the engine; returns the engine's Outcome.
-    ``variables``: global variables set before it runs (``ansible_variable()`` for win_powershell's $Ansible)."""
+def run_on_node(node, text, parameters=None):
+    """Run PowerShell ``text`` on ``node`` (a SimNode) in the engine; returns the engine's Outcome."""
     from ..pwsh import run_command  # pylint: disable=import-outside-toplevel
     host = WindowsHost(node)
-    return run_command(text, parameters=parameters, host=host, commands=host.commands(),
-                       environment=system.process_environment(node), variables=variables)
-
-
-def ansible_variable(check_mode=False):
-    """The $Ansible object ansible.windows.win_powershell gives a script (its documentation: Result, Changed,
-    Failed, CheckMode, Diff, Tmpdir, Verbosity); read the script's result from ``.props['Result']``."""
-    from ..pwsh.values import Hashtable, PSCustomObject  # pylint: disable=import-outside-toplevel
-    value = PSCustomObject()
-    for name, item in (('CheckMode', check_mode), ('Verbosity', 0), ('Diff', Hashtable()), ('Changed', True),
-                       ('Failed', False), ('Result', Hashtable()), ('Tmpdir', 'C:\\Windows\\TEMP\\ansible-tmp')):
-        value.props[name] = item
-    return value
+    token = processes.CURRENT_HOST.set(host)
+    try:
+        return run_command(text, parameters=parameters, host=host, commands=host.commands())
+    finally:
+        processes.CURRENT_HOST.reset(token)

@@ -44,7 +44,7 @@ class NetIPAddress(CimInstance):
 class NetIPInterface(CimInstance):
     CLASS = 'MSFT_NetIPInterface'
     KEY = 'InterfaceAlias'
-    PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Dhcp', 'InterfaceMetric', 'PolicyStore')
+    PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Dhcp', 'Forwarding', 'InterfaceMetric', 'PolicyStore')
 
 
 class NetRoute(CimInstance):
@@ -134,6 +134,7 @@ def get_netipinterface(ctx, params, input_items):
     if _family_ok(params):
         out = [NetIPInterface(InterfaceIndex=UInt32(adapter['if_index']), InterfaceAlias=adapter['name'],
                               AddressFamily=ADDRESS_FAMILY(2), Dhcp=DHCP(1 if adapter['dhcp'] else 0),
+                              Forwarding=FORWARDING(1 if adapter.get('forwarding') else 0),
                               InterfaceMetric=UInt32(15), PolicyStore='ActiveStore')
                for adapter in _selected_adapters(ctx, params)]
     if not out:
@@ -196,7 +197,27 @@ def get_dnsclientserveraddress(ctx, params, input_items):
     return out
 
 
+FORWARDING = enum_type(_GENERATED + 'NetIPInterface.Forwarding', {'Disabled': 0, 'Enabled': 1}).enum
+
+
+def set_netipinterface(ctx, params, input_items):
+    """Set-NetIPInterface: -Forwarding and -Dhcp of the interfaces selected by alias or index (IPv4 only here)."""
+    adapters = _selected_adapters(ctx, params)
+    if not adapters:
+        raise _not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface')
+    unmodelled = set(params) - {'InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'Forwarding', 'Dhcp'}
+    if unmodelled:
+        raise PSError('Set-NetIPInterface -%s is not modelled' % sorted(unmodelled)[0])
+    for adapter in adapters:
+        if 'Forwarding' in params:
+            adapter['forwarding'] = FORWARDING.parse(to_string(params['Forwarding'])).value == 1
+        if 'Dhcp' in params:
+            adapter['dhcp'] = DHCP.parse(to_string(params['Dhcp'])).value == 1
+    return []
+
+
 CMDLETS = {
+    'Set-NetIPInterface': set_netipinterface,
     'Get-NetAdapter': get_netadapter,
     'Get-NetIPAddress': get_netipaddress,
     'Get-NetIPInterface': get_netipinterface,

@@ -93,6 +93,10 @@ CASES = [
     Case('is-isnot', "1 -is [int]; '1' -is [int]; 1 -isnot [string]; @() -is [array]",
          ['True', 'False', 'True', 'True'],
          source=TYP + ': -is tests the .NET type, no conversion'),
+    Case('as-type-name-of-an-unknown-type-is-null', "$null -eq ('KubeWin.NoSuchType' -as [type]); ('System.String' -as [type]).FullName",
+         ['True', 'System.String'],
+         source='about_Type_Operators (reference/5.1) "-as operator": a failed conversion (here of a type name to '
+                '[type]) returns $null, no error (lib/hns.ps1 tests its Add-Type type so)'),
     Case('as-converts-or-null', "('5' -as [int]).GetType().FullName; $null -eq ('x' -as [int])",
          ['System.Int32', 'True'],
          source=TYP + ': -as converts, returning $null when the conversion fails'),

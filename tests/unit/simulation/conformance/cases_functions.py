@@ -115,4 +115,8 @@ CASES = [
     Case('command-argument-mode-string', "function f { param($x)\n$x.GetType().FullName }; "
          "f 42; f abc; f 1.5", ['System.Int32', 'System.String', 'System.Double'],
          source='about_Parsing (reference/5.1) "Argument mode": number-like unquoted arguments are numbers, others strings'),
+    Case('unbound-typed-parameters', "function f { param([string]$s, [int]$n, [string[]]$a, [securestring]$p)\n"
+         "$null -eq $s; $s -eq ''; $n; $null -eq $a; $null -eq $p }; f", ['False', 'True', '0', 'True', 'True'],
+         source='PowerShell issue 4616 ([string] parameters are never $null: an unbound one holds the empty string); '
+                + ADV + ': an unbound parameter of a value type holds its default, others $null'),
 ]

@@ -81,7 +81,7 @@ CASES = [
     Case('json-nested-array-in-pipeline-51', "$x = @(1, @(2, 3), 4); $x | ConvertTo-Json -Compress",
          ['[1,{"value":[2,3],"Count":2},4]'],
          source=GH + '5579 (5.1.17134 output): a nested array sent through the pipeline serializes with the '
-                'value/Count wrapper (ETS Count on System.Array, ' + GH + '3222); PowerShell 7 writes [1,[2,3],4]'),
+         'value/Count wrapper (ETS Count on System.Array, ' + GH + '3222); PowerShell 7 writes [1,[2,3],4]'),
     Case('json-from-properties-in-document-order',
          "$o = ConvertFrom-Json '{\"b\":1,\"a\":2}'; foreach ($p in $o.PSObject.Properties) { \"$($p.Name)=$($p.Value)\" }",
          ['b=1', 'a=2'],

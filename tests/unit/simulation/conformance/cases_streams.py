@@ -52,7 +52,7 @@ CASES = [
     Case('strongly-typed-array-converts', "[int[]]$a = '1', '2'; $a[0].GetType().FullName; $a += '3'; $a.GetType().FullName",
          ['System.Int32', 'System.Int32[]'],
          source=ARR + ': a variable cast as [int[]] can contain only integers (elements convert); '
-                'about_Variables: the type attribute stays on the variable, so += keeps Int32[]'),
+         'about_Variables: the type attribute stays on the variable, so += keeps Int32[]'),
     Case('psversiontable-51', "$PSVersionTable.PSVersion.Major; $PSVersionTable.PSVersion.Minor; $PSVersionTable.PSEdition", ['5', '1', 'Desktop'],
          source=AV + ' $PSVersionTable / $PSEdition: Windows PowerShell 5.1 is edition Desktop'),
     Case('true-false-null-variables', "$true.GetType().FullName; $false -eq 0; $null -eq $nothing_here", ['System.Boolean', 'True', 'True'],

@@ -25,13 +25,13 @@ CASES = [
          source=DIFF + ' "Null-coalescing operator ??": added in PowerShell 7; 5.1 cannot parse it'),
     Case('string-split-method-chars-51', "$p = '1111p2222q3333'.Split('pq'); $p.Count; $p[1]", ['3', '2222'],
          source=DIFF + ' "Be aware of .NET method changes": in 5.1 a string argument binds Split(char[]) and splits '
-                'at any of its characters (7 binds Split(string))'),
+         'at any of its characters (7 binds Split(string))'),
     Case('string-split-method-multichar-51', "'a--b'.Split('--').Count", ['3'],
          source=DIFF + ': 5.1 has no Split(string) overload; "--" is the character set {-}, giving a, empty, b'),
     Case('pscustomobject-no-length-51', "$o = [pscustomobject]@{foo = 1}; $null -eq $o.Length",
          ['True'],
          source=DIFF + ' "New methods/properties on PSCustomObject": Count/Length were added in 7; '
-                'about_Arrays (reference/5.1) note: absent in Windows PowerShell'),
+         'about_Arrays (reference/5.1) note: absent in Windows PowerShell'),
     Case('group-object-first-appearance-order-51', "('b', 'a', 'b' | Group-Object | ForEach-Object { $_.Name }) -join ','", ['b,a'],
          source=DIFF + ' "Group-Object now sorts the groups": only PowerShell 7 sorts; 5.1 keeps first-appearance order'),
 ]

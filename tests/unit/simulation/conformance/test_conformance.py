@@ -49,11 +49,11 @@ def test_names_unique():
 
 
 def test_every_case_cites_a_source():
-    assert [c.name for _, c in ALL if not c.source.strip()] == []
+    assert [c.name for _topic, c in ALL if not c.source.strip()] == []
 
 
 def test_no_case_expects_unimplemented():
-    assert [c.name for _, c in ALL if c.exit_code not in (0, 1)] == []
+    assert [c.name for _topic, c in ALL if c.exit_code not in (0, 1)] == []
 
 
 def _errors_match(expected, actual):
@@ -64,7 +64,7 @@ def _errors_match(expected, actual):
     return i == len(expected)
 
 
-@pytest.mark.parametrize('case', [c for _, c in ALL], ids=[c.name for _, c in ALL])
+@pytest.mark.parametrize('case', [c for _topic, c in ALL], ids=[c.name for _topic, c in ALL])
 def test_case(case):
     from kubewin_sim.pwsh import run_command
 

@@ -1,0 +1,103 @@
+"""kubeadm.exe, as a program model: ``kubeadm join --config <file>`` on a Windows node.
+
+What kubeadm does (kubernetes.io, "kubeadm join" reference and its phases): it reads the
+JoinConfiguration file (``--config``), validates it (discovery needs a bootstrap token or a
+kubeconfig file), runs its preflight checks, writes the kubelet's configuration
+(``/var/lib/kubelet/config.yaml``, ``/var/lib/kubelet/kubeadm-flags.env`` with the node registration's
+CRI socket), the TLS bootstrap kubeconfig (``/etc/kubernetes/bootstrap-kubelet.conf``) and the cluster CA
+(``/etc/kubernetes/pki/ca.crt``), (re)starts the kubelet and waits for it to finish its TLS bootstrap
+(the kubelet writes ``/etc/kubernetes/kubelet.conf``). On Windows those paths are on the system drive
+(C:\\etc\\kubernetes, C:\\var\\lib\\kubelet). Progress goes to standard output, a failure to standard error
+("error execution phase ...", then the hint about --v=5) with exit code 1.
+
+What the simulation believes beyond that is the twin's (kubewin_sim/handlers/join.py): the node's
+``profile['kubeadm_join_fails']`` makes the join fail with that message, a missing kubelet service fails
+kubelet-start, and the kubelet's bootstrap is kubewin_sim/handlers/services.py's.
+"""
+
+import ntpath
+
+import yaml
+
+from ..node import SimulationError
+from ..programs import option
+
+KUBERNETES_DIR = 'C:\\etc\\kubernetes'
+KUBELET_DIR = 'C:\\var\\lib\\kubelet'
+KUBELET_KUBECONFIG = ntpath.join(KUBERNETES_DIR, 'kubelet.conf')
+HINT = 'To see the stack trace of this error execute with --v=5 or higher'
+
+
+def _result(stdout=(), stderr=(), exit_code=0):
+    from . import ProgramResult  # pylint: disable=import-outside-toplevel
+    return ProgramResult(stdout, stderr, exit_code, seconds=5)
+
+
+def _failed(stdout, message):
+    return _result(stdout, [message, HINT], 1)
+
+
+def _token(config):
+    discovery = config.get('discovery') or {}
+    return (discovery.get('bootstrapToken') or {}).get('token') or discovery.get('tlsBootstrapToken')
+
+
+def _join(node, argv):
+    config_path = option(argv, '--config')
+    if config_path is None:
+        return _failed([], 'error execution phase preflight: couldn\'t validate the identity of the API Server: '
+                           'discovery: Invalid value: "": bootstrapToken or file must be set')
+    entry = node.file(config_path)
+    if entry is None or entry.get('content') is None:
+        return _result([], ['unable to read config from "%s" : open %s: The system cannot find the file specified.'
+                            % (config_path, config_path)], 1)
+    try:
+        config = yaml.safe_load(entry['content'].lstrip('\ufeff')) or {}
+    except yaml.YAMLError as error:
+        return _result([], ['error converting YAML to JSON: %s' % error], 1)
+    if not isinstance(config, dict) or config.get('kind') != 'JoinConfiguration' \
+            or not str(config.get('apiVersion', '')).startswith('kubeadm.k8s.io/'):
+        return _result([], ['no JoinConfiguration in the config file %s' % config_path], 1)
+    if not _token(config):
+        return _result([], ['discovery.bootstrapToken: Invalid value: "": bootstrapToken or file must be set'], 1)
+    out = ['[preflight] Running pre-flight checks']
+    fault = node.profile.get('kubeadm_join_fails')
+    if fault:
+        return _failed(out, 'error execution phase preflight: %s' % fault)
+    if 'kubelet' not in node.data['services']:
+        return _failed(out, 'error execution phase kubelet-start: the kubelet service does not exist')
+    registration = config.get('nodeRegistration') or {}
+    node.write_file(ntpath.join(KUBELET_DIR, 'config.yaml'),
+                    content='apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n')
+    node.write_file(ntpath.join(KUBELET_DIR, 'kubeadm-flags.env'),
+                    content='KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=%s"\n' % registration.get('criSocket', ''))
+    node.write_file(ntpath.join(KUBERNETES_DIR, 'bootstrap-kubelet.conf'), content='(bootstrap kubeconfig)\n')
+    node.write_file(ntpath.join(KUBERNETES_DIR, 'pki', 'ca.crt'), content='(cluster CA)\n')
+    out += ['[kubelet-start] Writing kubelet configuration to file "%s"' % ntpath.join(KUBELET_DIR, 'config.yaml'),
+            '[kubelet-start] Writing kubelet environment file with flags to file "%s"'
+            % ntpath.join(KUBELET_DIR, 'kubeadm-flags.env'),
+            '[kubelet-start] Starting the kubelet',
+            '[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap']
+    from ..handlers import services  # pylint: disable=import-outside-toplevel
+    try:
+        services.stop(node, 'kubelet')
+        services.start(node, 'kubelet')
+    except SimulationError as error:
+        return _failed(out, 'error execution phase kubelet-start: %s' % error)
+    if node.file(KUBELET_KUBECONFIG) is None:
+        return _failed(out, 'error execution phase kubelet-start: timed out waiting for the condition')
+    node.data['joined_as'] = registration.get('name')
+    return _result(out + ['', 'This node has joined the cluster:',
+                          '* Certificate signing request was sent to apiserver and a response was received.',
+                          '* The Kubelet was informed of the new secure connection details.', '',
+                          "Run 'kubectl get nodes' on the control-plane to see this node join the cluster.", ''])
+
+
+def kubeadm(host, words, input_items):
+    if words[:1] == ['join']:
+        return _join(host.node, words[1:])
+    return _result([], ['unknown command "%s" for "kubeadm"' % (words[0] if words else ''),
+                        'Run \'kubeadm --help\' for usage.'], 1)
+
+
+PROGRAMS = {'kubeadm.exe': kubeadm}

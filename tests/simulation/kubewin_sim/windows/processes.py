@@ -1,0 +1,308 @@
+"""Processes: Start-Process, Get-Process, System.Diagnostics.Process and ProcessStartInfo.
+
+Sources: reference/5.1/Microsoft.PowerShell.Management/Start-Process.md and Get-Process.md
+(MicrosoftDocs/PowerShell-Docs), the .NET Framework reference of System.Diagnostics.Process (Start,
+WaitForExit(Int32) "true if the associated process has exited; otherwise, false", ExitCode, HasExited,
+Kill, Handle, StandardOutput) and ProcessStartInfo (UseShellExecute defaults to true in the .NET
+Framework; redirecting a stream needs it false, else Start throws InvalidOperationException).
+
+A program is a file of the node (``node.file(path)``; a bare name is looked up in the registry only)
+whose behaviour is a registered program model (an area's ``PROGRAMS``). The model runs when the process
+starts and returns its output and exit code; it takes ``ProgramResult.seconds`` of simulated time. The
+clock of a process moves only when the script waits for it (WaitForExit, Start-Process -Wait): a process
+is running until a wait lets it finish, as a real program is running for a while after it starts.
+
+The Windows PowerShell 5.1 quirk (PowerShell/PowerShell issue #5421, "Process objects created with
+Start-Process -NoNewWindow and/or -RedirectStandard* never report their exit code on Windows"; the
+workaround there and in #20716 is to read ``.Handle`` before waiting): with -NoNewWindow or a
+-RedirectStandard* parameter, Start-Process -PassThru returns a Process object that holds no process
+handle. ExitCode needs one (the .NET Framework property checks for it and throws; PowerShell's member
+access turns the exception into $null), so unless ``.Handle`` was read while the process was running
+(which opens and keeps the handle), ExitCode stays $null after the process exits. -Wait does not show
+the problem in 5.1 (same issue). A process started with [Diagnostics.Process]::Start holds its handle.
+
+Properties whose .NET getter throws (ExitCode before exit, StandardOutput when not redirected, Handle
+after exit without a handle) read as $null, as PowerShell's member access reports them.
+"""
+
+import contextvars
+import ntpath
+
+from ..pwsh.types import NetType, register
+from ..pwsh.values import AUTOMATION_NULL, Hashtable, PSError, Unsupported, enumerate_value, is_enumerable, to_string
+from ..pwsh import operators as ops
+from ..programs import split_command_line
+
+# The WindowsHost of the script running now ([Diagnostics.Process]::Start is a static method: it has no ctx).
+CURRENT_HOST = contextvars.ContextVar('kubewin_current_host', default=None)
+_FIRST_ID = 4100
+
+
+def _text(lines):
+    return ''.join(line + '\r\n' for line in lines)
+
+
+class StreamReader:
+    """System.IO.StreamReader over what a program wrote to a redirected stream."""
+
+    NET = 'System.IO.StreamReader'
+
+    def __init__(self, text):
+        self._text = text
+        self._position = 0
+
+    def ReadToEnd(self):  # pylint: disable=invalid-name
+        rest = self._text[self._position:]
+        self._position = len(self._text)
+        return rest
+
+    def ReadLine(self):  # pylint: disable=invalid-name
+        if self._position >= len(self._text):
+            return None
+        end = self._text.find('\n', self._position)
+        end = len(self._text) if end < 0 else end + 1
+        line = self._text[self._position:end]
+        self._position = end
+        return line.rstrip('\r\n')
+
+    @property
+    def EndOfStream(self):  # pylint: disable=invalid-name
+        return self._position >= len(self._text)
+
+
+class ProcessStartInfo:
+    """System.Diagnostics.ProcessStartInfo (.NET Framework defaults: UseShellExecute true)."""
+
+    NET = 'System.Diagnostics.ProcessStartInfo'
+    PROPERTIES = ('FileName', 'Arguments', 'WorkingDirectory', 'UseShellExecute', 'CreateNoWindow', 'RedirectStandardInput',
+                  'RedirectStandardOutput', 'RedirectStandardError', 'EnvironmentVariables')
+
+    def __init__(self, file_name='', arguments=''):
+        self.FileName = to_string(file_name)
+        self.Arguments = to_string(arguments)
+        self.WorkingDirectory = ''
+        self.UseShellExecute = True
+        self.CreateNoWindow = False
+        self.RedirectStandardInput = False
+        self.RedirectStandardOutput = False
+        self.RedirectStandardError = False
+        host = CURRENT_HOST.get()
+        environment = Hashtable()
+        for name, value in ((host.node.data.get('environment') or {}) if host is not None else {}).items():
+            environment[name] = value
+        self.EnvironmentVariables = environment
+
+
+class Process:
+    """System.Diagnostics.Process of a program model's run."""
+
+    NET = 'System.Diagnostics.Process'
+    PROPERTIES = ('Id', 'ProcessName', 'HasExited', 'ExitCode', 'Handle', 'StartInfo')
+
+    def __init__(self, process_id, path, result, holds_handle, redirect=None):  # pylint: disable=too-many-arguments
+        self.Id = process_id
+        self.ProcessName = ntpath.splitext(ntpath.basename(path))[0]
+        self.StartInfo = None
+        self._path = path
+        self._result = result
+        self._remaining = float(getattr(result, 'seconds', 0) or 0)
+        self._exited = False
+        self._exit_code = None
+        self._holds_handle = holds_handle
+        self._redirect = redirect or {}
+
+    # -- the clock ------------------------------------------------------------------------------------
+    def _finish(self, exit_code):
+        self._exited = True
+        self._exit_code = exit_code
+
+    def _wait(self, seconds=None):
+        if self._exited:
+            return True
+        if seconds is None or seconds >= self._remaining:
+            self._remaining = 0
+            self._finish(self._result.exit_code)
+            return True
+        self._remaining -= seconds
+        return False
+
+    @property
+    def running(self):
+        return not self._exited
+
+    # -- members --------------------------------------------------------------------------------------
+    @property
+    def Handle(self):  # pylint: disable=invalid-name
+        if not self._holds_handle and self._exited:
+            return None  # OpenProcess of a process that is gone fails; the getter throws
+        self._holds_handle = True
+        return 0x700 + self.Id % 0x100 * 4
+
+    @property
+    def HasExited(self):  # pylint: disable=invalid-name
+        return self._exited
+
+    @property
+    def ExitCode(self):  # pylint: disable=invalid-name
+        if not self._exited or not self._holds_handle:
+            return None
+        return self._exit_code
+
+    def WaitForExit(self, milliseconds=None):  # pylint: disable=invalid-name
+        if milliseconds is None:
+            self._wait()
+            return AUTOMATION_NULL
+        milliseconds = int(milliseconds)
+        return self._wait(None if milliseconds < 0 else milliseconds / 1000.0)
+
+    def Kill(self):  # pylint: disable=invalid-name
+        # TerminateProcess with exit code -1 (.NET Framework Process.Kill).
+        if not self._exited:
+            self._finish(-1)
+        return AUTOMATION_NULL
+
+    @property
+    def StandardOutput(self):  # pylint: disable=invalid-name
+        return StreamReader(_text(self._result.stdout_lines)) if self._redirect.get('stdout') else None
+
+    @property
+    def StandardError(self):  # pylint: disable=invalid-name
+        return StreamReader(_text(self._result.stderr_lines)) if self._redirect.get('stderr') else None
+
+    def to_string(self):
+        return 'System.Diagnostics.Process (%s)' % self.ProcessName
+
+
+def _processes(host):
+    if not hasattr(host, 'processes'):
+        host.processes = []
+    return host.processes
+
+
+def _program_path(host, file_path):
+    """The program file FilePath names: a path must be a file of the node; a bare name must be a known program."""
+    name = to_string(file_path).strip().strip('"')
+    if '\\' in name or '/' in name:
+        if host.node.file(name) is None:
+            return None
+    if not host.has_program(name):
+        return None
+    return name
+
+
+def _start(host, file_path, words, holds_handle, redirect=None):
+    path = _program_path(host, file_path)
+    if path is None:
+        return None
+    result = host.run_program(path, words, None)
+    process = Process(_FIRST_ID + 4 * len(_processes(host)), path, result, holds_handle, redirect)
+    _processes(host).append(process)
+    return process
+
+
+def _cannot_start():
+    return PSError('This command cannot be run due to the error: The system cannot find the file specified.',
+                   'System.InvalidOperationException', 'InvalidOperationException,Microsoft.PowerShell.Commands.StartProcessCommand',
+                   'InvalidOperation')
+
+
+def start_process(ctx, params, input_items):
+    arguments = params.get('ArgumentList')
+    if arguments is None:
+        line = ''
+    elif is_enumerable(arguments):
+        # Start-Process joins the -ArgumentList strings with spaces; quoting is the caller's.
+        line = ' '.join(to_string(item) for item in enumerate_value(arguments))
+    else:
+        line = to_string(arguments)
+    redirects = {key: to_string(params[key]) for key in ('RedirectStandardOutput', 'RedirectStandardError')
+                 if params.get(key) is not None}
+    if params.get('RedirectStandardInput') is not None:
+        raise Unsupported('Start-Process -RedirectStandardInput')
+    # With -NoNewWindow or a redirection 5.1 keeps no handle of the process (issue #5421); -Wait does.
+    holds_handle = not (params.get('NoNewWindow') or redirects) or bool(params.get('Wait'))
+    process = _start(ctx.host, params['FilePath'], split_command_line(line), holds_handle)
+    if process is None:
+        raise _cannot_start()
+    node = ctx.host.node
+    if 'RedirectStandardOutput' in redirects:
+        node.write_file(redirects['RedirectStandardOutput'], content=_text(process._result.stdout_lines))  # pylint: disable=protected-access
+    if 'RedirectStandardError' in redirects:
+        node.write_file(redirects['RedirectStandardError'], content=_text(process._result.stderr_lines))  # pylint: disable=protected-access
+    if params.get('Wait'):
+        process.WaitForExit()
+    return [process] if params.get('PassThru') else []
+
+
+def process_start(start_info):
+    """[System.Diagnostics.Process]::Start(ProcessStartInfo)."""
+    if not isinstance(start_info, ProcessStartInfo):
+        raise PSError('Cannot find an overload for "Start" and the argument count: "1".',
+                      'System.Management.Automation.MethodException', 'MethodCountCouldNotFindBest')
+    redirect = {'stdout': bool(start_info.RedirectStandardOutput), 'stderr': bool(start_info.RedirectStandardError),
+                'stdin': bool(start_info.RedirectStandardInput)}
+    if start_info.UseShellExecute and any(redirect.values()):
+        raise PSError('The Process object must have the UseShellExecute property set to false in order to redirect IO '
+                      'streams.', 'System.InvalidOperationException')
+    process = _start(CURRENT_HOST.get(), start_info.FileName, split_command_line(start_info.Arguments), True, redirect)
+    if process is None:
+        raise PSError('The system cannot find the file specified', 'System.ComponentModel.Win32Exception')
+    process.StartInfo = start_info
+    return process
+
+
+register(NetType('System.Diagnostics.Process', test=lambda value: isinstance(value, Process),
+                 statics={'Start': process_start}), 'Diagnostics.Process')
+register(NetType('System.Diagnostics.ProcessStartInfo', test=lambda value: isinstance(value, ProcessStartInfo),
+                 constructor=ProcessStartInfo), 'Diagnostics.ProcessStartInfo')
+
+
+def _running(host):
+    """Processes of running services (their program file) and of started programs still running."""
+    out = []
+    for index, service in enumerate(sorted(host.node.data['services'].values(), key=lambda s: s.get('name', ''))):
+        if service.get('state') == 'running' and service.get('command_line'):
+            line = service['command_line'].strip()
+            program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
+            result = type('Running', (), {'stdout_lines': [], 'stderr_lines': [], 'exit_code': 0, 'seconds': float('inf')})
+            out.append(Process(1000 + 4 * index, program, result, True))
+    return out + [process for process in _processes(host) if process.running]
+
+
+def get_process(ctx, params, input_items):
+    running = _running(ctx.host)
+    if 'Id' in params:
+        out = []
+        for wanted in (enumerate_value(params['Id']) if is_enumerable(params['Id']) else [params['Id']]):
+            found = [process for process in running if process.Id == int(wanted)]
+            if not found:
+                ctx.write_error(PSError('Cannot find a process with the process identifier %d.' % int(wanted),
+                                        'Microsoft.PowerShell.Commands.ProcessCommandException',
+                                        'NoProcessFoundForGivenId,Microsoft.PowerShell.Commands.GetProcessCommand',
+                                        'ObjectNotFound', target=int(wanted)))
+            out.extend(found)
+        return out
+    if params.get('Name') is None:
+        return running
+    out = []
+    for pattern in (enumerate_value(params['Name']) if is_enumerable(params['Name']) else [params['Name']]):
+        pattern = to_string(pattern)
+        found = [process for process in running if ops.wildcard(pattern).match(process.ProcessName)]
+        if not found and not any(char in pattern for char in '*?['):
+            ctx.write_error(PSError('Cannot find a process with the name "%s". Verify the process name and call the '
+                                    'cmdlet again.' % pattern, 'Microsoft.PowerShell.Commands.ProcessCommandException',
+                                    'NoProcessFoundForGivenName,Microsoft.PowerShell.Commands.GetProcessCommand',
+                                    'ObjectNotFound', target=pattern))
+        out.extend(process for process in found if process not in out)
+    return out
+
+
+CMDLETS = {
+    'Start-Process': start_process,
+    'Get-Process': get_process,
+}
+
+CONSTRUCTORS = {
+    'system.diagnostics.processstartinfo': ProcessStartInfo,
+    'diagnostics.processstartinfo': ProcessStartInfo,
+}

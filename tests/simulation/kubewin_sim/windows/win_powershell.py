@@ -1,0 +1,102 @@
+"""ansible.windows.win_powershell's contract, run on the engine against a node.
+
+What the real module does (plugins/modules/win_powershell.ps1 of ansible-collections/ansible.windows):
+- it decides whether the script supports check mode from the script's own param block
+  (CmdletBinding with SupportsShouldProcess, omitted or $true); in check mode a script that does
+  not is skipped with changed=true and msg "skipped, running in check mode";
+- it runs the script in a new runspace where `$Ansible` is a PSCustomObject (CheckMode, Verbosity,
+  Result = @{}, Diff = @{}, Changed = $true, Failed = $false, Tmpdir) and $ErrorActionPreference is
+  error_action (continue, stop, silently_continue);
+- parameters are bound with AddParameters; each sensitive parameter becomes a SecureString (or a
+  PSCredential with a username); a script supporting ShouldProcess also gets Confirm=$false and
+  WhatIf=<check mode>;
+- a terminating error (RuntimeException: throw, or an error under Stop) makes failed=true and its
+  error record joins the error stream; non-terminating errors alone do not fail the task;
+- the result holds $Ansible.Result, Changed, Failed, the output objects and the error records.
+"""
+
+from ..pwsh import new_interpreter
+from ..pwsh.binding import signature
+from ..pwsh.interpreter import ErrorRecord, Exit, ScriptTerminating
+from ..pwsh.syntax import ParseError, parse
+from ..pwsh.values import Hashtable, PSCustomObject, PSError, SecureString, Unsupported, to_string
+from . import WindowsHost
+
+EMPTY = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [], 'verbose': [],
+         'debug': [], 'information': []}
+_PREFERENCE = {'stop': 'Stop', 'continue': 'Continue', 'silently_continue': 'SilentlyContinue'}
+
+
+def supports_should_process(interpreter, text):
+    """The module's test, on the script's parse tree: [CmdletBinding(SupportsShouldProcess)] on its param block."""
+    param_block = parse(text).root.child('param_block')
+    if param_block is None:
+        return False
+    return signature(interpreter, param_block, interpreter.global_scope).should_process
+
+
+def error_entry(record):
+    """One entry of the module's ``error`` list, as it formats an error record."""
+    error = record.error
+    return {
+        'output': '%s\n    + CategoryInfo          : %s\n    + FullyQualifiedErrorId : %s' % (
+            error.message, record.CategoryInfo.to_string(), error.error_id),
+        'error_details': None,
+        'exception': {'message': error.message, 'type': error.type_name, 'help_link': None, 'source': None,
+                      'hresult': -2146233087, 'inner_exception': None},
+        'target_object': None if error.target is None else to_string(error.target),
+        'category_info': {'category': error.category, 'category_id': 0, 'activity': '',
+                          'reason': error.type_name.rsplit('.', 1)[-1], 'target_name': record.CategoryInfo.TargetName,
+                          'target_type': ''},
+        'fully_qualified_error_id': error.error_id,
+        'script_stack_trace': record.ScriptStackTrace,
+        'pipeline_iteration_info': [],
+    }
+
+
+def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=False, error_action='continue'):
+    """Run ``script`` on ``node`` as win_powershell would; return the module's result dict.
+
+    Raises Unsupported when the script uses something the engine does not implement: a test failure,
+    never a task result.
+    """
+    host = WindowsHost(node)
+    interpreter = new_interpreter(host, host.commands())
+    should_process = supports_should_process(interpreter, script)
+    if check_mode and not should_process:
+        return dict(EMPTY, changed=True, msg='skipped, running in check mode')
+    ansible = PSCustomObject([('CheckMode', check_mode), ('Verbosity', 0), ('Result', Hashtable()),
+                              ('Diff', Hashtable()), ('Changed', True), ('Failed', False),
+                              ('Tmpdir', 'C:\\Windows\\TEMP\\ansible-tmp')])
+    interpreter.global_scope.vars['ansible'] = ansible
+    interpreter.global_scope.vars['erroractionpreference'] = _PREFERENCE[error_action]
+    bound = dict(parameters or {})
+    for entry in sensitive_parameters or []:
+        if entry.get('value') is not None:
+            bound[entry['name']] = SecureString(entry['value'])
+    if should_process:
+        bound['Confirm'] = False
+        bound['WhatIf'] = check_mode
+    output = []
+    failed = False
+    try:
+        interpreter.run(script, bound, out=output)
+    except ScriptTerminating as terminating:
+        failed = True
+        interpreter.errors.append(terminating.record)
+    except PSError as error:
+        # The script's parameters did not bind: PowerShell.Invoke throws a ParameterBindingException.
+        failed = True
+        interpreter.errors.append(ErrorRecord(error))
+    except ParseError as error:
+        failed = True
+        interpreter.errors.append(ErrorRecord(PSError(error.message, 'System.Management.Automation.ParseException',
+                                                      'ParseException', 'ParserError')))
+    except Exit:
+        pass
+    except Unsupported:
+        raise
+    props = ansible.props
+    return dict(EMPTY, result=props['Result'], changed=bool(props['Changed']), failed=failed or bool(props['Failed']),
+                output=[to_string(item) for item in output], error=[error_entry(record) for record in interpreter.errors],
+                warning=list(interpreter.warnings))
