@@ -318,6 +318,8 @@ def test_machine_environment_variables():
         == ['C:\\k\\config', 'C:\\k\\config', 'C:\\Windows', 'WIN1', 'True']
     ok(node, "[Environment]::SetEnvironmentVariable('KUBECONFIG', $null, 'Machine')")
     assert node.data['environment'] == {}
+    # Every Windows Server has a machine Path (REG_EXPAND_SZ, returned expanded).
+    assert ok(node, "[Environment]::GetEnvironmentVariable('Path', 'Machine').Split(';')[0]") == ['C:\\Windows\\system32']
 
 
 # -- CIM and features -----------------------------------------------------------------------------

@@ -274,11 +274,7 @@ def read_key(node, key):
     if lowered in REBOOT_KEYS:
         return {} if node.data.get('reboot_pending') else None
     if lowered == SESSION_ENVIRONMENT:
-        values = {'ComSpec': ('REG_EXPAND_SZ', '%SystemRoot%\\system32\\cmd.exe'),
-                  'OS': ('REG_SZ', 'Windows_NT'), 'windir': ('REG_EXPAND_SZ', '%SystemRoot%')}
-        for name, value in node.data['environment'].items():
-            values[name] = ('REG_SZ', value)
-        return values
+        return session_environment(node)
     generic = _generic(node, key)
     if generic is not None:
         return generic
@@ -330,7 +326,8 @@ def _target(node, key):
         return ('env', None)
     if lowered == CURRENT_VERSION or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
-        raise NotImplementedError('writing values of %s is not modelled' % provider_path(key))
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('writing values of %s' % provider_path(key))
     if not key_exists(node, key):
         return None
     store = node.data.setdefault('registry', {})
@@ -378,20 +375,68 @@ def remove_value(node, key, name):
 
 # -- values as the provider returns them ------------------------------------------------------------
 
-def expand(node, text):
-    """ExpandEnvironmentStrings with the node's machine variables (an unknown %name% stays as written)."""
-    variables = {key.lower(): value for key, value in machine_environment(node).items()}
-    return re.sub(r'%([^%]+)%', lambda match: variables.get(match.group(1).lower(), match.group(0)), text)
+# Variables Windows sets for every process that are not in Session Manager\Environment.
+def system_variables(node):
+    return {'SystemRoot': 'C:\\Windows', 'SystemDrive': 'C:', 'ProgramData': 'C:\\ProgramData',
+            'ALLUSERSPROFILE': 'C:\\ProgramData', 'ProgramFiles': 'C:\\Program Files',
+            'ProgramFiles(x86)': 'C:\\Program Files (x86)', 'CommonProgramFiles': 'C:\\Program Files\\Common Files',
+            'PUBLIC': 'C:\\Users\\Public', 'COMPUTERNAME': node.data['hostname']}
+
+
+# Session Manager\Environment of a fresh Windows Server (the machine variables every node has).
+DEFAULT_MACHINE_VARIABLES = {
+    'ComSpec': ('REG_EXPAND_SZ', '%SystemRoot%\\system32\\cmd.exe'),
+    'DriverData': ('REG_SZ', 'C:\\Windows\\System32\\Drivers\\DriverData'),
+    'NUMBER_OF_PROCESSORS': ('REG_SZ', '4'),
+    'OS': ('REG_SZ', 'Windows_NT'),
+    'Path': ('REG_EXPAND_SZ', '%SystemRoot%\\system32;%SystemRoot%;%SystemRoot%\\System32\\Wbem;'
+                              '%SYSTEMROOT%\\System32\\WindowsPowerShell\\v1.0\\;%SYSTEMROOT%\\System32\\OpenSSH\\'),
+    'PATHEXT': ('REG_SZ', '.COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC'),
+    'PROCESSOR_ARCHITECTURE': ('REG_SZ', 'AMD64'),
+    'PSModulePath': ('REG_EXPAND_SZ', '%ProgramFiles%\\WindowsPowerShell\\Modules;'
+                                      '%SystemRoot%\\system32\\WindowsPowerShell\\v1.0\\Modules'),
+    'TEMP': ('REG_EXPAND_SZ', '%SystemRoot%\\TEMP'),
+    'TMP': ('REG_EXPAND_SZ', '%SystemRoot%\\TEMP'),
+    'USERNAME': ('REG_SZ', 'SYSTEM'),
+    'windir': ('REG_EXPAND_SZ', '%SystemRoot%'),
+}
+
+
+def session_environment(node):
+    """The values of Session Manager\\Environment: the defaults, and the node's machine variables
+    (``node.data['environment']``, written as REG_SZ) over them."""
+    values = dict(DEFAULT_MACHINE_VARIABLES)
+    for name, value in node.data['environment'].items():
+        for default in [key for key in values if key.lower() == name.lower()]:
+            del values[default]
+        values[name] = ('REG_SZ', value)
+    return values
+
+
+def _expand_with(variables, text):
+    lowered = {key.lower(): value for key, value in variables.items()}
+    return re.sub(r'%([^%]+)%', lambda match: lowered.get(match.group(1).lower(), match.group(0)), text)
 
 
 def machine_environment(node):
-    """The machine-level variables a process on the node starts with."""
-    base = {'SystemRoot': 'C:\\Windows', 'windir': 'C:\\Windows', 'SystemDrive': 'C:', 'ProgramData': 'C:\\ProgramData',
-            'ProgramFiles': 'C:\\Program Files', 'ComSpec': 'C:\\Windows\\system32\\cmd.exe', 'OS': 'Windows_NT',
-            'COMPUTERNAME': node.data['hostname'], 'TEMP': 'C:\\Windows\\TEMP', 'TMP': 'C:\\Windows\\TEMP',
-            'PROCESSOR_ARCHITECTURE': 'AMD64'}
-    base.update(node.data['environment'])
-    return base
+    """The machine-level variables a process on the node starts with, expanded."""
+    variables = system_variables(node)
+    for name, (kind, value) in session_environment(node).items():
+        variables[name] = _expand_with(system_variables(node), value) if kind == 'REG_EXPAND_SZ' else value
+    return variables
+
+
+def machine_variable(node, name):
+    """[Environment]::GetEnvironmentVariable(name, 'Machine'): the key's value, expanded (RegistryKey.GetValue)."""
+    for key, (kind, value) in session_environment(node).items():
+        if key.lower() == name.lower():
+            return to_net(node, kind, value)
+    return None
+
+
+def expand(node, text):
+    """ExpandEnvironmentStrings with the node's machine variables (an unknown %name% stays as written)."""
+    return _expand_with(machine_environment(node), text)
 
 
 def to_net(node, kind, value):

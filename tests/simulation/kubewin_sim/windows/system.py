@@ -184,11 +184,7 @@ def get_environment_variable(interpreter, name, target='Process'):
         raise PSError('Value cannot be null.\r\nParameter name: variable', 'System.ArgumentNullException')
     if _target(target) == 'process':
         return interpreter.lookup(None, 'env:' + to_string(name))
-    node = interpreter.host.node
-    for key, value in node.data['environment'].items():
-        if key.lower() == to_string(name).lower():
-            return value
-    return None
+    return registry.machine_variable(interpreter.host.node, to_string(name))
 
 
 def set_environment_variable(interpreter, name, value, target='Process'):
@@ -221,7 +217,9 @@ def process_environment(node):
     variables = dict(registry.machine_environment(node))
     variables.update({'USERNAME': 'Administrator', 'USERPROFILE': 'C:\\Users\\Administrator',
                       'APPDATA': 'C:\\Users\\Administrator\\AppData\\Roaming',
-                      'LOCALAPPDATA': 'C:\\Users\\Administrator\\AppData\\Local'})
+                      'LOCALAPPDATA': 'C:\\Users\\Administrator\\AppData\\Local',
+                      'TEMP': 'C:\\Users\\Administrator\\AppData\\Local\\Temp',
+                      'TMP': 'C:\\Users\\Administrator\\AppData\\Local\\Temp'})
     return {key.upper(): value for key, value in variables.items()}
 
 
