@@ -495,3 +495,18 @@ def test_apply_of_a_service_that_does_not_start_fails_the_script():
         "Service 'kube-proxy (kube-proxy)' cannot be started due to the following error: Cannot start service kube-proxy "
         "on computer '.'."]
     assert _normalised(service_view(node, 'kube-proxy')) == _normalised(service_view(twin_node, 'kube-proxy'))
+
+
+def test_other_keys_live_in_the_node():
+    node = fresh_node()
+    key = r"HKLM:\SOFTWARE\kubewin\node"
+    outcome = run(node, "New-Item -Path %s" % key)
+    assert outcome.errors == [r"Cannot find path 'HKLM:\SOFTWARE\kubewin\node' because it does not exist."]
+    ok(node, "$null = New-Item -Path %s -Force; New-ItemProperty -LiteralPath %s -Name Count -PropertyType DWord "
+             "-Value 0xFFFFFFFF | Out-Null; New-ItemProperty -LiteralPath %s -Name Blob -PropertyType Binary "
+             "-Value ([byte[]](1, 2)) | Out-Null" % (key, key, key))
+    assert ok(node, "Test-Path %s; (Get-ItemProperty %s).Count; (Get-ItemProperty %s -Name Blob).Blob -join ','; "
+                    "@(Get-ItemProperty %s -Name Nope -ErrorAction SilentlyContinue).Count" % (key, key, key, key)) == [
+        'True', '-1', '1,2', '0']
+    # A key without values gives no object.
+    assert ok(node, r"@(Get-ItemProperty HKLM:\SOFTWARE\kubewin).Count") == ['0']
