@@ -79,7 +79,9 @@ else {
     $dependArgument = '/'
     if ($Dependencies.Count -gt 0) { $dependArgument = $Dependencies -join '/' }
     Invoke-Sc config $Name start= $startArgument depend= $dependArgument
-    Set-Service -Name $Name -Description $Description
+    # Set-Service's -Description takes no empty string ([ValidateNotNullOrEmpty]); no description is no value.
+    if ($Description) { Set-Service -Name $Name -Description $Description }
+    else { Remove-ItemProperty -LiteralPath $key -Name Description -ErrorAction SilentlyContinue }
     # The SCM passes the Environment value to the service process when it starts.
     if ($Environment.Count -gt 0) {
         New-ItemProperty -LiteralPath $key -Name Environment -PropertyType MultiString -Value $Environment -Force | Out-Null

@@ -2,8 +2,7 @@
 and the real lib/hns.ps1 run through the PowerShell engine against simulated nodes.
 
 Get-KubeWinHnsState's answer is compared with what the twins report (node.hns_view()) for several node
-states. Get-Service belongs to another area of the Windows model: until it is modelled, these tests stand in
-for it with a double that answers from the same node.
+states.
 """
 
 import json
@@ -17,10 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.pwsh import run_command  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.pwsh.commands import Cmdlet  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.pwsh.values import PSCustomObject, PSError  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.windows import WindowsHost  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import hns as hns_model  # noqa: E402  pylint: disable=wrong-import-position
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -36,24 +33,8 @@ ENDPOINT_APPLY = _read('hns_endpoint_apply.ps1')
 CONNECT_HOST_ENDPOINT = re.search(r'^function Connect-HostEndpoint \{.*?^\}\n', ENDPOINT_APPLY, re.M | re.S).group(0)
 
 
-# -- doubles for cmdlets of other areas --------------------------------------------------------------
-
-def _get_service(ctx, params, input_items):
-    # Stand-in for the services area: the hns service exists once Containers is installed.
-    name = str(params['Name'][0] if isinstance(params['Name'], (list, tuple)) else params['Name'])
-    if name.lower() == 'hns' and ctx.host.node.hns_available():
-        return [PSCustomObject([('Name', 'hns'), ('Status', 'Running')])]
-    ctx.write_error(PSError("Cannot find any service with service name '%s'." % name,
-                            'Microsoft.PowerShell.Commands.ServiceCommandException', 'NoServiceFoundForGivenName',
-                            'ObjectNotFound', target=name))
-    return []
-
-
 def run(node, text):
-    host = WindowsHost(node)
-    commands = host.commands()
-    commands.update({'get-service': Cmdlet('Get-Service', _get_service)})
-    return run_command(text, host=host, commands=commands)
+    return run_on_node(node, text)
 
 
 def ok(node, text):
@@ -349,16 +330,9 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
 def run_script(node, name, parameters):
     """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer."""
     from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
-    from kubewin_sim.pwsh import new_interpreter  # pylint: disable=import-outside-toplevel
-    host = WindowsHost(node)
-    commands = host.commands()
-    commands.update({'get-service': Cmdlet('Get-Service', _get_service)})
-    interpreter = new_interpreter(host, commands)
-    ansible = PSCustomObject([('Result', None)])
-    interpreter.global_scope.vars['ansible'] = ansible
-    interpreter.run(_pwsh.load_script(name), parameters)
-    assert [str(record) for record in interpreter.errors] == []
-    return json.loads(ansible.props['Result'])
+    result = invoke(node, _pwsh.load_script(name), parameters, error_action='stop')
+    assert [entry['exception']['message'] for entry in result['error']] == []
+    return json.loads(result['result'])
 
 
 def both(node, name, parameters, monkeypatch):

@@ -143,7 +143,9 @@ def node_service_apply(node, p, context):
                     'app_stderr': raw['AppStderr'], 'app_rotate_bytes': raw['AppRotateBytes']}
         actions = [part for part in p['FailureActions'].split('/') if part] if p['FailureActions'] else []
         service.update(
-            command_line=p['CommandLine'], display_name=p['DisplayName'] or name, description=p['Description'],
+            command_line=p['CommandLine'], display_name=p['DisplayName'] or name,
+            # An empty description is no Description value (node_service_apply.ps1).
+            description=p['Description'] or None,
             start_mode=p['StartMode'], dependencies=list(p['Dependencies']), environment=list(p['Environment']),
             recovery={'reset_period_seconds': p['ResetPeriodSeconds'] if actions else 0,
                       'actions': [{'type': actions[i], 'delay_ms': int(actions[i + 1])}

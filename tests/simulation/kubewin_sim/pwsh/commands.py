@@ -171,7 +171,9 @@ def invoke_command(interpreter, node, scope, input_items, piped):
         inner = name_node.named_children[0]
         if inner.type == 'path_command_name':
             inner = inner.named_children[0] if inner.named_children else inner
-        target = interpreter.eval_expression(inner, scope) if inner.type != 'generic_token' else inner.text
+        # `& name` with a bare name is the command of that name (about_Operators: call operator).
+        target = inner.text if inner.type in ('generic_token', 'command_name', 'path_command_name_token') \
+            else interpreter.eval_expression(inner, scope)
     if invocation is not None and invocation.text == '.' and not isinstance(target, ScriptBlock):
         raise Unsupported('dot-sourcing a script file', node.line)
     if isinstance(target, ScriptBlock):
@@ -306,6 +308,11 @@ def _invoke_native(interpreter, host, name, args, redirections, scope, input_ite
         error = PSError(line, 'System.Management.Automation.RemoteException', 'NativeCommandError',
                         'NotSpecified', target=line)
         records.append(ErrorRecord(error))
+    if records and (merged or discard_err) \
+            and to_string(interpreter.lookup(scope, 'ErrorActionPreference')).lower() == 'stop':
+        # 5.1 sends a redirected stderr line through the error stream first: under 'Stop' the first
+        # line ends the script (PSNotApplyErrorActionToStderr changed this only in PowerShell 7).
+        interpreter.write_error(records[0], scope)
     if merged:
         out.extend(records)
     elif not discard_err:

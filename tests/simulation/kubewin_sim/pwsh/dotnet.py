@@ -16,8 +16,8 @@ import re
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
-from .values import (AUTOMATION_NULL, Byte, EnumValue, Int64, PSArray, type_name, PSError, enumerate_value, is_enumerable, is_null, round_half_even,
-                     to_string)
+from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, type_name, PSError,
+                     enumerate_value, is_enumerable, is_null, round_half_even, to_string)
 
 enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
 enum_type('System.IO.FileAccess', {'Read': 1, 'Write': 2, 'ReadWrite': 3}, flags=True)
@@ -202,9 +202,30 @@ def _get_bytes(value):
     return _byte_array(int(value).to_bytes(width, 'little', signed=not type_name(value).startswith('System.U')))
 
 
+def _from_bytes(width, signed, result):
+    """BitConverter.ToInt16/ToUInt16/ToInt32/ToUInt32/ToInt64/ToUInt64(value, startIndex): little-endian."""
+    def convert(value, start):
+        data = _bytes(value)
+        start = int(start)
+        if start < 0 or start >= len(data):
+            raise PSError('Index was out of range. Must be non-negative and less than the size of the collection.'
+                          '\r\nParameter name: startIndex', 'System.ArgumentOutOfRangeException')
+        if start + width > len(data):
+            raise PSError('Destination array is not long enough to copy all the items in the collection. Check array '
+                          'index and length.', 'System.ArgumentException')
+        return result(int.from_bytes(data[start:start + width], 'little', signed=signed))
+    return convert
+
+
 register(NetType('System.BitConverter', statics={
     'ToString': lambda value, *rest: '-'.join('%02X' % item for item in _bytes(value)),
     'GetBytes': _get_bytes,
+    'ToInt16': _from_bytes(2, True, Int16),
+    'ToUInt16': _from_bytes(2, False, UInt16),
+    'ToInt32': _from_bytes(4, True, int),
+    'ToUInt32': _from_bytes(4, False, UInt32),
+    'ToInt64': _from_bytes(8, True, Int64),
+    'ToUInt64': _from_bytes(8, False, UInt64),
 }), 'bitconverter')
 
 

@@ -374,6 +374,9 @@ def invoke_static(net_type, name, args, interpreter=None, scope=None):
     if not callable(member):
         raise method_not_found(member, name)
     try:
+        if getattr(member, 'with_interpreter', False):
+            # A static of the Windows model reads the node or the process through the runspace.
+            return member(interpreter, *args)
         return member(*args)
     except PSError as error:
         raise _wrap_method_error(name, args, error) from None

@@ -13,16 +13,15 @@ One module per area of Windows. An area module may define:
   returning a ``ProgramResult``;
 - ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
   (``[System.IO.File]::WriteAllText``);
-- ``ENVIRONMENT``: machine environment variables every session sees (``$env:ProgramData``);
 - ``PROVIDER_CMDLETS``: (lower-case drive, cmdlet name) -> function: the provider cmdlets (Test-Path,
   Get-Item, New-Item...) are registered once, by ``filesystem``, which hands a call on another drive
   (``HKLM:``) to the area that models that provider.
 """
 
 from ..pwsh.commands import Cmdlet
-from . import addtype, filesystem, hns, kubeadm, nettcpip, netsecurity, processes
+from . import addtype, filesystem, hns, kubeadm, nettcpip, netsecurity, processes, registry, services, system
 
-AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm)
+AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm, registry, services, system)
 
 
 class ProgramResult:
@@ -59,6 +58,10 @@ class WindowsHost:
                 return program
         return None
 
+    def environment(self):
+        """The environment variables ($env:) a PowerShell process on the node starts with."""
+        return system.process_environment(self.node)
+
     def has_program(self, name):
         return self._program(name) is not None
 
@@ -74,14 +77,6 @@ class WindowsHost:
                 if found is not None:
                     return found
         return None
-
-    @staticmethod
-    def environment():
-        """The environment variables a session starts with."""
-        variables = {}
-        for area in AREAS:
-            variables.update(getattr(area, 'ENVIRONMENT', {}))
-        return variables
 
     @staticmethod
     def constructor(type_name):

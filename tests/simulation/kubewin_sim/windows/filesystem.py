@@ -58,9 +58,6 @@ DEFAULT_ITEMS = (
 )
 # Who creates items: the collection's scripts run as an administrator, whose new items Administrators own.
 CREATOR = ADMINISTRATORS
-ENVIRONMENT = {'PROGRAMDATA': 'C:\\ProgramData', 'SYSTEMDRIVE': 'C:', 'SYSTEMROOT': 'C:\\Windows',
-               'WINDIR': 'C:\\Windows', 'PROGRAMFILES': 'C:\\Program Files', 'TEMP': 'C:\\Windows\\TEMP',
-               'TMP': 'C:\\Windows\\TEMP'}
 ANSI = 'cp1252'
 
 

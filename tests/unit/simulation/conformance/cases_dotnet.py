@@ -29,6 +29,13 @@ CASES = [
          source=MET + ' + .NET BitConverter.ToString: hyphen-separated uppercase hex'),
     Case('bitconverter-getbytes', "[BitConverter]::GetBytes(1).Length; [BitConverter]::GetBytes([int16]1).Length", ['4', '2'],
          source='.NET BitConverter.GetBytes: the overload follows the argument type'),
+    Case('bitconverter-touint32', "$b = [byte[]](16, 39, 0, 0, 255, 255, 255, 255); [BitConverter]::ToUInt32($b, 0); "
+         "[BitConverter]::ToUInt32($b, 4); [BitConverter]::ToInt32($b, 4); [BitConverter]::ToUInt32($b, 0).GetType().Name",
+         ['10000', '4294967295', '-1', 'UInt32'],
+         source='.NET BitConverter.ToUInt32/ToInt32(byte[], startIndex): four little-endian bytes from startIndex'),
+    Case('bitconverter-touint32-short', "[BitConverter]::ToUInt32([byte[]](1, 2, 3), 0)", [],
+         errors=['Destination array is not long enough'], exit_code=0,
+         source='.NET BitConverter.ToUInt32: ArgumentException when fewer than four bytes follow startIndex'),
     Case('guid-parse-and-empty', "([guid]'0F8FAD5B-D9CB-469F-A165-70867728950E').ToString(); [guid]::Empty",
          ['0f8fad5b-d9cb-469f-a165-70867728950e', '00000000-0000-0000-0000-000000000000'],
          source=ACC + ' [guid]: a string converts to System.Guid; ToString is lowercase "D" format'),

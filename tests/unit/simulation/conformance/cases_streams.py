@@ -17,6 +17,9 @@ CASES = [
          source=OS + ': warning, verbose and debug are separate streams; verbose/debug are off by default'),
     Case('write-host-not-captured', "$r = Write-Host 'x'; $null -eq $r", ['True'],
          source=OS + ': Write-Host output cannot be captured as success output'),
+    Case('call-operator-bare-command-name', "& Write-Output a; & 'Write-Output' b; $c = 'Write-Output'; & $c c",
+         ['a', 'b', 'c'], source='about_Operators (reference/5.1), call operator &: runs a command given by name, as a '
+         'bare word, a string or a variable'),
     Case('redirect-error-to-null', "Write-Error 'gone' 2>$null; 'after'", ['after'],
          source=RD + ': 2>$null discards the error stream'),
     Case('redirect-error-to-success', "Write-Error 'merged' 2>&1 | ForEach-Object { $_.GetType().FullName }",

@@ -1,0 +1,701 @@
+"""The registry as the Registry provider shows HKEY_LOCAL_MACHINE, over the node model.
+
+The keys scripts read are views of the node's state, so the registry and the other views of that
+state (the service control manager, Get-CimInstance, [Environment]) always agree:
+
+- ``SYSTEM\\CurrentControlSet\\Services\\<name>``: a service of ``node.data['services']`` (values as the
+  service control manager writes them: Type, Start, ErrorControl, ImagePath, DisplayName, ObjectName,
+  Description, DependOnService, Environment, DelayedAutostart, FailureActions) and nssm's ``Parameters``
+  subkey (Application, AppParameters, AppDirectory, AppStdout, AppStderr, AppRotateBytes). Sources: "Service
+  registry keys" / CurrentControlSet\\Services (Windows driver and service documentation), the
+  SERVICE_FAILURE_ACTIONS structure (winsvc.h; the SCM keeps it in the self-relative form with 32-bit
+  offsets: reset period, reboot message and command offsets, action count, actions offset, then
+  SC_ACTION type/delay pairs), and nssm's documentation (nssm.cc, "Parameters" registry values).
+- ``SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion``: ``node.data['os']`` (CurrentBuildNumber and
+  CurrentBuild are REG_SZ, UBR a REG_DWORD, ProductName, EditionID, DisplayVersion, ReleaseId,
+  InstallationType REG_SZ).
+- ``...\\Component Based Servicing\\RebootPending`` and ``...\\WindowsUpdate\\Auto Update\\RebootRequired``
+  exist while ``node.data['reboot_pending']``.
+- ``SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment``: the machine environment variables
+  (``node.data['environment']``), where [Environment]::SetEnvironmentVariable(..., 'Machine') writes them.
+- Any other key a script creates lives in ``node.data['registry']``.
+
+How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
+-PropertyType in MicrosoftDocs/PowerShell-Docs reference/5.1; Microsoft.Win32.RegistryKey.GetValue):
+REG_SZ -> String, REG_EXPAND_SZ -> String with %variables% expanded, REG_DWORD -> Int32, REG_QWORD ->
+Int64, REG_MULTI_SZ -> String[], REG_BINARY -> Byte[].
+"""
+
+import ntpath
+import re
+import struct
+
+from ..pwsh.values import Byte, Int64, PSArray, PSError, enumerate_value, is_enumerable, is_null, to_string
+
+HKLM = 'HKEY_LOCAL_MACHINE'
+SERVICES = 'system\\currentcontrolset\\services'
+CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
+SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
+REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending',
+               'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
+# Keys every Windows Server has on the way to the keys above.
+_KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT,
+          'software\\microsoft\\windows\\currentversion\\component based servicing',
+          'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update')
+
+# Start values (CurrentControlSet\Services: SERVICE_BOOT_START 0 ... SERVICE_DISABLED 4).
+START_VALUES = {'boot': 0, 'system': 1, 'auto': 2, 'delayed': 2, 'manual': 3, 'disabled': 4}
+START_MODES = {0: 'boot', 1: 'system', 2: 'auto', 3: 'manual', 4: 'disabled'}
+ACTION_TYPES = {'none': 0, 'restart': 1, 'reboot': 2, 'run_command': 3}
+ACTION_NAMES = {number: name for name, number in ACTION_TYPES.items()}
+# nssm's Parameters values and the node model's names for them.
+NSSM_VALUES = (('Application', 'application', 'REG_EXPAND_SZ'), ('AppParameters', 'app_parameters', 'REG_EXPAND_SZ'),
+               ('AppDirectory', 'app_directory', 'REG_EXPAND_SZ'), ('AppStdout', 'app_stdout', 'REG_EXPAND_SZ'),
+               ('AppStderr', 'app_stderr', 'REG_EXPAND_SZ'), ('AppRotateBytes', 'app_rotate_bytes', 'REG_DWORD'))
+# New-ItemProperty -PropertyType (Microsoft.Win32.RegistryValueKind names).
+PROPERTY_TYPES = {'string': 'REG_SZ', 'expandstring': 'REG_EXPAND_SZ', 'binary': 'REG_BINARY', 'dword': 'REG_DWORD',
+                  'multistring': 'REG_MULTI_SZ', 'qword': 'REG_QWORD'}
+
+# Services every Windows Server has (name, display name, type); hns and vmcompute come with the
+# Containers feature. Tcpip is a kernel driver: it has a key but Get-Service does not list drivers.
+BUILTIN_SERVICES = (
+    ('EventLog', 'Windows Event Log', 0x20, '%SystemRoot%\\System32\\svchost.exe -k LocalServiceNetworkRestricted -p',
+     'NT AUTHORITY\\LocalService'),
+    ('LanmanServer', 'Server', 0x20, '%SystemRoot%\\system32\\svchost.exe -k netsvcs -p', 'LocalSystem'),
+    ('WinRM', 'Windows Remote Management (WS-Management)', 0x20,
+     '%SystemRoot%\\System32\\svchost.exe -k NetworkService -p', 'NT AUTHORITY\\NetworkService'),
+    ('Tcpip', 'TCP/IP Protocol Driver', 0x1, 'System32\\drivers\\tcpip.sys', ''))
+CONTAINER_SERVICES = (
+    ('hns', 'Host Network Service', 0x20, '%SystemRoot%\\system32\\svchost.exe -k NetSvcs -p', 'LocalSystem'),
+    ('vmcompute', 'Hyper-V Host Compute Service', 0x10, '%SystemRoot%\\system32\\vmcompute.exe', 'LocalSystem'))
+
+
+class RegistryError(Exception):
+    """A provider failure: the PSError to write."""
+
+    def __init__(self, error):
+        super().__init__(error.message)
+        self.error = error
+
+
+def builtin_services(node):
+    """The built-in services present on the node: lower-case name -> (name, display name, service type,
+    image path, account)."""
+    present = list(BUILTIN_SERVICES)
+    if node.data['features'].get('Containers') == 'installed':
+        present.extend(CONTAINER_SERVICES)
+    return {entry[0].lower(): entry for entry in present}
+
+
+# -- paths ------------------------------------------------------------------------------------------
+
+def parse_path(path):
+    """The key below HKLM (lower-case parts joined by \\) of a provider path, or None when not a registry path."""
+    text = to_string(path).strip().replace('/', '\\')
+    lowered = text.lower()
+    for prefix in ('microsoft.powershell.core\\registry::', 'registry::'):
+        if lowered.startswith(prefix):
+            text = text[len(prefix):]
+            lowered = lowered[len(prefix):]
+    for root in ('hklm:', 'hkey_local_machine'):
+        if lowered.startswith(root):
+            rest = text[len(root):].strip('\\')
+            return '\\'.join(part for part in rest.split('\\') if part)
+    return None
+
+
+def is_registry_path(path):
+    return parse_path(path) is not None
+
+
+def provider_path(key):
+    """The key as the provider names it (HKEY_LOCAL_MACHINE\\...)."""
+    return HKLM + ('\\' + key if key else '')
+
+
+# -- service values ---------------------------------------------------------------------------------
+
+def failure_actions_blob(recovery):
+    """The FailureActions REG_BINARY the SCM keeps for ChangeServiceConfig2(SERVICE_CONFIG_FAILURE_ACTIONS)."""
+    actions = recovery.get('actions') or []
+    header = struct.pack('<IIIII', int(recovery.get('reset_period_seconds') or 0), 0, 0, len(actions),
+                         20 if actions else 0)
+    return header + b''.join(struct.pack('<II', ACTION_TYPES[action['type']], int(action['delay_ms']))
+                             for action in actions)
+
+
+def recovery_of_blob(data):
+    data = bytes(data)
+    if len(data) < 20:
+        return None
+    reset, _reboot_msg, _command, count, _actions = struct.unpack_from('<IIIII', data, 0)
+    actions = []
+    for index in range(count):
+        if 20 + 8 * index + 8 > len(data):
+            break
+        kind, delay = struct.unpack_from('<II', data, 20 + 8 * index)
+        actions.append({'type': ACTION_NAMES.get(kind, 'none'), 'delay_ms': delay})
+    return {'reset_period_seconds': reset, 'actions': actions}
+
+
+def _service_values(node, service):
+    values = {'Type': ('REG_DWORD', 0x10), 'Start': ('REG_DWORD', START_VALUES.get(service.get('start_mode'), 3)),
+              'ErrorControl': ('REG_DWORD', 1), 'ImagePath': ('REG_EXPAND_SZ', service.get('command_line') or ''),
+              'DisplayName': ('REG_SZ', service.get('display_name') or service['name']),
+              'ObjectName': ('REG_SZ', service.get('account') or 'LocalSystem')}
+    if service.get('description') is not None:
+        values['Description'] = ('REG_SZ', service['description'])
+    if service.get('dependencies'):
+        values['DependOnService'] = ('REG_MULTI_SZ', list(service['dependencies']))
+    if service.get('environment'):
+        values['Environment'] = ('REG_MULTI_SZ', list(service['environment']))
+    if service.get('start_mode') == 'delayed':
+        values['DelayedAutostart'] = ('REG_DWORD', 1)
+    recovery = service.get('recovery')
+    if recovery and recovery.get('actions'):
+        values['FailureActions'] = ('REG_BINARY', list(failure_actions_blob(recovery)))
+    for name, (kind, value) in (service.get('registry_values') or {}).items():
+        values[name] = (kind, value)
+    return values
+
+
+def _nssm_values(service):
+    nssm = service.get('nssm') or {}
+    values = {name: (kind, nssm[field]) for name, field, kind in NSSM_VALUES if nssm.get(field) is not None}
+    for name, (kind, value) in (service.get('nssm_values') or {}).items():
+        values[name] = (kind, value)
+    return values
+
+
+def _set_service_value(node, service, name, kind, value):
+    lowered = name.lower()
+    if lowered == 'start' and kind == 'REG_DWORD':
+        delayed = service.get('start_mode') == 'delayed'
+        mode = START_MODES.get(int(value), 'manual')
+        service['start_mode'] = 'delayed' if mode == 'auto' and delayed else mode
+    elif lowered == 'delayedautostart' and kind == 'REG_DWORD':
+        if service.get('start_mode') in ('auto', 'delayed'):
+            service['start_mode'] = 'delayed' if int(value) else 'auto'
+    elif lowered == 'imagepath' and kind in ('REG_SZ', 'REG_EXPAND_SZ'):
+        service['command_line'] = value
+    elif lowered == 'displayname' and kind == 'REG_SZ':
+        service['display_name'] = value
+    elif lowered == 'description' and kind in ('REG_SZ', 'REG_EXPAND_SZ'):
+        service['description'] = value
+    elif lowered == 'objectname' and kind == 'REG_SZ':
+        service['account'] = value
+    elif lowered == 'dependonservice' and kind == 'REG_MULTI_SZ':
+        service['dependencies'] = list(value)
+    elif lowered == 'environment' and kind == 'REG_MULTI_SZ':
+        service['environment'] = list(value)
+    elif lowered == 'failureactions' and kind == 'REG_BINARY':
+        service['recovery'] = recovery_of_blob(value)
+    else:
+        service.setdefault('registry_values', {})[name] = [kind, value]
+
+
+def _remove_service_value(service, name):
+    lowered = name.lower()
+    fields = {'description': ('description', None), 'dependonservice': ('dependencies', []),
+              'environment': ('environment', []), 'failureactions': ('recovery', None)}
+    if lowered in fields:
+        field, empty = fields[lowered]
+        service[field] = empty
+    elif lowered == 'delayedautostart':
+        if service.get('start_mode') == 'delayed':
+            service['start_mode'] = 'auto'
+    else:
+        extra = service.get('registry_values') or {}
+        for key in [k for k in extra if k.lower() == lowered]:
+            del extra[key]
+
+
+def _set_nssm_value(service, name, kind, value):
+    for value_name, field, _kind in NSSM_VALUES:
+        if value_name.lower() == name.lower():
+            nssm = service.get('nssm') or {entry[1]: None for entry in NSSM_VALUES}
+            nssm[field] = value
+            service['nssm'] = nssm
+            return
+    service.setdefault('nssm_values', {})[name] = [kind, value]
+
+
+# -- the key tree -----------------------------------------------------------------------------------
+
+def _service(node, name):
+    return node.data['services'].get(name.lower())
+
+
+def _builtin_values(name, display, kind, image_path, account):
+    values = {'Type': ('REG_DWORD', kind), 'Start': ('REG_DWORD', 2 if kind != 0x1 else 1), 'ErrorControl': ('REG_DWORD', 1),
+              'DisplayName': ('REG_SZ', display), 'ImagePath': ('REG_EXPAND_SZ', image_path)}
+    if account:
+        values['ObjectName'] = ('REG_SZ', account)
+    return values
+
+
+def _os_values(node):
+    os_state = node.data['os']
+    build = str(os_state['build'])
+    values = {'CurrentBuildNumber': ('REG_SZ', build), 'CurrentBuild': ('REG_SZ', build),
+              'CurrentMajorVersionNumber': ('REG_DWORD', 10), 'CurrentMinorVersionNumber': ('REG_DWORD', 0),
+              'CurrentVersion': ('REG_SZ', '6.3'), 'UBR': ('REG_DWORD', int(os_state['ubr'])),
+              'ProductName': ('REG_SZ', os_state['product_name']), 'EditionID': ('REG_SZ', os_state['edition']),
+              'InstallationType': ('REG_SZ', os_state['installation_type']),
+              'SystemRoot': ('REG_SZ', 'C:\\Windows')}
+    display = os_state.get('display_version')
+    if display:
+        # Windows Server 2019 (1809) has ReleaseId only; DisplayVersion came with 20H2.
+        values['ReleaseId'] = ('REG_SZ', display if os_state['build'] < 20348 else '2009')
+        if os_state['build'] >= 19042:
+            values['DisplayVersion'] = ('REG_SZ', display)
+    return values
+
+
+def read_key(node, key):
+    """The values of a key: name -> (kind, value); None when the key does not exist."""
+    lowered = key.lower()
+    parts = lowered.split('\\')
+    prefix = SERVICES.split('\\')
+    if parts[:3] == prefix and len(parts) in (4, 5):
+        service = _service(node, parts[3])
+        if service is not None:
+            if len(parts) == 4:
+                return _service_values(node, service)
+            if parts[4] == 'parameters' and (service.get('nssm') or service.get('nssm_values')
+                                             or service.get('parameters_key')):
+                return _nssm_values(service)
+            return _generic(node, key)
+        builtin = builtin_services(node).get(parts[3])
+        if builtin is not None and len(parts) == 4:
+            return _builtin_values(*builtin)
+    if lowered == CURRENT_VERSION:
+        return _os_values(node)
+    if lowered in REBOOT_KEYS:
+        return {} if node.data.get('reboot_pending') else None
+    if lowered == SESSION_ENVIRONMENT:
+        return session_environment(node)
+    generic = _generic(node, key)
+    if generic is not None:
+        return generic
+    if lowered == '' or any(known == lowered or known.startswith(lowered + '\\') for known in _KNOWN):
+        return {}
+    return None
+
+
+def _generic(node, key):
+    store = node.data.get('registry') or {}
+    entry = store.get(key.lower())
+    if entry is not None:
+        return {name: tuple(item) for name, item in entry['values'].items()}
+    if any(stored.startswith(key.lower() + '\\') for stored in store):
+        return {}
+    return None
+
+
+def key_exists(node, key):
+    return read_key(node, key) is not None
+
+
+def create_key(node, key):
+    """New-Item on a key (-Force: with its parents)."""
+    lowered = key.lower()
+    parts = lowered.split('\\')
+    if parts[:3] == SERVICES.split('\\') and len(parts) == 5 and parts[4] == 'parameters' \
+            and _service(node, parts[3]) is not None:
+        _service(node, parts[3])['parameters_key'] = True
+        return
+    if lowered in REBOOT_KEYS:
+        node.data['reboot_pending'] = True
+        return
+    if read_key(node, key) is None:
+        node.data.setdefault('registry', {})[lowered] = {'path': key, 'values': {}}
+
+
+def _target(node, key):
+    """Where a value of ``key`` is written: ('service', svc), ('nssm', svc), ('env',), ('generic', entry)."""
+    lowered = key.lower()
+    parts = lowered.split('\\')
+    if parts[:3] == SERVICES.split('\\') and len(parts) in (4, 5):
+        service = _service(node, parts[3])
+        if service is not None and len(parts) == 4:
+            return ('service', service)
+        if service is not None and parts[4] == 'parameters' and key_exists(node, key):
+            return ('nssm', service)
+    if lowered == SESSION_ENVIRONMENT:
+        return ('env', None)
+    if lowered == CURRENT_VERSION or lowered in REBOOT_KEYS or (
+            parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('writing values of %s' % provider_path(key))
+    if not key_exists(node, key):
+        return None
+    store = node.data.setdefault('registry', {})
+    entry = store.setdefault(lowered, {'path': key, 'values': {}})
+    return ('generic', entry)
+
+
+def set_value(node, key, name, kind, value):
+    """Write a value (already converted to its kind's JSON form); False when the key does not exist."""
+    target = _target(node, key)
+    if target is None:
+        return False
+    where, holder = target
+    if where == 'service':
+        _set_service_value(node, holder, name, kind, value)
+    elif where == 'nssm':
+        _set_nssm_value(holder, name, kind, value)
+    elif where == 'env':
+        node.data['environment'][name] = to_string(value)
+    else:
+        holder['values'][name] = [kind, value]
+    return True
+
+
+def remove_value(node, key, name):
+    """Delete a value; False when there is no such value."""
+    values = read_key(node, key)
+    match = [existing for existing in values or {} if existing.lower() == name.lower()]
+    if not match:
+        return False
+    where, holder = _target(node, key)
+    if where == 'service':
+        _remove_service_value(holder, match[0])
+    elif where == 'nssm':
+        for value_name, field, _kind in NSSM_VALUES:
+            if value_name.lower() == name.lower() and holder.get('nssm'):
+                holder['nssm'][field] = None
+        holder.get('nssm_values', {}).pop(match[0], None)
+    elif where == 'env':
+        node.data['environment'].pop(match[0], None)
+    else:
+        holder['values'].pop(match[0], None)
+    return True
+
+
+# -- values as the provider returns them ------------------------------------------------------------
+
+# Variables Windows sets for every process that are not in Session Manager\Environment.
+def system_variables(node):
+    return {'SystemRoot': 'C:\\Windows', 'SystemDrive': 'C:', 'ProgramData': 'C:\\ProgramData',
+            'ALLUSERSPROFILE': 'C:\\ProgramData', 'ProgramFiles': 'C:\\Program Files',
+            'ProgramFiles(x86)': 'C:\\Program Files (x86)', 'CommonProgramFiles': 'C:\\Program Files\\Common Files',
+            'PUBLIC': 'C:\\Users\\Public', 'COMPUTERNAME': node.data['hostname']}
+
+
+# Session Manager\Environment of a fresh Windows Server (the machine variables every node has).
+DEFAULT_MACHINE_VARIABLES = {
+    'ComSpec': ('REG_EXPAND_SZ', '%SystemRoot%\\system32\\cmd.exe'),
+    'DriverData': ('REG_SZ', 'C:\\Windows\\System32\\Drivers\\DriverData'),
+    'NUMBER_OF_PROCESSORS': ('REG_SZ', '4'),
+    'OS': ('REG_SZ', 'Windows_NT'),
+    'Path': ('REG_EXPAND_SZ', '%SystemRoot%\\system32;%SystemRoot%;%SystemRoot%\\System32\\Wbem;'
+                              '%SYSTEMROOT%\\System32\\WindowsPowerShell\\v1.0\\;%SYSTEMROOT%\\System32\\OpenSSH\\'),
+    'PATHEXT': ('REG_SZ', '.COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC'),
+    'PROCESSOR_ARCHITECTURE': ('REG_SZ', 'AMD64'),
+    'PSModulePath': ('REG_EXPAND_SZ', '%ProgramFiles%\\WindowsPowerShell\\Modules;'
+                                      '%SystemRoot%\\system32\\WindowsPowerShell\\v1.0\\Modules'),
+    'TEMP': ('REG_EXPAND_SZ', '%SystemRoot%\\TEMP'),
+    'TMP': ('REG_EXPAND_SZ', '%SystemRoot%\\TEMP'),
+    'USERNAME': ('REG_SZ', 'SYSTEM'),
+    'windir': ('REG_EXPAND_SZ', '%SystemRoot%'),
+}
+
+
+def session_environment(node):
+    """The values of Session Manager\\Environment: the defaults, and the node's machine variables
+    (``node.data['environment']``, written as REG_SZ) over them."""
+    values = dict(DEFAULT_MACHINE_VARIABLES)
+    for name, value in node.data['environment'].items():
+        for default in [key for key in values if key.lower() == name.lower()]:
+            del values[default]
+        values[name] = ('REG_SZ', value)
+    return values
+
+
+def _expand_with(variables, text):
+    lowered = {key.lower(): value for key, value in variables.items()}
+    return re.sub(r'%([^%]+)%', lambda match: lowered.get(match.group(1).lower(), match.group(0)), text)
+
+
+def machine_environment(node):
+    """The machine-level variables a process on the node starts with, expanded."""
+    variables = system_variables(node)
+    for name, (kind, value) in session_environment(node).items():
+        variables[name] = _expand_with(system_variables(node), value) if kind == 'REG_EXPAND_SZ' else value
+    return variables
+
+
+def machine_variable(node, name):
+    """[Environment]::GetEnvironmentVariable(name, 'Machine'): the key's value, expanded (RegistryKey.GetValue)."""
+    for key, (kind, value) in session_environment(node).items():
+        if key.lower() == name.lower():
+            return to_net(node, kind, value)
+    return None
+
+
+def expand(node, text):
+    """ExpandEnvironmentStrings with the node's machine variables (an unknown %name% stays as written)."""
+    return _expand_with(machine_environment(node), text)
+
+
+def to_net(node, kind, value):
+    """A stored value as RegistryKey.GetValue returns it to PowerShell."""
+    if kind == 'REG_DWORD':
+        number = int(value) & 0xFFFFFFFF
+        return number - 0x100000000 if number > 0x7FFFFFFF else number
+    if kind == 'REG_QWORD':
+        number = int(value) & 0xFFFFFFFFFFFFFFFF
+        return Int64(number - 0x10000000000000000 if number > 0x7FFFFFFFFFFFFFFF else number)
+    if kind == 'REG_MULTI_SZ':
+        return PSArray([to_string(item) for item in value], 'System.String')
+    if kind == 'REG_BINARY':
+        return PSArray([Byte(item) for item in value], 'System.Byte')
+    if kind == 'REG_EXPAND_SZ':
+        return expand(node, to_string(value))
+    return to_string(value)
+
+
+def from_powershell(kind, value):
+    """New-ItemProperty -Value converted to -PropertyType's kind (stored in JSON form)."""
+    items = list(enumerate_value(value)) if is_enumerable(value) else ([] if is_null(value) else [value])
+    if kind == 'REG_MULTI_SZ':
+        return [to_string(item) for item in items]
+    if kind == 'REG_BINARY':
+        return [int(item) & 0xFF for item in items]
+    if kind in ('REG_DWORD', 'REG_QWORD'):
+        if len(items) != 1:
+            raise ValueError('a %s takes one number' % kind)
+        item = items[0]
+        text = to_string(item).strip()
+        number = int(text, 16) if text.lower().startswith('0x') else int(float(text)) if not isinstance(item, int) else item
+        return int(number)
+    return to_string(value) if not is_null(value) else ''
+
+
+def child_name(key):
+    return ntpath.basename(key) if key else HKLM
+
+
+# -- the provider cmdlets on registry paths ---------------------------------------------------------
+# Get-ItemProperty, New-ItemProperty, Remove-ItemProperty, Test-Path, New-Item (reference/5.1,
+# Microsoft.PowerShell.Management; the registry provider's behaviour per about_Registry_Provider).
+# A file system path is the file system model's (another area); here it is not implemented.
+
+class ProviderInfo:
+    """What PSProvider shows: System.Management.Automation.ProviderInfo ([string]: its full name)."""
+
+    NET = 'System.Management.Automation.ProviderInfo'
+    PROPERTIES = ('Name', 'ModuleName')
+
+    def __init__(self):
+        self.Name = 'Registry'  # pylint: disable=invalid-name
+        self.ModuleName = 'Microsoft.PowerShell.Core'  # pylint: disable=invalid-name
+
+    def to_string(self):
+        return 'Microsoft.PowerShell.Core\\Registry'
+
+
+class DriveInfo:
+    """PSDrive: System.Management.Automation.PSDriveInfo ([string]: the drive name)."""
+
+    NET = 'System.Management.Automation.PSDriveInfo'
+    PROPERTIES = ('Name', 'Root')
+
+    def __init__(self):
+        self.Name = 'HKLM'  # pylint: disable=invalid-name
+        self.Root = HKLM  # pylint: disable=invalid-name
+
+    def to_string(self):
+        return 'HKLM'
+
+
+def _not_found(path):
+    return PSError("Cannot find path '%s' because it does not exist." % to_string(path),
+                   'System.Management.Automation.ItemNotFoundException', 'PathNotFound', 'ObjectNotFound',
+                   target=to_string(path))
+
+
+def _paths(params):
+    value = params.get('LiteralPath', params.get('Path'))
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
+def _registry_key(path):
+    from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+    key = parse_path(path)
+    if key is None:
+        raise Unsupported('provider path %s (only HKLM: registry paths are modelled in windows/registry.py)' % path)
+    return key
+
+
+def property_object(node, key, values):
+    """The PSCustomObject Get-ItemProperty writes: the values, then the PS* properties the provider adds."""
+    from ..pwsh.values import PSCustomObject  # pylint: disable=import-outside-toplevel
+    item = PSCustomObject()
+    for name, (kind, value) in values.items():
+        item.props[name] = to_net(node, kind, value)
+    parent = key.rsplit('\\', 1)[0] if '\\' in key else ''
+    item.props['PSPath'] = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(key)
+    item.props['PSParentPath'] = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(parent)
+    item.props['PSChildName'] = child_name(_case(node, key))
+    item.props['PSDrive'] = DriveInfo()
+    item.props['PSProvider'] = ProviderInfo()
+    return item
+
+
+def _case(node, key):
+    """The key with the case its last part has on the node (a service key: the service's name)."""
+    parts = key.split('\\')
+    if len(parts) == 4 and '\\'.join(parts[:3]).lower() == SERVICES:
+        service = _service(node, parts[3])
+        if service is not None:
+            parts[3] = service['name']
+    return '\\'.join(parts)
+
+
+def _wanted(values, params):
+    names = params.get('Name')
+    if names is None:
+        return values
+    from ..pwsh import operators as ops  # pylint: disable=import-outside-toplevel
+    patterns = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
+    return {name: item for name, item in values.items()
+            if any(ops.wildcard(pattern).match(name) for pattern in patterns)}
+
+
+def get_itemproperty(ctx, params, input_items):
+    node = ctx.host.node
+    out = []
+    for path in _paths(params):
+        key = _registry_key(path)
+        values = read_key(node, key)
+        if values is None:
+            ctx.write_error(_not_found(path))
+            continue
+        wanted = _wanted(values, params)
+        if params.get('Name') is not None and not wanted:
+            ctx.write_error(PSError('Property %s does not exist at path %s.' % (to_string(params['Name']), provider_path(key)),
+                                    'System.Management.Automation.PSArgumentException',
+                                    'System.Management.Automation.PSArgumentException,'
+                                    'Microsoft.PowerShell.Commands.GetItemPropertyCommand', 'InvalidArgument',
+                                    target=to_string(params['Name'])))
+            continue
+        if wanted:
+            # A key without values gives no object.
+            out.append(property_object(node, key, wanted))
+    return out
+
+
+def new_itemproperty(ctx, params, input_items):
+    node = ctx.host.node
+    name = to_string(params['Name'])
+    type_text = to_string(params.get('PropertyType', 'String'))
+    kind = PROPERTY_TYPES.get(type_text.lower())
+    if kind is None:
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('New-ItemProperty -PropertyType %s' % type_text)
+    out = []
+    for path in _paths(params):
+        key = _registry_key(path)
+        values = read_key(node, key)
+        if values is None:
+            ctx.write_error(_not_found(path))
+            continue
+        if any(existing.lower() == name.lower() for existing in values) and not params.get('Force'):
+            ctx.write_error(PSError('The property already exists.', 'System.IO.IOException',
+                                    'System.IO.IOException,Microsoft.PowerShell.Commands.NewItemPropertyCommand',
+                                    'ResourceExists', target=provider_path(key)))
+            continue
+        try:
+            stored = from_powershell(kind, params.get('Value'))
+        except (ValueError, TypeError):
+            ctx.write_error(PSError('The parameter is incorrect.', 'System.ArgumentException',
+                                    'System.ArgumentException,Microsoft.PowerShell.Commands.NewItemPropertyCommand',
+                                    'NotSpecified'))
+            continue
+        set_value(node, key, name, kind, stored)
+        out.append(property_object(node, key, {name: (kind, stored)}))
+    return out
+
+
+def remove_itemproperty(ctx, params, input_items):
+    node = ctx.host.node
+    names = params['Name']
+    names = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
+    for path in _paths(params):
+        key = _registry_key(path)
+        if read_key(node, key) is None:
+            ctx.write_error(_not_found(path))
+            continue
+        for name in names:
+            if not remove_value(node, key, name):
+                ctx.write_error(PSError('Property %s does not exist at path %s.' % (name, provider_path(key)),
+                                        'System.Management.Automation.PSArgumentException',
+                                        'System.Management.Automation.PSArgumentException,'
+                                        'Microsoft.PowerShell.Commands.RemoveItemPropertyCommand', 'InvalidArgument',
+                                        target=name))
+    return []
+
+
+def test_path(ctx, params, input_items):
+    node = ctx.host.node
+    path_type = to_string(params.get('PathType', 'Any')).lower()
+    out = []
+    for path in _paths(params):
+        key = _registry_key(path)
+        # Registry keys are containers; values are not items (about_Registry_Provider).
+        out.append(key_exists(node, key) and path_type in ('any', 'container'))
+    return out
+
+
+def new_item(ctx, params, input_items):
+    node = ctx.host.node
+    out = []
+    if params.get('ItemType') is not None or params.get('Value') is not None:
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('New-Item -ItemType/-Value on a registry key')
+    for path in _paths(params):
+        key = _registry_key(path)
+        if params.get('Name') is not None:
+            key = key + '\\' + to_string(params['Name'])
+        parent = key.rsplit('\\', 1)[0] if '\\' in key else ''
+        if key_exists(node, key) and not params.get('Force'):
+            ctx.write_error(PSError('A key at this path already exists.', 'System.IO.IOException',
+                                    'System.IO.IOException,Microsoft.PowerShell.Commands.NewItemCommand',
+                                    'ResourceExists', target=provider_path(key)))
+            continue
+        if not key_exists(node, parent) and not params.get('Force'):
+            ctx.write_error(_not_found(path))
+            continue
+        create_key(node, key)
+        out.append(RegistryKey(node, key))
+    return out
+
+
+class RegistryKey:
+    """The Microsoft.Win32.RegistryKey New-Item writes ([string]: the key's full name)."""
+
+    NET = 'Microsoft.Win32.RegistryKey'
+    PROPERTIES = ('Name', 'SubKeyCount', 'ValueCount')
+
+    def __init__(self, node, key):
+        self.Name = provider_path(_case(node, key))  # pylint: disable=invalid-name
+        self.SubKeyCount = 0  # pylint: disable=invalid-name
+        self.ValueCount = len(read_key(node, key) or {})  # pylint: disable=invalid-name
+
+    def to_string(self):
+        return self.Name
+
+
+CMDLETS = {
+    'Get-ItemProperty': get_itemproperty,
+    'New-ItemProperty': new_itemproperty,
+    'Remove-ItemProperty': remove_itemproperty,
+}
+
+# Test-Path and New-Item belong to the file system area, which hands a registry path to these.
+PROVIDER_CMDLETS = {
+    ('hklm', 'Test-Path'): test_path,
+    ('hklm', 'New-Item'): new_item,
+}

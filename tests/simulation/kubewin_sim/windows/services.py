@@ -1,0 +1,545 @@
+"""The service control manager: Get/Start/Stop/Restart/Set/New-Service, sc.exe and Win32_Service.
+
+Sources: the cmdlets' pages in MicrosoftDocs/PowerShell-Docs (reference/5.1/Microsoft.PowerShell.Management)
+and their implementation in PowerShell's Service.cs (the 2016 import from Windows PowerShell's source: the
+error ids and messages of ServiceResources, [ValidateNotNullOrEmpty] on Set-Service -DisplayName/-Description
+and New-Service -DisplayName/-Description); System.ServiceProcess.ServiceController (.NET Framework 4.x
+API reference: properties, DependentServices being every service that depends on it directly or not,
+Status as read when the object was made, until Refresh()); sc.exe config / failure / delete / create /
+description (Windows Commands reference: "option= value" with the space after the equals sign, depend=
+separated by /) and the Win32 system error codes it prints and exits with (1060
+ERROR_SERVICE_DOES_NOT_EXIST, 1073 ERROR_SERVICE_EXISTS, 1072 ERROR_SERVICE_MARKED_FOR_DELETE, 87
+ERROR_INVALID_PARAMETER); Win32_Service (CIMWin32 reference) and its Change method (return value 0 on
+success).
+
+State is ``node.data['services']`` (lower-case name -> the service), the same the registry's service keys
+show (windows/registry.py). Starting a service runs what the node model makes the program do
+(handlers/services.start: the program file, dependencies, kubewin_sim/programs.py).
+"""
+
+from ..handlers import services as node_services
+from ..node import SimulationError
+from ..pwsh import operators as ops
+from ..pwsh.types import resolve
+from ..pwsh.values import PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable, is_null, to_string
+from ..registry import ScriptFailure
+from . import registry
+from .cim import CimInstance
+
+STATUS = resolve('System.ServiceProcess.ServiceControllerStatus').enum
+START_MODE = resolve('System.ServiceProcess.ServiceStartMode').enum
+_START_TYPE_NAMES = {'auto': 'Automatic', 'delayed': 'Automatic', 'manual': 'Manual', 'disabled': 'Disabled',
+                     'boot': 'Boot', 'system': 'System'}
+
+
+def _service_type_enum():
+    from ..pwsh.types import enum_type  # pylint: disable=import-outside-toplevel
+    return enum_type('System.ServiceProcess.ServiceType', {
+        'KernelDriver': 1, 'FileSystemDriver': 2, 'Adapter': 4, 'RecognizerDriver': 8, 'Win32OwnProcess': 16,
+        'Win32ShareProcess': 32, 'InteractiveProcess': 256}, flags=True).enum
+
+
+SERVICE_TYPE = _service_type_enum()
+
+
+def _record(node, name):
+    """(canonical name, display name, status text, start mode, service type, record or None) of a service."""
+    service = node.data['services'].get(name.lower())
+    if service is not None:
+        return service
+    builtin = registry.builtin_services(node).get(name.lower())
+    if builtin is not None and builtin[2] != 0x1:
+        return {'name': builtin[0], 'display_name': builtin[1], 'state': 'running', 'start_mode': 'auto',
+                'dependencies': [], 'builtin': True, 'type': builtin[2], 'exit_code': 0,
+                'command_line': registry.expand(node, builtin[3]), 'account': builtin[4]}
+    return None
+
+
+def all_services(node):
+    names = [service['name'] for service in node.data['services'].values()]
+    names += [entry[0] for entry in registry.builtin_services(node).values() if entry[2] != 0x1]
+    return sorted(names, key=str.lower)
+
+
+def dependents_in_stop_order(node, name):
+    """Every service depending on ``name`` directly or not, as EnumDependentServices returns them: in the
+    reverse of the order they start (a service before those it depends on)."""
+    found = [key for key in node_services.dependents(node, name) if _record(node, key) is not None]
+    started = []
+
+    def start_order(key):
+        if key in started:
+            return
+        for dependency in (_record(node, key) or {}).get('dependencies') or []:
+            if dependency.lower() in found:
+                start_order(dependency.lower())
+        started.append(key)
+
+    for key in found:
+        start_order(key)
+    return list(reversed(started))
+
+
+class ServiceController:
+    """System.ServiceProcess.ServiceController as Get-Service returns it (Name and RequiredServices are
+    PowerShell's alias properties for ServiceName and ServicesDependedOn)."""
+
+    NET = 'System.ServiceProcess.ServiceController'
+    PROPERTIES = ('Name', 'RequiredServices', 'CanPauseAndContinue', 'CanShutdown', 'CanStop', 'DisplayName',
+                  'DependentServices', 'MachineName', 'ServiceName', 'ServicesDependedOn', 'ServiceHandle', 'Status',
+                  'ServiceType', 'StartType', 'Site', 'Container')
+
+    def __init__(self, node, name):
+        self._node = node
+        self._key = name.lower()
+        self._read()
+        self.MachineName = '.'  # pylint: disable=invalid-name
+        self.ServiceHandle = None  # pylint: disable=invalid-name
+        self.Site = None  # pylint: disable=invalid-name
+        self.Container = None  # pylint: disable=invalid-name
+
+    def _read(self):
+        record = _record(self._node, self._key)
+        if record is None:
+            raise PSError("Cannot open %s service on computer '.'." % self._key, 'System.InvalidOperationException')
+        self.ServiceName = record['name']  # pylint: disable=invalid-name
+        self.Name = record['name']  # pylint: disable=invalid-name
+        self.DisplayName = record.get('display_name') or record['name']  # pylint: disable=invalid-name
+        running = record.get('state') == 'running'
+        self.Status = STATUS.parse('Running' if running else 'Stopped')  # pylint: disable=invalid-name
+        self.StartType = START_MODE.parse(_START_TYPE_NAMES[record.get('start_mode') or 'manual'])  # pylint: disable=invalid-name
+        self.ServiceType = SERVICE_TYPE(record.get('type', 0x10))  # pylint: disable=invalid-name
+        self.CanStop = running  # pylint: disable=invalid-name
+        self.CanShutdown = False  # pylint: disable=invalid-name
+        self.CanPauseAndContinue = False  # pylint: disable=invalid-name
+
+    @property
+    def DependentServices(self):  # pylint: disable=invalid-name
+        return PSArray([ServiceController(self._node, key) for key in dependents_in_stop_order(self._node, self._key)],
+                       'System.ServiceProcess.ServiceController')
+
+    @property
+    def ServicesDependedOn(self):  # pylint: disable=invalid-name
+        record = _record(self._node, self._key) or {}
+        return PSArray([ServiceController(self._node, name) for name in record.get('dependencies') or []
+                        if _record(self._node, name) is not None], 'System.ServiceProcess.ServiceController')
+
+    @property
+    def RequiredServices(self):  # pylint: disable=invalid-name
+        return self.ServicesDependedOn
+
+    def Refresh(self):  # pylint: disable=invalid-name
+        from ..pwsh.values import AUTOMATION_NULL  # pylint: disable=import-outside-toplevel
+        self._read()
+        return AUTOMATION_NULL
+
+    def to_string(self):
+        return self.NET
+
+
+# -- errors (ServiceResources; ServiceCommandException) ---------------------------------------------
+
+def _service_error(command, error_id, message, category, target):
+    return PSError(message, 'Microsoft.PowerShell.Commands.ServiceCommandException',
+                   '%s,Microsoft.PowerShell.Commands.%sCommand' % (error_id, command), category, target=target)
+
+
+def _no_service(command, name):
+    return _service_error(command, 'NoServiceFoundForGivenName', "Cannot find any service with service name '%s'."
+                          % name, 'ObjectNotFound', name)
+
+
+def _has_wildcard(pattern):
+    return any(char in pattern for char in '*?[')
+
+
+def _names(value):
+    if value is None:
+        return None
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
+def _validate_not_empty(command, params, names):
+    """[ValidateNotNullOrEmpty] (Service.cs): a parameter-binding error, which ends the command."""
+    for name in names:
+        if name in params and (is_null(params[name]) or to_string(params[name]) == ''):
+            raise PSError("Cannot validate argument on parameter '%s'. The argument is null or empty. Provide an "
+                          "argument that is not null or empty, and then try the command again." % name,
+                          'System.Management.Automation.ParameterBindingValidationException',
+                          'ParameterArgumentValidationError,Microsoft.PowerShell.Commands.%sCommand' % command,
+                          'InvalidData')
+
+
+def _selected(ctx, params, input_items, command):
+    """The services a -Name/-DisplayName/-InputObject call names (wildcards allowed in names); errors for
+    a name without wildcards that matches nothing."""
+    node = ctx.host.node
+    if params.get('InputObject') is not None or input_items:
+        objects = []
+        source = params.get('InputObject')
+        items = list(enumerate_value(source)) if is_enumerable(source) else ([source] if source is not None else [])
+        for item in items + list(input_items or []):
+            objects.append(item.Name if isinstance(item, ServiceController) else to_string(item))
+        names = objects
+    else:
+        names = _names(params.get('Name'))
+    display = _names(params.get('DisplayName')) if command == 'GetService' else None
+    every = all_services(node)
+    if names is None and display is None:
+        return every
+    found = []
+    for pattern in names or []:
+        matcher = ops.wildcard(pattern)
+        matched = [name for name in every if matcher.match(name)]
+        if not matched and not _has_wildcard(pattern):
+            ctx.write_error(_no_service(command, pattern))
+        found.extend(name for name in matched if name not in found)
+    for pattern in display or []:
+        matcher = ops.wildcard(pattern)
+        matched = [name for name in every if matcher.match(_record(node, name).get('display_name') or name)]
+        if not matched and not _has_wildcard(pattern):
+            ctx.write_error(_service_error(command, 'NoServiceFoundForGivenDisplayName',
+                                           "Cannot find any service with display name '%s'." % pattern,
+                                           'ObjectNotFound', pattern))
+        found.extend(name for name in matched if name not in found)
+    return found
+
+
+def get_service(ctx, params, input_items):
+    node = ctx.host.node
+    return [ServiceController(node, name) for name in _selected(ctx, params, input_items, 'GetService')]
+
+
+def _label(node, name):
+    record = _record(node, name)
+    return '%s (%s)' % (record.get('display_name') or record['name'], record['name'])
+
+
+def _start(ctx, name, command):
+    """ServiceController.Start then wait for Running; a failure is CouldNotStartService (non-terminating)."""
+    node = ctx.host.node
+    record = _record(node, name)
+    if record.get('state') == 'running':
+        return True
+    if record.get('builtin'):
+        raise Unsupported('starting the built-in service %s' % name)
+    try:
+        node_services.start(node, record['name'])
+    except (SimulationError, ScriptFailure) as failure:
+        node.record('%s: %s' % (record['name'], failure))
+        ctx.write_error(_service_error(command, 'CouldNotStartService',
+                                       "Service '%s' cannot be started due to the following error: Cannot start service "
+                                       "%s on computer '.'." % (_label(node, name), record['name']), 'OpenError',
+                                       ServiceController(node, name)))
+        return False
+    return True
+
+
+def _stop(ctx, name, command, force):
+    node = ctx.host.node
+    record = _record(node, name)
+    if record.get('builtin'):
+        raise Unsupported('stopping the built-in service %s' % name)
+    running_dependents = [key for key in node_services.dependents(node, name)
+                          if (_record(node, key) or {}).get('state') == 'running']
+    if running_dependents and not force:
+        ctx.write_error(_service_error(command, 'ServiceHasDependentServices',
+                                       "Cannot stop service '%s' because it has dependent services. It can only be "
+                                       "stopped if the Force flag is set." % _label(node, name), 'InvalidOperation',
+                                       ServiceController(node, name)))
+        return False
+    if record.get('state') != 'stopped' or running_dependents:
+        node_services.stop(node, name)
+    return True
+
+
+def start_service(ctx, params, input_items):
+    node = ctx.host.node
+    out = []
+    for name in _selected(ctx, params, input_items, 'StartService'):
+        if _start(ctx, name, 'StartService') and params.get('PassThru'):
+            out.append(ServiceController(node, name))
+    return out
+
+
+def stop_service(ctx, params, input_items):
+    node = ctx.host.node
+    out = []
+    for name in _selected(ctx, params, input_items, 'StopService'):
+        if _stop(ctx, name, 'StopService', bool(params.get('Force'))) and params.get('PassThru'):
+            out.append(ServiceController(node, name))
+    return out
+
+
+def restart_service(ctx, params, input_items):
+    """Stop (with -Force, the dependents too), then start the service itself; its dependents stay stopped."""
+    node = ctx.host.node
+    out = []
+    for name in _selected(ctx, params, input_items, 'RestartService'):
+        if _stop(ctx, name, 'RestartService', bool(params.get('Force'))) and _start(ctx, name, 'RestartService') \
+                and params.get('PassThru'):
+            out.append(ServiceController(node, name))
+    return out
+
+
+def set_service(ctx, params, input_items):
+    """Windows PowerShell 5.1's Set-Service: -DisplayName, -Description, -StartupType, -Status."""
+    _validate_not_empty('SetService', params, ('DisplayName', 'Description'))
+    node = ctx.host.node
+    names = _selected(ctx, params, input_items, 'SetService')
+    out = []
+    for name in names:
+        record = _record(node, name)
+        if record.get('builtin'):
+            raise Unsupported('Set-Service on the built-in service %s' % name)
+        if 'DisplayName' in params:
+            record['display_name'] = to_string(params['DisplayName'])
+        if 'Description' in params:
+            record['description'] = to_string(params['Description'])
+        if 'StartupType' in params:
+            mode = START_MODE.parse(to_string(params['StartupType']))
+            record['start_mode'] = {2: 'auto', 3: 'manual', 4: 'disabled'}.get(mode.value, 'manual')
+        if 'Status' in params:
+            status = to_string(params['Status']).lower()
+            if status == 'running':
+                _start(ctx, name, 'SetService')
+            elif status == 'stopped':
+                _stop(ctx, name, 'SetService', False)
+            else:
+                raise Unsupported('Set-Service -Status %s' % status)
+        if params.get('PassThru'):
+            out.append(ServiceController(node, name))
+    return out
+
+
+def new_service_record(name, command_line, display_name, start_mode, dependencies=()):
+    """A service as CreateService leaves it: stopped, never started (exit code 1077), run as LocalSystem."""
+    return {'name': name, 'exists': True, 'display_name': display_name or name, 'description': None,
+            'state': 'stopped', 'start_mode': start_mode, 'command_line': command_line,
+            'dependencies': list(dependencies), 'environment': [], 'account': 'LocalSystem', 'recovery': None,
+            'exit_code': 1077, 'nssm': None}
+
+
+def new_service(ctx, params, input_items):
+    _validate_not_empty('NewService', params, ('DisplayName', 'Description'))
+    for mandatory in ('Name', 'BinaryPathName'):
+        if to_string(params.get(mandatory)) == '':
+            raise PSError("Cannot bind argument to parameter '%s' because it is an empty string." % mandatory,
+                          'System.Management.Automation.ParameterBindingValidationException',
+                          'ParameterArgumentValidationErrorEmptyStringNotAllowed,'
+                          'Microsoft.PowerShell.Commands.NewServiceCommand', 'InvalidData')
+    if params.get('Credential') is not None:
+        raise Unsupported('New-Service -Credential')
+    node = ctx.host.node
+    name = to_string(params['Name'])
+    if _record(node, name) is not None or name.lower() in registry.builtin_services(node):
+        ctx.write_error(_service_error('NewService', 'CouldNotNewService',
+                                       "Service '%s' cannot be created due to the following error: The specified service "
+                                       "already exists" % name, 'PermissionDenied', name))
+        return []
+    start_type = START_MODE.parse(to_string(params.get('StartupType', 'Automatic')))
+    mode = {2: 'auto', 3: 'manual', 4: 'disabled'}.get(start_type.value)
+    if mode is None:
+        raise PSError("Service '%s' cannot be configured due to the following error: The parameter is incorrect"
+                      % name, 'System.ComponentModel.Win32Exception', 'CouldNotNewService', 'PermissionDenied')
+    record = new_service_record(name, to_string(params['BinaryPathName']),
+                                to_string(params['DisplayName']) if 'DisplayName' in params else name, mode,
+                                _names(params.get('DependsOn')) or [])
+    node.data['services'][name.lower()] = record
+    if 'Description' in params:
+        record['description'] = to_string(params['Description'])
+    return [ServiceController(node, name)]
+
+
+# -- sc.exe ------------------------------------------------------------------------------------------
+
+def native_arguments(words):
+    """What sc.exe's argv receives from Windows PowerShell 5.1: an empty-string argument is dropped, a word
+    written as "" reaches the program as an empty argument (the command line rules of CommandLineToArgvW)."""
+    out = []
+    for word in words:
+        if word == '':
+            continue
+        if ' ' not in word and '"' in word:
+            word = word.replace('"', '')
+        out.append(word)
+    return out
+
+
+def _sc_failed(api, code, text):
+    return ['[SC] %s FAILED %d:' % (api, code), '', text, '']
+
+
+_MISSING = 'The specified service does not exist as an installed service.'
+_SC_START = {'boot': 'boot', 'system': 'system', 'auto': 'auto', 'demand': 'manual', 'disabled': 'disabled',
+             'delayed-auto': 'delayed'}
+
+
+def _options(words):
+    """sc.exe's "name= value" pairs (the option word ends with =, its value is the next word)."""
+    options = {}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.endswith('=') or index + 1 >= len(words):
+            return None
+        options[word[:-1].lower()] = words[index + 1]
+        index += 2
+    return options
+
+
+def sc_exe(host, words, input_items):
+    from . import ProgramResult  # pylint: disable=import-outside-toplevel
+    node = host.node
+    argv = native_arguments(words)
+    if len(argv) < 2 or argv[0].startswith('\\\\'):
+        raise Unsupported('sc.exe %s' % ' '.join(words))
+    command, name, rest = argv[0].lower(), argv[1], argv[2:]
+    options = _options(rest)
+    if options is None:
+        # sc.exe prints the command's usage text and fails with ERROR_INVALID_PARAMETER... except that
+        # the usage text is not modelled.
+        raise Unsupported('sc.exe %s with arguments %s' % (command, rest))
+    record = node.data['services'].get(name.lower())
+    builtin = name.lower() in registry.builtin_services(node)
+    if command == 'create':
+        if record is not None or builtin:
+            return ProgramResult(_sc_failed('CreateService', 1073, 'The specified service already exists.'), [], 1073)
+        if 'binpath' not in options:
+            raise Unsupported('sc.exe create without binPath=')
+        mode = _SC_START.get(options.get('start', 'demand').lower())
+        node.data['services'][name.lower()] = new_service_record(
+            name, options['binpath'], options.get('displayname'), mode,
+            [item for item in options.get('depend', '').split('/') if item])
+        return ProgramResult(['[SC] CreateService SUCCESS'], [], 0)
+    if command not in ('config', 'failure', 'delete', 'description'):
+        raise Unsupported('sc.exe %s' % command)
+    if record is None:
+        if builtin:
+            raise Unsupported('sc.exe %s on the built-in service %s' % (command, name))
+        return ProgramResult(_sc_failed('OpenService', 1060, _MISSING), [], 1060)
+    if command == 'delete':
+        # The SCM deletes the service once it is stopped and no handle to it is open (here: at once
+        # when stopped, else marked for deletion, which the model does not keep).
+        if record.get('state') != 'stopped':
+            raise Unsupported('sc.exe delete of a running service (marked for deletion)')
+        del node.data['services'][name.lower()]
+        return ProgramResult(['[SC] DeleteService SUCCESS'], [], 0)
+    if command == 'description':
+        record['description'] = ' '.join(rest)
+        return ProgramResult(['[SC] ChangeServiceConfig2 SUCCESS'], [], 0)
+    if command == 'config':
+        unknown = set(options) - {'start', 'depend', 'binpath', 'displayname', 'obj'}
+        if unknown or ('start' in options and options['start'].lower() not in _SC_START):
+            raise Unsupported('sc.exe config %s' % ' '.join(rest))
+        if 'start' in options:
+            record['start_mode'] = _SC_START[options['start'].lower()]
+        if 'depend' in options:
+            record['dependencies'] = [item for item in options['depend'].split('/') if item]
+        if 'binpath' in options:
+            record['command_line'] = options['binpath']
+        if 'displayname' in options:
+            record['display_name'] = options['displayname']
+        if 'obj' in options:
+            record['account'] = options['obj']
+        return ProgramResult(['[SC] ChangeServiceConfig SUCCESS'], [], 0)
+    # failure: reset= <seconds> actions= type/delay/... ; actions= "" clears the actions.
+    unknown = set(options) - {'reset', 'actions'}
+    if unknown:
+        raise Unsupported('sc.exe failure %s' % ' '.join(rest))
+    if 'actions' in options and 'reset' not in options and options['actions']:
+        # sc.exe: "reset= and actions= must be used together".
+        raise Unsupported('sc.exe failure actions= without reset=')
+    parts = [part for part in options.get('actions', '').split('/') if part != ''] if 'actions' in options else None
+    if parts is not None:
+        if len(parts) % 2 or any(kind.lower() not in ('restart', 'reboot', 'run', '') for kind in parts[::2]):
+            raise Unsupported('sc.exe failure actions= %s' % options['actions'])
+        actions = [{'type': {'run': 'run_command'}.get(parts[i].lower(), parts[i].lower()), 'delay_ms': int(parts[i + 1])}
+                   for i in range(0, len(parts), 2)]
+        record['recovery'] = {'reset_period_seconds': int(options.get('reset') or 0), 'actions': actions} \
+            if actions else None
+    return ProgramResult(['[SC] ChangeServiceConfig2 SUCCESS'], [], 0)
+
+
+# -- Win32_Service ----------------------------------------------------------------------------------
+
+class Win32Service(CimInstance):
+    CLASS = 'Win32_Service'
+    KEY = 'Name'
+    PROPERTIES = ('Name', 'Status', 'ExitCode', 'DesktopInteract', 'ErrorControl', 'PathName', 'ServiceType',
+                  'StartMode', 'Caption', 'Description', 'InstallDate', 'CreationClassName', 'Started',
+                  'SystemCreationClassName', 'SystemName', 'AcceptPause', 'AcceptStop', 'DisplayName',
+                  'ServiceSpecificExitCode', 'StartName', 'State', 'TagId', 'CheckPoint', 'DelayedAutoStart',
+                  'ProcessId', 'WaitHint', 'PSComputerName')
+
+
+def win32_services(node):
+    out = []
+    for name in all_services(node):
+        record = _record(node, name)
+        running = record.get('state') == 'running'
+        mode = record.get('start_mode') or 'manual'
+        out.append(Win32Service(
+            Name=record['name'], Status='OK', ExitCode=UInt32(record.get('exit_code') or 0), DesktopInteract=False,
+            ErrorControl='Normal', PathName=record.get('command_line'),
+            ServiceType='Share Process' if record.get('type') == 0x20 else 'Own Process',
+            StartMode={'auto': 'Auto', 'delayed': 'Auto', 'manual': 'Manual', 'disabled': 'Disabled'}[mode],
+            Caption=record.get('display_name') or name, Description=record.get('description'),
+            CreationClassName='Win32_Service', Started=running, SystemCreationClassName='Win32_ComputerSystem',
+            SystemName=node.data['hostname'], AcceptPause=False, AcceptStop=running,
+            DisplayName=record.get('display_name') or name, ServiceSpecificExitCode=UInt32(0),
+            StartName=record.get('account') or 'LocalSystem', State='Running' if running else 'Stopped',
+            TagId=UInt32(0), CheckPoint=UInt32(0), DelayedAutoStart=mode == 'delayed',
+            ProcessId=UInt32(4000 + sum(map(ord, name)) if running else 0), WaitHint=UInt32(0),
+            PSComputerName=None))
+    return out
+
+
+class CimMethodResult:
+    """What Invoke-CimMethod returns for a WMI method: its out parameters, ReturnValue among them."""
+
+    NET = 'Microsoft.Management.Infrastructure.CimMethodResult'
+    PROPERTIES = ('ReturnValue', 'PSComputerName')
+
+    def __init__(self, value):
+        self.ReturnValue = UInt32(value)  # pylint: disable=invalid-name
+        self.PSComputerName = None  # pylint: disable=invalid-name
+
+
+def invoke_cimmethod(ctx, params, input_items):
+    """Win32_Service.Change (PathName, DisplayName ...; a parameter left out is not changed)."""
+    method = to_string(params.get('MethodName'))
+    targets = params.get('InputObject')
+    targets = list(enumerate_value(targets)) if is_enumerable(targets) else [targets]
+    targets += list(input_items or [])
+    out = []
+    for target in targets:
+        if not isinstance(target, Win32Service) or method.lower() != 'change':
+            raise Unsupported('Invoke-CimMethod %s on %s' % (method, getattr(target, 'CLASS', target)))
+        arguments = params.get('Arguments')
+        record = ctx.host.node.data['services'].get(target.Name.lower())
+        if record is None:
+            out.append(CimMethodResult(1060))  # ERROR_SERVICE_DOES_NOT_EXIST as the method's return value
+            continue
+        supported = {'pathname': 'command_line', 'displayname': 'display_name'}
+        for key, value in (arguments.items() if arguments is not None else []):
+            field = supported.get(to_string(key).lower())
+            if field is None:
+                raise Unsupported('Win32_Service.Change %s' % key)
+            if not is_null(value):
+                record[field] = to_string(value)
+        out.append(CimMethodResult(0))
+    return out
+
+
+CMDLETS = {
+    'Get-Service': get_service,
+    'Start-Service': start_service,
+    'Stop-Service': stop_service,
+    'Restart-Service': restart_service,
+    'Set-Service': set_service,
+    'New-Service': new_service,
+    'Invoke-CimMethod': invoke_cimmethod,
+}
+PROGRAMS = {'sc.exe': sc_exe}
+CIM_CLASSES = {'win32_service': win32_services}

@@ -1,0 +1,512 @@
+"""The service control manager, the registry, CIM and features of the Windows model, and the real scripts over them.
+
+The cmdlets' documented behaviour (Get-Service and its ServiceController objects, Set-Service's validation,
+sc.exe's output and exit codes, the registry provider's value types), then the REAL lib/services.ps1, the
+os/features/services/environment sections of lib/state.ps1 and node_service_apply.ps1 run by the engine
+against a node, each compared with what the twin (kubewin_sim/handlers) reports for the same node.
+"""
+
+import copy
+import datetime
+import json
+import os
+import re
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim import handlers  # noqa: E402,F401  pylint: disable=unused-import
+from kubewin_sim import registry as script_registry  # noqa: E402
+from kubewin_sim.handlers.core import node_state, service_view  # noqa: E402
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402
+from kubewin_sim.windows import run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
+
+SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
+
+
+def _read(path):
+    with open(os.path.join(SCRIPTS, path), encoding='utf-8') as handle:
+        return handle.read()
+
+
+def compose(name):
+    """The script as the collection sends it: each `# kubewin-include: <lib>` line replaced by the lib."""
+    return re.sub(r'^# kubewin-include: (\S+)$', lambda match: _read('lib/%s.ps1' % match.group(1)), _read(name),
+                  flags=re.MULTILINE)
+
+
+SERVICES = _read('lib/services.ps1')
+# lib/state.ps1's own functions; the libs it includes (hns, netconfig, files, ovs) are other areas.
+STATE = re.sub(r'^# kubewin-include: .*$', '', _read('lib/state.ps1'), flags=re.MULTILINE)
+
+
+def service(name, **values):
+    record = {'name': name, 'exists': True, 'display_name': name, 'description': '%s (kubewin.node)' % name,
+              'state': 'running', 'start_mode': 'auto', 'command_line': 'C:\\k\\%s.exe --v=2' % name,
+              'dependencies': [], 'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0,
+              'nssm': None}
+    record.update(values)
+    return record
+
+
+def fresh_node(**profile):
+    node = SimNode(initial_state('win1', dict({'features': {'Containers': 'installed', 'Hyper-V': 'available'}},
+                                              **profile)))
+    services = node.data['services']
+    services['containerd'] = service('containerd', command_line='"C:\\Program Files\\containerd\\containerd.exe" '
+                                     '--run-service', recovery={'reset_period_seconds': 86400, 'actions': [
+                                         {'type': 'restart', 'delay_ms': 10000}, {'type': 'restart', 'delay_ms': 30000}]})
+    services['kubelet'] = service('kubelet', start_mode='delayed', dependencies=['containerd'],
+                                  environment=['KUBE_NETWORK=cbr0', 'NODE_NAME=win1'])
+    services['kube-proxy'] = service('kube-proxy', dependencies=['kubelet'], start_mode='manual', state='stopped',
+                                     exit_code=1077)
+    for record in services.values():
+        node.write_file(record['command_line'].split(' --')[0].strip('"'), sha256='0' * 64, size=1)
+    return node
+
+
+def run(node, text, parameters=None):
+    if '& $sc' in text:
+        # node_service_apply.ps1 runs sc.exe by its full path.
+        text = "$sc = Join-Path $env:SystemRoot 'System32\\sc.exe'\n" + text
+    outcome = run_on_node(node, text, parameters)
+    assert outcome.unsupported is None, outcome.unsupported
+    return outcome
+
+
+def ok(node, text):
+    outcome = run(node, text)
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    return outcome.output
+
+
+def as_json(node, text, lib=''):
+    return json.loads(ok(node, lib + '\nConvertTo-Json -Depth 8 -Compress -InputObject (%s)' % text)[-1])
+
+
+# -- Get-Service and ServiceController --------------------------------------------------------------
+
+def test_get_service_returns_service_controllers():
+    node = fresh_node()
+    assert ok(node, "$s = Get-Service -Name kubelet; $s.GetType().FullName; $s.Name; $s.Status; $s.Status.GetType().FullName; "
+                    "$s.StartType; $s.DisplayName; [int]$s.Status") == [
+        'System.ServiceProcess.ServiceController', 'kubelet', 'Running', 'System.ServiceProcess.ServiceControllerStatus',
+        'Automatic', 'kubelet', '4']
+
+
+def test_get_service_status_compares_with_a_string_and_is_read_once():
+    node = fresh_node()
+    assert ok(node, "$s = Get-Service kube-proxy; $s.Status -eq 'Stopped'; $s.Status -ne 'Running'") == ['True', 'True']
+    # ServiceController.Status is the status when the object was made, until Refresh().
+    assert ok(node, "$s = Get-Service kubelet; Stop-Service kubelet -Force; $s.Status; $s.Refresh(); $s.Status") == [
+        'Running', 'Stopped']
+
+
+def test_dependent_services_are_direct_and_indirect():
+    node = fresh_node()
+    # EnumDependentServices: in the reverse of the start order.
+    assert ok(node, "(Get-Service containerd).DependentServices | ForEach-Object { $_.Name }") == ['kube-proxy', 'kubelet']
+    assert ok(node, "(Get-Service kubelet).ServicesDependedOn.Name; (Get-Service kubelet).RequiredServices.Count") == [
+        'containerd', '1']
+
+
+def test_get_service_missing_is_a_non_terminating_error():
+    outcome = run(fresh_node(), "Get-Service -Name nosuch; 'after'")
+    assert outcome.output == ['after']
+    assert outcome.errors == ["Cannot find any service with service name 'nosuch'."]
+    assert ok(fresh_node(), "$null -eq (Get-Service -Name nosuch -ErrorAction SilentlyContinue)") == ['True']
+
+
+def test_get_service_wildcards_and_builtin_services():
+    node = fresh_node()
+    assert ok(node, "Get-Service -Name kube* | ForEach-Object Name") == ['kube-proxy', 'kubelet']
+    # Every Windows Server runs WinRM; hns and vmcompute come with the Containers feature.
+    assert ok(node, "(Get-Service winrm).Name; (Get-Service hns).Status") == ['WinRM', 'Running']
+    bare = SimNode(initial_state('win2', {}))
+    assert run(bare, "Get-Service hns").errors == ["Cannot find any service with service name 'hns'."]
+    # Tcpip is a kernel driver: it has a service key, Get-Service does not list drivers.
+    assert ok(bare, r"Test-Path HKLM:\SYSTEM\CurrentControlSet\Services\Tcpip; "
+                    "$null -eq (Get-Service Tcpip -ErrorAction SilentlyContinue)") == ['True', 'True']
+
+
+def test_stop_service_with_running_dependents_needs_force():
+    node = fresh_node()
+    outcome = run(node, "Stop-Service -Name containerd")
+    assert outcome.errors == ["Cannot stop service 'containerd (containerd)' because it has dependent services. It can "
+                              "only be stopped if the Force flag is set."]
+    assert node.data['services']['containerd']['state'] == 'running'
+    ok(node, "Stop-Service -Name containerd -Force")
+    assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet')] == ['stopped', 'stopped']
+
+
+def test_restart_service_leaves_the_dependents_it_stopped_stopped():
+    node = fresh_node()
+    ok(node, "Restart-Service -Name containerd -Force")
+    assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet')] == ['running', 'stopped']
+
+
+def test_start_service_that_fails_is_could_not_start_service():
+    node = fresh_node()
+    node.data['services']['kubelet']['state'] = 'stopped'
+    node.remove_file('C:\\k\\kubelet.exe')
+    outcome = run(node, "Start-Service -Name kubelet; (Get-Service kubelet).Status")
+    assert outcome.output == ['Stopped']
+    assert outcome.errors == ["Service 'kubelet (kubelet)' cannot be started due to the following error: Cannot start "
+                              "service kubelet on computer '.'."]
+
+
+def test_set_service_rejects_an_empty_description():
+    # Service.cs (SetServiceCommand): [ValidateNotNullOrEmpty] on -Description, a parameter-binding error.
+    # A parameter-binding error ends the statement, not the script.
+    outcome = run(fresh_node(), "Set-Service -Name kubelet -Description ''; 'next'")
+    assert outcome.output == ['next']
+    assert outcome.errors == ["Cannot validate argument on parameter 'Description'. The argument is null or empty. Provide "
+                              "an argument that is not null or empty, and then try the command again."]
+
+
+def test_set_service_description_and_startup_type_show_in_the_registry():
+    node = fresh_node()
+    ok(node, "Set-Service -Name kube-proxy -Description 'proxy' -StartupType Disabled -DisplayName 'Kube Proxy'")
+    key = r"(Get-ItemProperty -LiteralPath HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy)"
+    assert ok(node, "%s.Description; %s.Start; %s.DisplayName; (Get-Service kube-proxy).StartType" % (key, key, key)) == [
+        'proxy', '4', 'Kube Proxy', 'Disabled']
+
+
+def test_new_service_creates_a_stopped_service():
+    node = fresh_node()
+    assert ok(node, r"$s = New-Service -Name flanneld -BinaryPathName 'C:\k\flanneld.exe' -DisplayName flanneld "
+                    "-StartupType Manual; $s.Status; $s.StartType; "
+                    "(Get-CimInstance -ClassName Win32_Service -Filter \"Name='flanneld'\").ExitCode") == [
+        'Stopped', 'Manual', '1077']
+    outcome = run(node, r"New-Service -Name flanneld -BinaryPathName 'C:\k\flanneld.exe'")
+    assert outcome.errors == ["Service 'flanneld' cannot be created due to the following error: The specified service "
+                              "already exists"]
+
+
+# -- sc.exe ---------------------------------------------------------------------------------------
+
+def test_sc_missing_service_prints_1060_on_stdout():
+    outcome = run(fresh_node(), r"$out = & $sc config nosuch start= auto; $LASTEXITCODE; $out")
+    assert outcome.output == ['1060', '[SC] OpenService FAILED 1060:', '', 'The specified service does not exist as an '
+                              'installed service.', '']
+    assert outcome.errors == []
+
+
+def test_sc_create_existing_is_1073():
+    outcome = run(fresh_node(), r"& $sc create kubelet binPath= C:\k\kubelet.exe; $LASTEXITCODE")
+    assert outcome.output[-1] == '1073' and outcome.output[0] == '[SC] CreateService FAILED 1073:'
+
+
+def test_sc_config_changes_what_get_service_and_the_key_show():
+    node = fresh_node()
+    ok(node, r"& $sc config kube-proxy start= delayed-auto depend= kubelet/containerd")
+    key = r"(Get-ItemProperty -LiteralPath HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy)"
+    assert ok(node, "%s.Start; %s.DelayedAutostart; %s.DependOnService -join ','; "
+                    "(Get-Service kube-proxy).ServicesDependedOn.Count" % (key, key, key)) == [
+        '2', '1', 'kubelet,containerd', '2']
+    ok(node, r"& $sc config kube-proxy start= demand depend= /")
+    assert node.data['services']['kube-proxy']['start_mode'] == 'manual'
+    assert node.data['services']['kube-proxy']['dependencies'] == []
+
+
+def test_sc_failure_writes_the_failure_actions_blob():
+    node = fresh_node()
+    ok(node, "& $sc failure kube-proxy reset= 3600 actions= restart/5000/restart/60000")
+    blob = ok(node, r"(Get-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy).FailureActions -join ','")
+    expected = failure_actions_blob({'reset_period_seconds': 3600, 'actions': [
+        {'type': 'restart', 'delay_ms': 5000}, {'type': 'restart', 'delay_ms': 60000}]})
+    assert blob == [','.join(str(byte) for byte in expected)]
+    # actions= "" (written '""' in Windows PowerShell 5.1, which drops an empty string argument) clears them.
+    ok(node, """& $sc failure kube-proxy reset= 0 actions= '""'""")
+    assert node.data['services']['kube-proxy']['recovery'] is None
+
+
+def test_sc_with_2_and_1_under_stop_is_not_an_error():
+    # node_service_apply's Invoke-Sc: sc.exe prints its failures on stdout, so under
+    # $ErrorActionPreference = 'Stop' `2>&1` brings no NativeCommandError; the exit code tells.
+    outcome = run(fresh_node(), "$ErrorActionPreference = 'Stop'; $output = & $sc delete nosuch 2>&1; "
+                                "$LASTEXITCODE; $output.Count")
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (0, ['1060', '4'], [])
+
+
+@pytest.mark.parametrize('redirection', ['2>&1', '2>$null'])
+def test_redirected_stderr_under_stop_ends_the_script(monkeypatch, redirection):
+    # The other side of the sc.exe case: a program that writes to stderr. Windows PowerShell 5.1 turns each
+    # redirected stderr line into a NativeCommandError record, and under 'Stop' the first one ends the script
+    # (PowerShell 7 changed this: PSNotApplyErrorActionToStderr). lib/ovs.ps1's ovs-vsctl wrapper meets it.
+    from kubewin_sim.windows import ProgramResult, services  # pylint: disable=import-outside-toplevel
+    monkeypatch.setitem(services.PROGRAMS, 'noisy.exe',
+                        lambda host, words, items: ProgramResult(['out'], ['warning: on stderr'], 0))
+    outcome = run(fresh_node(), "$ErrorActionPreference = 'Stop'; $o = & noisy.exe %s; 'not reached'" % redirection)
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (1, [], ['warning: on stderr'])
+    outcome = run(fresh_node(), "$o = & noisy.exe 2>&1; $o.Count; $o[1].FullyQualifiedErrorId; $LASTEXITCODE")
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (0, ['2', 'NativeCommandError', '0'], [])
+
+
+# -- the registry ---------------------------------------------------------------------------------
+
+def test_service_key_value_types():
+    node = fresh_node()
+    key = r"$k = Get-ItemProperty -LiteralPath HKLM:\SYSTEM\CurrentControlSet\Services\kubelet; "
+    assert ok(node, key + "$k.Start.GetType().Name; $k.ImagePath.GetType().Name; $k.DependOnService.GetType().Name; "
+                          "$k.Environment.GetType().Name; $k.DelayedAutostart; $k.ObjectName; $k.PSChildName; $k.PSPath; "
+                          "[string]$k.PSProvider; [string]$k.PSDrive") == [
+        'Int32', 'String', 'String[]', 'String[]', '1', 'LocalSystem', 'kubelet',
+        r'Microsoft.PowerShell.Core\Registry::HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet\Services\kubelet',
+        r'Microsoft.PowerShell.Core\Registry', 'HKLM']
+    assert ok(node, r"(Get-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\containerd).FailureActions.GetType().Name") \
+        == ['Byte[]']
+
+
+def test_os_key_value_types():
+    node = fresh_node()
+    assert ok(node, r"$v = Get-ItemProperty -LiteralPath 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'; "
+                    "$v.CurrentBuildNumber.GetType().Name; $v.CurrentBuildNumber; $v.UBR.GetType().Name; $v.UBR; "
+                    "$v.ProductName; $v.DisplayVersion; $v.InstallationType") == [
+        'String', '20348', 'Int32', '2582', 'Windows Server 2022 Datacenter', '21H2', 'Server']
+    # Windows Server 2019 has ReleaseId and no DisplayVersion.
+    old = SimNode(initial_state('win3', {'build': 17763}))
+    assert ok(old, r"$v = Get-ItemProperty 'HKLM:\SOFTWARE\Microsoft\Windows NT\CurrentVersion'; "
+                   "$null -eq $v.DisplayVersion; $v.ReleaseId") == ['True', '1809']
+
+
+def test_missing_key_and_missing_value():
+    node = fresh_node()
+    outcome = run(node, r"Get-ItemProperty -LiteralPath HKLM:\SYSTEM\CurrentControlSet\Services\nosuch")
+    assert outcome.errors == [r"Cannot find path 'HKLM:\SYSTEM\CurrentControlSet\Services\nosuch' because it does not "
+                              "exist."]
+    outcome = run(node, r"Remove-ItemProperty -LiteralPath HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy "
+                        "-Name Environment")
+    assert outcome.errors == [r"Property Environment does not exist at path HKEY_LOCAL_MACHINE\SYSTEM\CurrentControlSet"
+                              r"\Services\kube-proxy."]
+
+
+def test_reboot_pending_keys_follow_the_node():
+    node = fresh_node()
+    test = r"Test-Path -LiteralPath 'HKLM:\SOFTWARE\Microsoft\Windows\CurrentVersion\Component Based Servicing\RebootPending'"
+    assert ok(node, test) == ['False']
+    node.data['reboot_pending'] = True
+    assert ok(node, test) == ['True']
+    node.reboot()
+    assert ok(node, test) == ['False']
+
+
+def test_new_itemproperty_on_a_service_key_is_the_scm_view():
+    node = fresh_node()
+    key = r"HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy"
+    ok(node, "New-ItemProperty -LiteralPath %s -Name Environment -PropertyType MultiString -Value @('A=1','B=2') -Force "
+             "| Out-Null" % key)
+    assert node.data['services']['kube-proxy']['environment'] == ['A=1', 'B=2']
+    outcome = run(node, "New-ItemProperty -LiteralPath %s -Name Environment -PropertyType MultiString -Value 'C=3'" % key)
+    assert outcome.errors == ['The property already exists.']
+    ok(node, "Remove-ItemProperty -LiteralPath %s -Name Environment" % key)
+    assert node.data['services']['kube-proxy']['environment'] == []
+
+
+def test_machine_environment_variables():
+    node = fresh_node()
+    ok(node, "[Environment]::SetEnvironmentVariable('KUBECONFIG', 'C:\\k\\config', 'Machine')")
+    assert node.data['environment'] == {'KUBECONFIG': 'C:\\k\\config'}
+    assert ok(node, "[Environment]::GetEnvironmentVariable('kubeconfig', 'Machine'); "
+                    r"(Get-ItemProperty 'HKLM:\SYSTEM\CurrentControlSet\Control\Session Manager\Environment').KUBECONFIG; "
+                    "$env:SystemRoot; $env:COMPUTERNAME; $null -eq [Environment]::GetEnvironmentVariable('NOPE', 'Machine')") \
+        == ['C:\\k\\config', 'C:\\k\\config', 'C:\\Windows', 'WIN1', 'True']
+    ok(node, "[Environment]::SetEnvironmentVariable('KUBECONFIG', $null, 'Machine')")
+    assert node.data['environment'] == {}
+    # Every Windows Server has a machine Path (REG_EXPAND_SZ, returned expanded).
+    assert ok(node, "[Environment]::GetEnvironmentVariable('Path', 'Machine').Split(';')[0]") == ['C:\\Windows\\system32']
+
+
+# -- CIM and features -----------------------------------------------------------------------------
+
+def test_cim_instances():
+    node = fresh_node()
+    assert ok(node, "$os = Get-CimInstance -ClassName Win32_OperatingSystem; $os.Version; $os.BuildNumber; "
+                    "$os.LastBootUpTime.GetType().FullName; "
+                    "$d = Get-CimInstance -ClassName Win32_LogicalDisk | Where-Object { $_.DeviceID -eq $env:SystemDrive }; "
+                    "$d.FreeSpace.GetType().Name; $d.FreeSpace") == [
+        '10.0.20348', '20348', 'System.DateTime', 'UInt64', str(100 * 1024 ** 3)]
+    assert ok(node, "$s = Get-CimInstance -ClassName Win32_Service -Filter \"Name='kube-proxy'\"; $s.ExitCode; "
+                    "$s.ExitCode.GetType().Name; $s.State; $s.StartMode; @(Get-CimInstance Win32_Service -Filter "
+                    "\"Name='nosuch'\").Count") == ['1077', 'UInt32', 'Stopped', 'Manual', '0']
+
+
+def test_get_windowsfeature_install_state():
+    node = fresh_node()
+    node.data['features'].update({'Hyper-V': 'installpending', 'Hyper-V-PowerShell': 'removepending'})
+    assert ok(node, "Get-WindowsFeature -Name Containers, Hyper-V, Hyper-V-PowerShell, NoSuch | ForEach-Object { "
+                    "'{0} {1} {2} {3}' -f $_.Name, $_.InstallState, $_.Installed, $_.InstallState.GetType().FullName }") == [
+        'Containers Installed True Microsoft.Windows.ServerManager.Commands.InstallState',
+        'Hyper-V InstallPending False Microsoft.Windows.ServerManager.Commands.InstallState',
+        'Hyper-V-PowerShell UninstallPending False Microsoft.Windows.ServerManager.Commands.InstallState']
+
+
+# -- lib/services.ps1 against the twin --------------------------------------------------------------
+
+def _normalised(view):
+    """What plugins/action/node_service.py compares (its _comparable): no description and '' are one,
+    a recovery without actions and none are one."""
+    view = dict(view)
+    if view.get('exists'):
+        view['description'] = view.get('description') or ''
+        recovery = view.get('recovery') or {'reset_period_seconds': 0, 'actions': []}
+        view['recovery'] = recovery if recovery['actions'] else {'reset_period_seconds': 0, 'actions': []}
+    return view
+
+
+@pytest.mark.parametrize('name', ['containerd', 'kubelet', 'kube-proxy', 'nosuch'])
+def test_get_kubewinservice_matches_the_twin(name):
+    node = fresh_node()
+    real = as_json(node, "Get-KubeWinService -Name %s" % name, SERVICES)
+    assert real == service_view(node, name)
+
+
+def test_get_kubewinservice_nssm_settings():
+    node = fresh_node()
+    node.data['services']['flanneld'] = service('flanneld', command_line='C:\\k\\nssm.exe', nssm={
+        'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr', 'app_directory': 'C:\\k',
+        'app_stdout': 'C:\\k\\logs\\flanneld.log', 'app_stderr': 'C:\\k\\logs\\flanneld.log', 'app_rotate_bytes': 10485760})
+    real = as_json(node, "Get-KubeWinService -Name flanneld", SERVICES)
+    assert real == service_view(node, 'flanneld')
+    assert ok(node, r"(Get-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\flanneld\Parameters).AppRotateBytes"
+                    ".GetType().Name") == ['Int32']
+
+
+def test_get_kubewinservice_of_a_service_without_description_reports_null():
+    node = fresh_node()
+    node.data['services']['kube-proxy']['description'] = None
+    assert ok(node, SERVICES + "\n$null -eq (Get-KubeWinService -Name kube-proxy).description") == ['True']
+
+
+# -- lib/state.ps1 sections against the twin --------------------------------------------------------
+
+def test_state_sections_match_the_twin():
+    node = fresh_node()
+    node.data['features']['Hyper-V'] = 'installpending'
+    node.data['reboot_pending'] = True
+    node.data['environment']['KUBECONFIG'] = 'C:\\k\\config'
+    real = as_json(node, "Get-KubeWinNodeState -Sections os, features, services, environment -Features Containers, "
+                   "Hyper-V -Services kubelet, kube-proxy, nosuch -Environment KUBECONFIG, NOPE", SERVICES + STATE)
+    twin = node_state(node, ['os', 'features', 'services', 'environment'], ['Containers', 'Hyper-V'],
+                      ['kubelet', 'kube-proxy', 'nosuch'], environment=['KUBECONFIG', 'NOPE'])
+    # The round-trip format of a UTC DateTime ends in Z with seven fraction digits; the twin writes Python's
+    # isoformat. The same instant.
+    assert datetime.datetime.fromisoformat(real['os'].pop('last_boot').replace('0Z', '+00:00')) == \
+        datetime.datetime.fromisoformat(twin['os'].pop('last_boot'))
+    assert real == twin
+
+
+# -- node_service_apply.ps1 -----------------------------------------------------------------------
+
+APPLY = compose('node_service_apply.ps1')
+
+
+def apply(node, **parameters):
+    """Run node_service_apply.ps1 in the engine and, on a copy of the node, its twin; both results."""
+    twin_node = SimNode(copy.deepcopy(node.data))
+    twin = script_registry.run(twin_node, APPLY, parameters, {})
+    result = win_powershell.invoke(node, APPLY, parameters)
+    assert (result['failed'], result['error']) == (False, []), result
+    return json.loads(result['result']), twin, twin_node
+
+
+def _services_of(result):
+    return {name: _normalised(view) for name, view in result['state']['services'].items()}
+
+
+KUBELET = {'Name': 'kubelet', 'CommandLine': 'C:\\k\\kubelet.exe --v=4', 'DisplayName': 'kubelet',
+           'Description': 'Kubernetes node agent', 'StartMode': 'delayed', 'Dependencies': ['containerd'],
+           'Environment': ['NODE_NAME=win1'], 'FailureActions': 'restart/10000/restart/30000', 'ResetPeriodSeconds': 3600}
+
+
+def test_apply_creates_a_service():
+    node = fresh_node()
+    del node.data['services']['kube-proxy']
+    del node.data['services']['kubelet']
+    real, twin, twin_node = apply(node, **KUBELET)
+    assert _services_of(real) == _services_of(twin)
+    assert node.data['services']['kubelet']['state'] == 'running'
+    assert {k: v for k, v in node.data['services']['kubelet'].items() if k != 'exit_code'} == \
+        {k: v for k, v in twin_node.data['services']['kubelet'].items() if k != 'exit_code'}
+
+
+def test_apply_reconfigures_and_restarts_with_the_dependents():
+    node = fresh_node()
+    node.data['services']['kube-proxy']['state'] = 'running'
+    real, twin, _node = apply(node, **dict(KUBELET, Name='containerd', CommandLine='"C:\\Program Files\\containerd\\'
+                                       'containerd.exe" --run-service --log-level=debug', DisplayName='containerd',
+                                       StartMode='auto', Dependencies=[], Environment=[], Restart=True))
+    assert _services_of(real) == _services_of(twin)
+    assert list(real['state']['services']) == ['containerd', 'kube-proxy', 'kubelet']
+    assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet', 'kube-proxy')] == ['running'] * 3
+
+
+def test_apply_stops_and_removes():
+    node = fresh_node()
+    real, twin, _node = apply(node, Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy',
+                          Description='proxy', Ensure='stopped')
+    assert _services_of(real) == _services_of(twin)
+    real, twin, _node = apply(node, Name='kube-proxy', Ensure='absent')
+    assert real == twin == {'state': {'sections': ['services'], 'services': {'kube-proxy': {'name': 'kube-proxy',
+                                                                                            'exists': False}}}}
+    assert 'kube-proxy' not in node.data['services']
+
+
+def test_apply_without_description():
+    # node_service's description defaults to ''; Set-Service -Description '' fails its
+    # [ValidateNotNullOrEmpty] on Windows PowerShell 5.1, after New-Service had created the service.
+    node = fresh_node()
+    real, twin, _node = apply(node, **dict(KUBELET, Name='kube-proxy', Description='', CommandLine='C:\\k\\kube-proxy.exe'))
+    assert _services_of(real) == _services_of(twin)
+    assert real['state']['services']['kube-proxy']['description'] is None
+
+
+def test_apply_an_nssm_service():
+    # Output files left empty: no folder to create (New-KubeWinDirectory is the file system model's).
+    node = fresh_node()
+    for path in ('C:\\k\\nssm.exe', 'C:\\k\\flanneld.exe'):
+        node.write_file(path, sha256='0' * 64, size=1)
+    nssm = {'Application': 'C:\\k\\flanneld.exe', 'AppParameters': '--kube-subnet-mgr', 'AppDirectory': 'C:\\k',
+            'AppStdout': '', 'AppStderr': '', 'AppRotateFiles': 1, 'AppRotateOnline': 1, 'AppRotateBytes': 0}
+    real, twin, _node = apply(node, Name='flanneld', CommandLine='C:\\k\\nssm.exe', DisplayName='flanneld',
+                          Description='flannel', NssmJson=json.dumps(nssm))
+    assert _services_of(real) == _services_of(twin)
+    assert real['state']['services']['flanneld']['nssm'] == {
+        'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr', 'app_directory': 'C:\\k',
+        'app_stdout': '', 'app_stderr': '', 'app_rotate_bytes': 0}
+    assert ok(node, r"$p = Get-ItemProperty HKLM:\SYSTEM\CurrentControlSet\Services\flanneld\Parameters; "
+                    "$p.AppRotateFiles.GetType().Name; $p.AppParameters.GetType().Name") == ['Int32', 'String']
+
+
+def test_apply_of_a_service_that_does_not_start_fails_the_script():
+    node = fresh_node(service_start_failures=['kube-proxy'])
+    twin_node = SimNode(copy.deepcopy(node.data))
+    parameters = dict(Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy', Description='p')
+    with pytest.raises(script_registry.ScriptFailure, match='did not reach Running'):
+        script_registry.run(twin_node, APPLY, parameters, {})
+    result = win_powershell.invoke(node, APPLY, parameters)
+    # Start-Service's own error under $ErrorActionPreference = 'Stop' (the twin words it as the wait loop would).
+    assert result['failed'] and [error['exception']['message'] for error in result['error']] == [
+        "Service 'kube-proxy (kube-proxy)' cannot be started due to the following error: Cannot start service kube-proxy "
+        "on computer '.'."]
+    assert _normalised(service_view(node, 'kube-proxy')) == _normalised(service_view(twin_node, 'kube-proxy'))
+
+
+def test_other_keys_live_in_the_node():
+    node = fresh_node()
+    key = r"HKLM:\SOFTWARE\kubewin\node"
+    outcome = run(node, "New-Item -Path %s" % key)
+    assert outcome.errors == [r"Cannot find path 'HKLM:\SOFTWARE\kubewin\node' because it does not exist."]
+    ok(node, "$null = New-Item -Path %s -Force; New-ItemProperty -LiteralPath %s -Name Count -PropertyType DWord "
+             "-Value 0xFFFFFFFF | Out-Null; New-ItemProperty -LiteralPath %s -Name Blob -PropertyType Binary "
+             "-Value ([byte[]](1, 2)) | Out-Null" % (key, key, key))
+    assert ok(node, "Test-Path %s; (Get-ItemProperty %s).Count; (Get-ItemProperty %s -Name Blob).Blob -join ','; "
+                    "@(Get-ItemProperty %s -Name Nope -ErrorAction SilentlyContinue).Count" % (key, key, key, key)) == [
+        'True', '-1', '1,2', '0']
+    # A key without values gives no object.
+    assert ok(node, r"@(Get-ItemProperty HKLM:\SOFTWARE\kubewin).Count") == ['0']
