@@ -439,8 +439,8 @@ def test_apply_reconfigures_and_restarts_with_the_dependents():
     node = fresh_node()
     node.data['services']['kube-proxy']['state'] = 'running'
     real, twin, _node = apply(node, **dict(KUBELET, Name='containerd', CommandLine='"C:\\Program Files\\containerd\\'
-                                       'containerd.exe" --run-service --log-level=debug', DisplayName='containerd',
-                                       StartMode='auto', Dependencies=[], Environment=[], Restart=True))
+                                           'containerd.exe" --run-service --log-level=debug', DisplayName='containerd',
+                                           StartMode='auto', Dependencies=[], Environment=[], Restart=True))
     assert _services_of(real) == _services_of(twin)
     assert list(real['state']['services']) == ['containerd', 'kube-proxy', 'kubelet']
     assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet', 'kube-proxy')] == ['running'] * 3
@@ -449,7 +449,7 @@ def test_apply_reconfigures_and_restarts_with_the_dependents():
 def test_apply_stops_and_removes():
     node = fresh_node()
     real, twin, _node = apply(node, Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy',
-                          Description='proxy', Ensure='stopped')
+                              Description='proxy', Ensure='stopped')
     assert _services_of(real) == _services_of(twin)
     real, twin, _node = apply(node, Name='kube-proxy', Ensure='absent')
     assert real == twin == {'state': {'sections': ['services'], 'services': {'kube-proxy': {'name': 'kube-proxy',
@@ -474,7 +474,7 @@ def test_apply_an_nssm_service():
     nssm = {'Application': 'C:\\k\\flanneld.exe', 'AppParameters': '--kube-subnet-mgr', 'AppDirectory': 'C:\\k',
             'AppStdout': '', 'AppStderr': '', 'AppRotateFiles': 1, 'AppRotateOnline': 1, 'AppRotateBytes': 0}
     real, twin, _node = apply(node, Name='flanneld', CommandLine='C:\\k\\nssm.exe', DisplayName='flanneld',
-                          Description='flannel', NssmJson=json.dumps(nssm))
+                              Description='flannel', NssmJson=json.dumps(nssm))
     assert _services_of(real) == _services_of(twin)
     assert real['state']['services']['flanneld']['nssm'] == {
         'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr', 'app_directory': 'C:\\k',
