@@ -65,6 +65,8 @@ def test_parse_is_cached_per_text():
 
 def test_text_the_engine_cannot_run_is_refused_with_exit_code_two():
     assert run_command('class Foo {}').exit_code == 2
+    outcome = run_command('$i = New-Object -ComObject WindowsInstaller.Installer')
+    assert (outcome.exit_code, outcome.unsupported) == (2, 'unsupported: New-Object -ComObject WindowsInstaller.Installer')
 
 
 def test_powershell_7_syntax_fails_to_parse_as_in_5_1_and_nothing_runs():
