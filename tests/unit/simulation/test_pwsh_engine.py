@@ -73,3 +73,18 @@ def test_powershell_7_syntax_fails_to_parse_as_in_5_1_and_nothing_runs():
     outcome = run_command('"first"; $x = $null ?? 2')
     assert (outcome.exit_code, outcome.output) == (1, [])
     assert outcome.errors == ["Unexpected token '??' in expression or statement."]
+
+
+def test_cli_runs_on_a_fresh_simulated_windows_node(capsys):
+    assert main(['-Command', '(Get-NetAdapter).Name; Test-Path -LiteralPath C:\\ProgramData']) == 0
+    assert capsys.readouterr().out.splitlines() == ['Ethernet', 'True']
+
+
+def test_cli_runs_on_a_named_node_of_the_state_directory_and_keeps_its_changes(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', str(tmp_path))
+    from kubewin_sim.node import open_node  # pylint: disable=import-outside-toplevel
+    with open_node(str(tmp_path), 'win1', profile={'ip': '10.0.0.31'}):
+        pass
+    assert main(['--node', 'win1', '-Command', "Set-Content -LiteralPath C:\\k.txt -Value 'kept'"]) == 0
+    assert main(['--node', 'win1', '-Command', '(Get-NetIPAddress -InterfaceIndex 4).IPAddress; Get-Content C:\\k.txt']) == 0
+    assert capsys.readouterr().out.splitlines() == ['10.0.0.31', 'kept']
