@@ -438,9 +438,10 @@ def test_apply_creates_a_service():
 def test_apply_reconfigures_and_restarts_with_the_dependents():
     node = fresh_node()
     node.data['services']['kube-proxy']['state'] = 'running'
-    real, twin, _node = apply(node, **dict(KUBELET, Name='containerd', CommandLine='"C:\\Program Files\\containerd\\'
-                                           'containerd.exe" --run-service --log-level=debug', DisplayName='containerd',
-                                           StartMode='auto', Dependencies=[], Environment=[], Restart=True))
+    parameters = dict(KUBELET)
+    parameters.update(Name='containerd', DisplayName='containerd', StartMode='auto', Dependencies=[], Environment=[],
+                      Restart=True, CommandLine='"C:\\Program Files\\containerd\\containerd.exe" --run-service --log-level=debug')
+    real, twin, _node = apply(node, **parameters)
     assert _services_of(real) == _services_of(twin)
     assert list(real['state']['services']) == ['containerd', 'kube-proxy', 'kubelet']
     assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet', 'kube-proxy')] == ['running'] * 3
@@ -461,7 +462,9 @@ def test_apply_without_description():
     # node_service's description defaults to ''; Set-Service -Description '' fails its
     # [ValidateNotNullOrEmpty] on Windows PowerShell 5.1, after New-Service had created the service.
     node = fresh_node()
-    real, twin, _node = apply(node, **dict(KUBELET, Name='kube-proxy', Description='', CommandLine='C:\\k\\kube-proxy.exe'))
+    parameters = dict(KUBELET)
+    parameters.update(Name='kube-proxy', Description='', CommandLine='C:\\k\\kube-proxy.exe')
+    real, twin, _node = apply(node, **parameters)
     assert _services_of(real) == _services_of(twin)
     assert real['state']['services']['kube-proxy']['description'] is None
 
