@@ -423,13 +423,21 @@ def _targets(ctx, params, require=True):
     return out
 
 
+def provider_cmdlet(function):
+    """A provider cmdlet: piped items bind by PSPath, and a path on another drive goes to that drive's area."""
+    def cmdlet(ctx, params, input_items):
+        params = piped_paths(params, input_items)
+        delegated = other_provider(ctx, params, input_items)
+        if delegated is not None:
+            return delegated
+        return function(ctx, params, input_items)
+    return cmdlet
+
+
 # --- cmdlets -----------------------------------------------------------------------------------------------
 
+@provider_cmdlet
 def test_path(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     kind = to_string(params.get('PathType', 'Any')).lower()
     out = []
     literal = 'LiteralPath' in params
@@ -450,19 +458,13 @@ def test_path(ctx, params, input_items):
     return out
 
 
+@provider_cmdlet
 def get_item(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     return [FileSystemInfo(entry) for _pattern, entries in _targets(ctx, params) for entry in entries]
 
 
+@provider_cmdlet
 def get_childitem(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     node = ctx.host.node
     if 'Path' not in params and 'LiteralPath' not in params:
         params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
@@ -563,11 +565,8 @@ def decode(data, encoding=None, default=ANSI):
     return data.decode(default, errors='replace')
 
 
+@provider_cmdlet
 def get_content(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     out = []
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
@@ -593,11 +592,8 @@ def get_content(ctx, params, input_items):
     return out
 
 
+@provider_cmdlet
 def get_filehash(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
     for _pattern, entries in _targets(ctx, params):
@@ -674,11 +670,8 @@ def _remove(node, entry, recurse):
     del tree(node)[entry['path'].lower()]
 
 
+@provider_cmdlet
 def remove_item(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             try:
@@ -723,11 +716,8 @@ def move(node, source, destination, force):
     return lookup(node, target)
 
 
+@provider_cmdlet
 def move_item(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     destination = to_string(params.get('Destination'))
     out = []
     for _pattern, entries in _targets(ctx, params):
@@ -746,22 +736,16 @@ def security_of(node, entry):
     return acls.FileSystemSecurity(entry['path'], entry['dir'], entry['owner'], entry['protected'], explicit, inherited)
 
 
+@provider_cmdlet
 def get_acl(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     out = []
     for _pattern, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
     return out
 
 
+@provider_cmdlet
 def set_acl(ctx, params, input_items):
-    params = piped_paths(params, input_items)
-    delegated = other_provider(ctx, params, input_items)
-    if delegated is not None:
-        return delegated
     security = params.get('AclObject')
     if not isinstance(security, acls.FileSystemSecurity):
         raise PSError('The input object cannot be bound to any parameters for the command either because the command '
