@@ -30,45 +30,43 @@ def new_interpreter(host=None, commands=None):
     return Interpreter(table, host)
 
 
+def execute(interpreter, text, parameters, out):
+    """Run ``text`` in ``interpreter``, its success stream into ``out``; return (exit code, failed).
+
+    A terminating error (throw, Stop, parameters that do not bind, text 5.1 cannot parse) joins the
+    error stream: exit code 1, failed. ``exit N`` ends the run with N. Unsupported propagates: it is a
+    gap of the engine, never a result of the script.
+    """
+    try:
+        interpreter.run(text, parameters, out=out)
+    except ScriptTerminating as terminating:
+        interpreter.errors.append(terminating.record)
+        return 1, True
+    except PSError as error:
+        # The script's own parameters did not bind: the script never started.
+        interpreter.errors.append(ErrorRecord(error))
+        return 1, True
+    except ParseError as error:
+        interpreter.errors.append(ErrorRecord(PSError(error.message, 'System.Management.Automation.ParseException',
+                                                      'ParseException', 'ParserError')))
+        return 1, True
+    except Exit as exited:
+        return exited.code, False
+    return 0, False
+
+
 def run_command(text, parameters=None, host=None, commands=None):
     """Run ``text``; every object of the success stream is rendered with PowerShell's [string] conversion."""
     interpreter = new_interpreter(host, commands)
     objects = []
-    exit_code = 0
     unsupported = None
     try:
-        objects = _run(interpreter, text, parameters)
-    except ScriptTerminating as terminating:
-        objects = getattr(terminating, 'partial', [])
-        interpreter.errors.append(terminating.record)
-        exit_code = 1
-    except PSError as error:
-        # The script's own parameters did not bind: the script never started.
-        interpreter.errors.append(ErrorRecord(error))
-        exit_code = 1
-    except ParseError as error:
-        interpreter.errors.append(ErrorRecord(PSError(error.message, 'System.Management.Automation.ParseException',
-                                                      'ParseException', 'ParserError')))
-        exit_code = 1
-    except Exit as exited:
-        exit_code = exited.code
-        objects = getattr(exited, 'partial', [])
+        exit_code = execute(interpreter, text, parameters, objects)[0]
     except Unsupported as exc:
         unsupported = str(exc)
         exit_code = 2
-        objects = getattr(exc, 'partial', [])
     return Outcome(objects, [to_string(item) for item in objects],
                    [to_string(record) for record in interpreter.errors], exit_code, unsupported)
 
 
-def _run(interpreter, text, parameters):
-    out = []
-    try:
-        out = interpreter.run(text, parameters, out=out)
-    except (ScriptTerminating, Exit, Unsupported) as exc:
-        exc.partial = out
-        raise
-    return out
-
-
-__all__ = ['Outcome', 'Unsupported', 'new_interpreter', 'run_command']
+__all__ = ['Outcome', 'Unsupported', 'execute', 'new_interpreter', 'run_command']

@@ -15,11 +15,10 @@ What the real module does (plugins/modules/win_powershell.ps1 of ansible-collect
 - the result holds $Ansible.Result, Changed, Failed, the output objects and the error records.
 """
 
-from ..pwsh import new_interpreter
+from ..pwsh import execute, new_interpreter
 from ..pwsh.binding import signature
-from ..pwsh.interpreter import ErrorRecord, Exit, ScriptTerminating
-from ..pwsh.syntax import ParseError, parse
-from ..pwsh.values import Hashtable, PSCustomObject, PSError, SecureString, Unsupported, to_string
+from ..pwsh.syntax import parse
+from ..pwsh.values import Hashtable, PSCustomObject, SecureString, to_string
 from . import WindowsHost
 
 EMPTY = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [], 'verbose': [],
@@ -57,8 +56,8 @@ def error_entry(record):
 def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=False, error_action='continue'):
     """Run ``script`` on ``node`` as win_powershell would; return the module's result dict.
 
-    Raises Unsupported when the script uses something the engine does not implement: a test failure,
-    never a task result.
+    Raises Unsupported when the script uses something the engine does not implement (see execute): a test
+    failure, never a task result.
     """
     host = WindowsHost(node)
     interpreter = new_interpreter(host, host.commands())
@@ -78,24 +77,8 @@ def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=
         bound['Confirm'] = False
         bound['WhatIf'] = check_mode
     output = []
-    failed = False
-    try:
-        interpreter.run(script, bound, out=output)
-    except ScriptTerminating as terminating:
-        failed = True
-        interpreter.errors.append(terminating.record)
-    except PSError as error:
-        # The script's parameters did not bind: PowerShell.Invoke throws a ParameterBindingException.
-        failed = True
-        interpreter.errors.append(ErrorRecord(error))
-    except ParseError as error:
-        failed = True
-        interpreter.errors.append(ErrorRecord(PSError(error.message, 'System.Management.Automation.ParseException',
-                                                      'ParseException', 'ParserError')))
-    except Exit:
-        pass
-    except Unsupported:
-        raise
+    # A terminating error (RuntimeException) fails the task; exit ends the script without failing it.
+    failed = execute(interpreter, script, bound, output)[1]
     props = ansible.props
     return dict(EMPTY, result=props['Result'], changed=bool(props['Changed']), failed=failed or bool(props['Failed']),
                 output=[to_string(item) for item in output], error=[error_entry(record) for record in interpreter.errors],
