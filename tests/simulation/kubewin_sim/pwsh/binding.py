@@ -10,19 +10,15 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 
 import re
 
+from . import cmdlet_sets
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
                      is_enumerable, is_null, to_string)
 
-COMMON = {
-    'verbose': 'Verbose', 'vb': 'Verbose', 'debug': 'Debug', 'db': 'Debug', 'erroraction': 'ErrorAction',
-    'ea': 'ErrorAction', 'warningaction': 'WarningAction', 'wa': 'WarningAction', 'informationaction':
-    'InformationAction', 'infa': 'InformationAction', 'errorvariable': 'ErrorVariable', 'ev': 'ErrorVariable',
-    'warningvariable': 'WarningVariable', 'wv': 'WarningVariable', 'informationvariable': 'InformationVariable',
-    'iv': 'InformationVariable', 'outvariable': 'OutVariable', 'ov': 'OutVariable', 'outbuffer': 'OutBuffer',
-    'ob': 'OutBuffer', 'pipelinevariable': 'PipelineVariable', 'pv': 'PipelineVariable',
-}
-SHOULD_PROCESS = {'whatif': 'WhatIf', 'wi': 'WhatIf', 'confirm': 'Confirm', 'cf': 'Confirm'}
-COMMON_SWITCHES = {'Verbose', 'Debug', 'WhatIf', 'Confirm'}
+# The common parameters and their aliases, from the one table the cmdlet binder uses (about_CommonParameters).
+COMMON = {key: name for name, alias, _type in cmdlet_sets.COMMON for key in (name.lower(), alias)}
+SHOULD_PROCESS = {key: name for name, alias, _type in cmdlet_sets.SHOULD_PROCESS for key in (name.lower(), alias)}
+COMMON_SWITCHES = {name for name, _alias, kind in cmdlet_sets.COMMON + cmdlet_sets.SHOULD_PROCESS
+                   if kind == 'SwitchParameter'}
 
 
 def binding_error(message, error_id, category='InvalidArgument'):

@@ -17,6 +17,7 @@ import decimal
 
 from . import operators as ops
 from . import types as pstypes
+from .dotnet import Version
 from .members import get_member, invoke_method, invoke_static, set_member
 from .syntax import parse
 from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
@@ -200,8 +201,8 @@ class Interpreter:
         g['error'] = self.error_list
         g['lastexitcode'] = None
         g['?'] = True
-        g['psversiontable'] = Hashtable([('PSVersion', _Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
-                                         ('CLRVersion', _Version('4.0.30319.42000'))])
+        g['psversiontable'] = Hashtable([('PSVersion', Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
+                                         ('CLRVersion', Version('4.0.30319.42000'))])
 
     # --- variables ------------------------------------------------------------------------------------
 
@@ -1015,12 +1016,7 @@ class Interpreter:
         if operator == '-bnot':
             # An enum stays of its type (the binder casts the complement back to the enum).
             return value.enum(~value.value) if isinstance(value, EnumValue) else ~int(value)
-        if operator in ('++', '--'):
-            target = self._strip_unary(operand)
-            current = self.eval_expression(target, scope)
-            new = ops.add(current, 1 if operator == '++' else -1)
-            self.assign_to(target, new, scope)
-            return new
+        # ++$x and --$x come as pre_increment/pre_decrement_expression children (handled above).
         raise Unsupported('unary operator %s' % operator, node.line)
 
     def ex_pre_increment_expression(self, node, scope):
@@ -1185,20 +1181,6 @@ class Interpreter:
 
     def ex_command(self, node, scope):
         return collect(self.run_command(node, scope, None, False))
-
-
-class _Version:
-    NET = 'System.Version'
-
-    def __init__(self, text):
-        self.text = text
-        parts = [int(part) for part in text.split('.')]
-        self.Major, self.Minor = parts[0], parts[1]
-        self.Build = parts[2] if len(parts) > 2 else -1
-        self.Revision = parts[3] if len(parts) > 3 else -1
-
-    def to_string(self):
-        return self.text
 
 
 def _is_step(node):
