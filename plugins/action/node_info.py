@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, Plan
 
 # Services the collection installs or depends on, on any topology.
@@ -33,8 +33,10 @@ class ActionModule(NodeAction):
     }
 
     def scope(self, args, live=False):
+        # The convergence record is always read: with it, the snapshot decides whether the node can end early.
+        contents = args['contents'] + [_converged.RECORD_PATH] * (_converged.RECORD_PATH not in args['contents'])
         return {'features': args['features'], 'services': args['services'], 'files': args['files'],
-                'contents': args['contents'], 'environment': args['environment'], 'firewall': args['firewall_rules']}
+                'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules']}
 
     def read_state(self, args):
         # node_info is the query: it always reads the node.

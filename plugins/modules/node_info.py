@@ -47,7 +47,8 @@ options:
   contents:
     description: Absolute paths of small text files (up to 1 MiB) whose content to report, besides every managed
       file whose module asked for its content to be tracked (such as the C(SourceVip.json) of
-      M(kubewin.node.source_vip)), which is always reported.
+      M(kubewin.node.source_vip)), which is always reported, and the convergence record
+      C(C:\ProgramData\kubewin\converged.json) M(kubewin.node.node_converged) decides from, which is always read.
     type: list
     elements: str
     default: ['C:\var\lib\kubelet\kubeadm-flags.env']
@@ -138,8 +139,8 @@ node:
         and the verified SHA-256 of each of its C(files).
       type: dict
     contents:
-      description: Each text file asked for, and each managed file whose content is tracked, by path, with
-        C(exists) and C(text).
+      description: Each text file asked for, each managed file whose content is tracked and the convergence
+        record, by path, with C(exists) and C(text).
       type: dict
     environment:
       description: Each machine environment variable asked for, by name (null when unset).

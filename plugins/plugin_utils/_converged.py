@@ -1,0 +1,165 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether a node already is in the state its inputs describe, decided from its snapshot alone.
+
+Internal to kubewin.node, not a public API.
+
+A re-run of ``site.yml`` on a node that nothing changed decides every task from the
+snapshot and makes no other remote call, but still walks ~100 task results. The end of
+a full run on a node records, on the node (RECORD_PATH), a digest of the run's inputs and
+a digest of each section of a fresh snapshot. The next run's snapshot (which always
+reads the record, see node_info) is compared with it: the same inputs and the same
+sections mean the full path would make the same decisions on the same state, that is,
+change nothing, so the node can end its play after that one remote call. Anything else
+(a changed variable, plan, credential or collection file; a stopped service; an edited
+or missing file; another network) takes the full path, which records again.
+
+The inputs are what the node roles decide from besides the snapshot: the node's share of
+the plan (``plan_*`` facts), the ``kubewin_*`` inventory variables, the variables the
+node roles document in their argument specs, the credentials the control-plane play
+hands out (hashed like everything else, never stored) and the collection's own files.
+
+Left out of the section digests, because they change on a healthy node without the
+collection having anything to do: the last boot time and free disk space (``os``), and
+the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
+endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
+
+RECORD_PATH = 'C:\\ProgramData\\kubewin\\converged.json'
+RECORD_VERSION = 1
+COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The roles site.yml runs on a Windows node; their documented options are inputs.
+NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
+              'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
+INPUT_PREFIXES = ('plan_', 'kubewin_')
+INPUT_NAMES = ('control_plane_credentials',)
+# The snapshot fact itself and the switch of this decision are not inputs.
+NOT_INPUTS = (_snapshot.FACT, 'kubewin_early_end')
+# Fields that change on a healthy node, per section (see the module docstring).
+VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes'), 'hns': ('endpoints', 'policy_lists')}
+# Sections reported as lists whose order means nothing; sorted before hashing.
+UNORDERED = {'adapters': (), 'routes': (), 'hns': ('networks',)}
+# The collection files that make up its behaviour on a node.
+COLLECTION_DIRS = ('plugins', 'roles', 'playbooks')
+
+
+def _digest(value):
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(',', ':'), default=str)
+                          .encode('utf-8')).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def role_options():
+    """The option names of the node roles' argument specs."""
+    import yaml  # pylint: disable=import-outside-toplevel  # only the controller needs it
+    names = set()
+    for role in NODE_ROLES:
+        path = os.path.join(COLLECTION_ROOT, 'roles', role, 'meta', 'argument_specs.yml')
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding='utf-8') as handle:
+            specs = (yaml.safe_load(handle) or {}).get('argument_specs') or {}
+        for entry_point in specs.values():
+            names.update((entry_point or {}).get('options') or {})
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
+def collection_fingerprint():
+    """One digest of the collection's plugins, roles and playbooks: a changed template or script is a new input."""
+    digest = hashlib.sha256()
+    for top in COLLECTION_DIRS:
+        for folder, subfolders, files in sorted(os.walk(os.path.join(COLLECTION_ROOT, top))):
+            subfolders[:] = sorted(d for d in subfolders if d != '__pycache__')
+            for name in sorted(files):
+                if name.endswith(('.pyc', '.pyo')):
+                    continue
+                path = os.path.join(folder, name)
+                digest.update(os.path.relpath(path, COLLECTION_ROOT).encode('utf-8') + b'\0')
+                with open(path, 'rb') as handle:
+                    digest.update(hashlib.sha256(handle.read()).digest())
+    return digest.hexdigest()
+
+
+def input_names(names):
+    """Of the variable ``names`` a task sees, those that are inputs of the node roles."""
+    options = role_options()
+    return sorted(name for name in names if name not in NOT_INPUTS and (
+        name.startswith(INPUT_PREFIXES) or name in INPUT_NAMES or name in options))
+
+
+def inputs_digest(variables):
+    """The digest of the inputs, given their (templated) values by name."""
+    return _digest({'collection': collection_fingerprint(), 'variables': variables})
+
+
+def _is_record(path):
+    return path.lower() == RECORD_PATH.lower()
+
+
+def section_view(snapshot, section):
+    """What of a snapshot section is compared: all of it but its volatile fields and the record itself."""
+    value = snapshot.get(section)
+    if section in ('files', 'contents'):
+        value = {path: entry for path, entry in (value or {}).items() if not _is_record(path)}
+    if isinstance(value, dict) and section in VOLATILE:
+        value = {key: item for key, item in value.items() if key not in VOLATILE[section]}
+    if section in UNORDERED:
+        if UNORDERED[section]:
+            value = dict(value or {}, **{key: sorted((value or {}).get(key) or [], key=_digest)
+                                         for key in UNORDERED[section]})
+        else:
+            value = sorted(value or [], key=_digest)
+    if section == 'features':
+        value = {'features': value, 'reboot_pending': snapshot.get('reboot_pending', False)}
+    return value
+
+
+def section_digests(snapshot):
+    return {section: _digest(section_view(snapshot, section)) for section in _snapshot.SECTIONS}
+
+
+def record_text(snapshot, inputs):
+    """The record of a converged node: the inputs it was converged with and the digest of each section."""
+    return json.dumps({'version': RECORD_VERSION, 'inputs': inputs, 'sections': section_digests(snapshot)},
+                      indent=1, sort_keys=True) + '\n'
+
+
+def read_record(snapshot):
+    """The node's record as the snapshot read it, or None (absent, unreadable or of another version)."""
+    entry = ((snapshot or {}).get('contents') or {}).get(RECORD_PATH) or {}
+    try:
+        record = json.loads(entry.get('text') or '')
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get('version') != RECORD_VERSION:
+        return None
+    return record
+
+
+def decide(snapshot, inputs, now=None):
+    """``(converged, reasons)``: converged when the snapshot is fresh and matches the record of the same inputs."""
+    if snapshot is None:
+        return False, ['there is no node state snapshot (a run limited by tags may skip the one that takes it)']
+    if not _snapshot.covers(snapshot, _snapshot.SECTIONS, {'contents': [RECORD_PATH]}, now=now):
+        return False, ['the snapshot is incomplete or older than its max_age']
+    record = read_record(snapshot)
+    if record is None:
+        return False, ['the node has no convergence record (%s)' % RECORD_PATH]
+    reasons = []
+    if record.get('inputs') != inputs:
+        reasons.append('the plan, the role variables, the credentials or the collection changed since the record')
+    recorded = record.get('sections') or {}
+    changed = [section for section, digest in section_digests(snapshot).items() if recorded.get(section) != digest]
+    if changed:
+        reasons.append('the node changed since the record: %s' % ', '.join(changed))
+    return not reasons, reasons

@@ -1,0 +1,120 @@
+"""The early-end decision: a snapshot matching the record of the same inputs is converged, anything else is not."""
+
+import copy
+import json
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _snapshot
+
+RECORD = _converged.RECORD_PATH
+NOW = 1000.0
+
+
+def snapshot(**changes):
+    """A fresh snapshot of a converged node (every section read at NOW), with ``changes`` folded in."""
+    state = {
+        'sections': list(_snapshot.SECTIONS),
+        'os': {'build': 20348, 'ubr': 2582, 'last_boot': '2026-11-23T20:05:15+00:00', 'system_drive_free_bytes': 10},
+        'features': {'Containers': 'installed'}, 'reboot_pending': False,
+        'adapters': [{'name': 'Ethernet', 'if_index': 4}, {'name': 'vEthernet (Ethernet)', 'if_index': 5}],
+        'routes': [],
+        'hns': {'available': True, 'networks': [{'name': 'External'}, {'name': 'flannel.4096'}],
+                'endpoints': [{'name': 'pod-a'}], 'policy_lists': [{'id': 'lb'}]},
+        'services': {'kubelet': {'exists': True, 'state': 'running'}},
+        'files': {'C:\\k\\kubelet.exe': {'exists': True, 'sha256': 'aa'}},
+        'artifacts': {}, 'contents': {RECORD: {'exists': False, 'text': None}},
+        'environment': {}, 'firewall': {}, 'ovs': {'products': []},
+    }
+    for key, value in changes.items():
+        state[key] = value
+    return _snapshot.merge(None, state, now=NOW)
+
+
+def recorded(inputs='in-1', **changes):
+    """A snapshot of the node after the record of ``inputs`` was written, with ``changes`` folded in."""
+    text = _converged.record_text(snapshot(), inputs)
+    contents = {RECORD: {'exists': True, 'text': text}}
+    files = {'C:\\k\\kubelet.exe': {'exists': True, 'sha256': 'aa'}, RECORD: {'exists': True, 'sha256': 'bb'}}
+    return snapshot(**dict({'contents': contents, 'files': files}, **changes))
+
+
+def test_a_snapshot_matching_the_record_of_the_same_inputs_is_converged():
+    assert _converged.decide(recorded(), 'in-1', now=NOW + 1) == (True, [])
+
+
+def test_no_snapshot_no_record_or_another_record_version_is_not_converged():
+    assert _converged.decide(None, 'in-1')[0] is False
+    assert _converged.decide(snapshot(), 'in-1', now=NOW)[1] == [
+        'the node has no convergence record (%s)' % RECORD]
+    other = json.loads(recorded()['contents'][RECORD]['text'])
+    other['version'] = _converged.RECORD_VERSION + 1
+    stale = recorded(contents={RECORD: {'exists': True, 'text': json.dumps(other)}})
+    assert _converged.decide(stale, 'in-1', now=NOW)[0] is False
+    garbled = recorded(contents={RECORD: {'exists': True, 'text': '{"version": 1,'}})
+    assert _converged.decide(garbled, 'in-1', now=NOW)[0] is False
+
+
+def test_an_expired_snapshot_is_not_converged():
+    converged, reasons = _converged.decide(recorded(), 'in-1', now=NOW + _snapshot.DEFAULT_MAX_AGE + 1)
+    assert not converged and reasons == ['the snapshot is incomplete or older than its max_age']
+
+
+def test_other_inputs_are_not_converged():
+    assert _converged.decide(recorded(), 'in-2', now=NOW) == (
+        False, ['the plan, the role variables, the credentials or the collection changed since the record'])
+
+
+def test_each_changed_section_is_named():
+    services = {'kubelet': {'exists': True, 'state': 'stopped'}}
+    files = {'C:\\k\\kubelet.exe': {'exists': True, 'sha256': 'cc'}, RECORD: {'exists': True, 'sha256': 'bb'}}
+    assert _converged.decide(recorded(services=services, files=files), 'in-1', now=NOW) == (
+        False, ['the node changed since the record: services, files'])
+    assert _converged.decide(recorded(reboot_pending=True), 'in-1', now=NOW)[1] == [
+        'the node changed since the record: features']
+
+
+def test_what_changes_on_a_healthy_node_is_not_compared():
+    healthy = recorded(
+        os={'build': 20348, 'ubr': 2582, 'last_boot': '2026-11-24T01:00:00+00:00', 'system_drive_free_bytes': 99},
+        hns={'available': True, 'networks': [{'name': 'flannel.4096'}, {'name': 'External'}],
+             'endpoints': [], 'policy_lists': [{'id': 'lb'}, {'id': 'lb2'}]},
+        adapters=[{'name': 'vEthernet (Ethernet)', 'if_index': 5}, {'name': 'Ethernet', 'if_index': 4}])
+    assert _converged.decide(healthy, 'in-1', now=NOW) == (True, []), 'boot time, free space, pods, order'
+    patched = recorded(os={'build': 20348, 'ubr': 2600, 'last_boot': '', 'system_drive_free_bytes': 10})
+    assert _converged.decide(patched, 'in-1', now=NOW)[1] == ['the node changed since the record: os']
+
+
+def test_the_record_is_not_part_of_what_it_records():
+    before = _converged.section_digests(snapshot())
+    after = _converged.section_digests(recorded())
+    assert before == after
+
+
+def test_inputs_are_the_plan_the_kubewin_variables_the_role_options_and_the_credentials():
+    names = ['plan_node', 'plan_cluster', 'kubewin_topology', 'kubelet_verbosity', 'flannel_version',
+             'control_plane_credentials', 'kubewin_node', 'kubewin_early_end', 'prerequisites_features_result',
+             'prerequisites_versions', 'ansible_host', 'inventory_hostname', 'site_converged', 'prerequisites_proxy']
+    assert _converged.input_names(names) == sorted([
+        'control_plane_credentials', 'flannel_version', 'kubelet_verbosity', 'kubewin_topology', 'plan_cluster',
+        'plan_node', 'prerequisites_proxy'])
+
+
+def test_the_inputs_digest_follows_every_value_and_the_collection():
+    base = {'plan_node': {'pod_cidr': '10.244.1.0/24'}, 'kubelet_verbosity': 2}
+    same = copy.deepcopy(base)
+    assert _converged.inputs_digest(base) == _converged.inputs_digest(same)
+    assert _converged.inputs_digest(base) != _converged.inputs_digest(dict(base, kubelet_verbosity=4))
+
+
+def test_the_collection_fingerprint_changes_with_any_file(tmp_path, monkeypatch):
+    (tmp_path / 'roles' / 'kubelet' / 'templates').mkdir(parents=True)
+    template = tmp_path / 'roles' / 'kubelet' / 'templates' / 'config.yaml.j2'
+    template.write_text('a: 1\n', encoding='utf-8')
+    monkeypatch.setattr(_converged, 'COLLECTION_ROOT', str(tmp_path))
+    _converged.collection_fingerprint.cache_clear()
+    try:
+        first = _converged.collection_fingerprint()
+        template.write_text('a: 2\n', encoding='utf-8')
+        _converged.collection_fingerprint.cache_clear()
+        assert _converged.collection_fingerprint() != first
+    finally:
+        _converged.collection_fingerprint.cache_clear()
