@@ -1,0 +1,81 @@
+"""playbooks/site.yml ends a converged node's run after its snapshot, and takes the full path again as soon as
+the node or an input differs from the record its last full run left (kubewin.node.node_converged)."""
+
+import os
+import sys
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+RECORD = 'C:\\ProgramData\\kubewin\\converged.json'
+DECISION = 'Decide from the snapshot whether the node is already converged'
+# As in test_site_network: the bootstrap kubeconfig join.
+OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
+
+
+def decision(result):
+    return network_play.task(result, DECISION, 'win1')['result']
+
+
+def node_stages(result):
+    """The node play's role tasks that ran on win1 (an ended node runs none)."""
+    return [t['task'] for t in result.tasks if t['host'] == 'win1' and t['status'] != 'skipped'
+            and t['task'].startswith(('kubewin.node.kubelet', 'kubewin.node.kube_proxy', 'kubewin.node.flannel'))]
+
+
+def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': '10.127.130.38', 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+
+    converge = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert converge.rc == 0, converge.output
+    assert decision(converge)['converged'] is False
+    record = sim.node('win1').file(RECORD)
+    assert record is not None and record['acl'] == 'protected', record
+
+    again = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert again.rc == 0 and again.changed('win1') == 0, again.output
+    assert decision(again) == dict(decision(again), converged=True, reasons=[])
+    assert again.calls['win1']['total'] == 1 and not node_stages(again)
+
+    # Check mode ends early as well (it would predict nothing), and writes no record.
+    check = network_play.run(sim, 'playbooks/site.yml', inventory, '--check', '--diff', **OPTIONS)
+    assert check.rc == 0 and check.changed('win1') == 0 and decision(check)['converged'], check.output
+
+    # Drift: the kubelet stopped. The full path starts it, and the new record lets the next run end early.
+    with sim.edit_node('win1') as node:
+        node.data['services']['kubelet']['state'] = 'stopped'
+    repair = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert repair.rc == 0, repair.output
+    assert decision(repair)['reasons'] == ['the node changed since the record: services'], decision(repair)
+    assert sim.node('win1').data['services']['kubelet']['state'] == 'running'
+    assert decision(network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS))['converged']
+
+    # An input changed: a role variable. The full path applies it.
+    changed_input = dict(OPTIONS, kubelet_verbosity=4)
+    verbose = network_play.run(sim, 'playbooks/site.yml', inventory, **changed_input)
+    assert verbose.rc == 0, verbose.output
+    assert decision(verbose)['reasons'] == [
+        'the plan, the role variables, the credentials or the collection changed since the record']
+    assert ' --v=4 ' in sim.node('win1').data['services']['kubelet']['command_line']
+
+    # A run limited by tags does every stage it was asked for but records nothing: kube-proxy, stopped
+    # meanwhile, is outside the kubelet tag, so the next full run must still see the node as changed.
+    recorded = sim.node('win1').file(RECORD)['sha256']
+    with sim.edit_node('win1') as node:
+        node.data['services']['kube-proxy']['state'] = 'stopped'
+    tagged = network_play.run(sim, 'playbooks/site.yml', inventory, '--tags', 'prerequisites,control_plane,kubelet', **changed_input)
+    assert tagged.rc == 0 and not decision(tagged)['converged'], tagged.output
+    assert sim.node('win1').file(RECORD)['sha256'] == recorded
+    full = network_play.run(sim, 'playbooks/site.yml', inventory, **changed_input)
+    assert full.rc == 0 and not decision(full)['converged'], full.output
+    assert sim.node('win1').data['services']['kube-proxy']['state'] == 'running'
