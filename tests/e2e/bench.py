@@ -1,12 +1,13 @@
-"""Benchmark: converge and re-run simulated overlay fleets of several sizes (make bench-fleet).
+"""Benchmark: the floor, a no-op and a converge of simulated overlay fleets of several sizes (make bench-fleet).
 
-For each size N it writes an N-node overlay inventory (the shape of inventories/overlay), runs
-site.yml on the fresh fleet and once more, and reports per node: remote calls of the converge
-and of the no-op re-run, and controller seconds (wall time of the run divided by N, and CPU
-seconds of ansible-playbook and everything it started divided by N; the simulated nodes run on
-the controller too, so the CPU figure is an upper bound of what the controller itself spends).
-Exits 1 when a no-op re-run exceeds e2e.NOOP_CALL_BUDGET remote calls on a node or changes
-anything.
+For each size N it writes an N-node overlay inventory (the shape of inventories/overlay) and
+runs, on the fresh fleet: site.yml (the converge), site.yml again (the no-op, where every node
+ends early), and the floor of a drift check, a playbook whose single task is
+kubewin.node.node_info. Per node it reports remote calls, wall seconds (of the run divided by N)
+and CPU seconds of ansible-playbook and everything it started, divided by N: in all, of the
+simulated Windows side (the fake modules, kubewin_sim/calls.py) and of the controller (the rest).
+The ratio no-op/floor is given for both CPU figures. Exits 1 when a run fails, or a
+no-op re-run changes anything or makes more than one remote call on a node.
 
 Usage: bench.py [--sizes 1,10,50] [--forks 10] [--report FILE]
 """
@@ -24,8 +25,17 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import e2e  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import calls as sim_calls  # noqa: E402  pylint: disable=wrong-import-position
 
 TEMPLATE = os.path.join(e2e.HERE, 'inventories', 'overlay')
+FLOOR = """
+- name: The floor of a drift check, one snapshot per node
+  hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: Take the node state snapshot
+      kubewin.node.node_info:
+"""
 
 
 def write_inventory(directory, size):
@@ -50,11 +60,11 @@ def children_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(sim, inventory, hosts, forks):
-    site = os.path.join(e2e.ROOT, 'playbooks', 'site.yml')
-    cpu, started = children_cpu(), time.monotonic()
-    result = sim.run(site, inventory, '--forks', str(forks))
+def measure(sim, playbook, inventory, hosts, forks):
+    cpu, simulated, started = children_cpu(), sim_calls.simulated_cpu(sim.state_dir), time.monotonic()
+    result = sim.run(playbook, inventory, '--forks', str(forks))
     wall, cpu = time.monotonic() - started, children_cpu() - cpu
+    simulated = sim_calls.simulated_cpu(sim.state_dir) - simulated
     calls = [result.calls.get(host, {}).get('total', 0) for host in hosts]
     return result, {
         'rc': result.rc,
@@ -62,6 +72,8 @@ def measure(sim, inventory, hosts, forks):
         'remote_calls_per_node': {'min': min(calls), 'max': max(calls), 'mean': round(sum(calls) / len(calls), 1)},
         'wall_seconds': round(wall, 1), 'wall_seconds_per_node': round(wall / len(hosts), 2),
         'cpu_seconds_per_node': round(cpu / len(hosts), 2),
+        'simulated_cpu_seconds_per_node': round(simulated / len(hosts), 2),
+        'controller_cpu_seconds_per_node': round((cpu - simulated) / len(hosts), 2),
     }
 
 
@@ -79,12 +91,18 @@ def main(argv=None):
         sim = e2e.Simulation(os.path.join(workdir, 'sim'))
         hosts, data = e2e.windows_hosts(inventory)
         e2e.prepare(sim, inventory, data)
-        fresh_result, fresh = measure(sim, inventory, hosts, args.forks)
-        noop_result, noop = measure(sim, inventory, hosts, args.forks)
-        report['fleets'][size] = {'converge': fresh, 'noop': noop}
-        if fresh['rc'] or noop['rc']:
-            problems.append('%d nodes: site.yml failed:\n%s' % (size, (noop_result if noop['rc'] else fresh_result).output[-3000:]))
-        if noop['changed_per_node'] or noop['remote_calls_per_node']['max'] > e2e.NOOP_CALL_BUDGET:
+        site = os.path.join(e2e.ROOT, 'playbooks', 'site.yml')
+        fresh_result, fresh = measure(sim, site, inventory, hosts, args.forks)
+        noop_result, noop = measure(sim, site, inventory, hosts, args.forks)
+        floor_result, floor = measure(sim, sim.write('floor.yml', FLOOR), inventory, hosts, args.forks)
+        report['fleets'][size] = {
+            'floor': floor, 'noop': noop, 'converge': fresh,
+            'noop_over_floor': {key: round(noop[key] / floor[key], 2) if floor[key] else None
+                                for key in ('cpu_seconds_per_node', 'controller_cpu_seconds_per_node')}}
+        for name, result in (('converge', fresh_result), ('no-op', noop_result), ('floor', floor_result)):
+            if result.rc:
+                problems.append('%d nodes: the %s run failed:\n%s' % (size, name, result.output[-3000:]))
+        if noop['changed_per_node'] or noop['remote_calls_per_node']['max'] > 1:
             problems.append('%d nodes: the no-op re-run changed %d or made %d remote calls on a node' % (
                 size, noop['changed_per_node'], noop['remote_calls_per_node']['max']))
         print(yaml.safe_dump({'%d nodes' % size: report['fleets'][size]}, sort_keys=False), flush=True)

@@ -3,8 +3,9 @@
 1. a read-only snapshot creates the simulated nodes (and the simulated cluster);
 2. check mode on the fresh fleet: it must succeed and change nothing on any node or in the cluster;
 3. converge;
-4. a second run: changed=0 on every host, at most NOOP_CALL_BUDGET remote calls per node;
-5. check mode again: changed=0;
+4. a second run: every node ends early (kubewin.node.node_converged), changed=0, one remote call;
+5. check mode again with the early end turned off, so every stage decides: changed=0, at most
+   NOOP_CALL_BUDGET remote calls per node;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Writes a JSON report (per host: changed counts and remote calls
 of each run, controller seconds) and exits 1 when an expectation fails.
@@ -30,6 +31,7 @@ from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-
 
 # A node on which nothing changes costs one node_info call; the goal leaves room for two more.
 NOOP_CALL_BUDGET = 3
+EARLY_END_DECISION = 'Decide from the snapshot whether the node is already converged'
 VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
 
 
@@ -153,13 +155,20 @@ def main(argv=None):
         if summary['changed']:
             problems.append('second_run: %s reported %d change(s): %s' % (
                 host, summary['changed'], [t['task'] for t in again.tasks if t['host'] == host and t['changed']]))
-        if summary['remote_calls'] > NOOP_CALL_BUDGET:
-            problems.append('second_run: %s made %d remote calls (budget %d)'
-                            % (host, summary['remote_calls'], NOOP_CALL_BUDGET))
-    check = run('check_again', '--check')
+        decided = [t['result'] for t in again.results(EARLY_END_DECISION, host)]
+        if [d.get('converged') for d in decided] != [True] or summary['remote_calls'] != 1:
+            problems.append('second_run: %s did not end early after one remote call (%d calls): %s'
+                            % (host, summary['remote_calls'], [d.get('reasons') for d in decided]))
+    # Every stage decides again, in check mode: the full path too must find nothing to do.
+    check = run('check_again', '--check', '-e', 'kubewin_early_end=false')
     for host in hosts:
-        if check.stats.get(host, {}).get('changed'):
-            problems.append('check_again: %s predicted changes' % host)
+        summary = report['runs']['check_again']['hosts'][host]
+        if summary['changed']:
+            problems.append('check_again: %s predicted changes: %s' % (
+                host, [t['task'] for t in check.tasks if t['host'] == host and t['changed']]))
+        if summary['remote_calls'] > NOOP_CALL_BUDGET:
+            problems.append('check_again: %s made %d remote calls (budget %d)'
+                            % (host, summary['remote_calls'], NOOP_CALL_BUDGET))
 
     plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
     for host in hosts:

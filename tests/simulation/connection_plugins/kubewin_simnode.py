@@ -40,12 +40,13 @@ options:
 
 import hashlib
 import os
+import time
 
 from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.connection.local import Connection as LocalConnection
 from ansible.utils.display import Display
 
-from kubewin_sim import fake, inprocess, node as sim_node
+from kubewin_sim import calls, fake, inprocess, node as sim_node
 
 display = Display()
 
@@ -90,7 +91,11 @@ class Connection(LocalConnection):
         if call is None:
             return super().exec_command(cmd, in_data=in_data, sudoable=sudoable)
         display.vvv('EXEC in-process %s' % call['module_fqn'], host=self._play_context.remote_addr)
-        return inprocess.run(call)
+        started = time.process_time()
+        try:
+            return inprocess.run(call)
+        finally:
+            calls.add_simulated_cpu(os.environ[fake.STATE_DIR_ENV], time.process_time() - started)
 
     def put_file(self, in_path, out_path):
         """A file copied to a Windows node lands in the node's model (its hashes and size)."""

@@ -3,6 +3,10 @@
 ``snapshot DIR`` prints the cumulative counters of every node and of the simulated
 Kubernetes API as JSON; ``report DIR BEFORE`` prints, per node, the calls made since
 that snapshot, and the API calls (one per kubernetes.core module run).
+
+The CPU seconds the fake modules spend in the connection's worker (the simulated Windows side,
+kubewin_sim/inprocess.py) are appended to SIMULATED_CPU in the state directory, so a benchmark can
+tell them from the controller's own work (tests/e2e/bench.py).
 """
 
 import json
@@ -11,6 +15,24 @@ import sys
 
 from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import peek
+
+
+SIMULATED_CPU = 'simulated-cpu.log'
+
+
+def add_simulated_cpu(state_dir, seconds):
+    """Account CPU seconds spent by a fake module; one short line, appended (atomic for a small write)."""
+    with open(os.path.join(state_dir, SIMULATED_CPU), 'a', encoding='utf-8') as handle:
+        handle.write('%.6f\n' % seconds)
+
+
+def simulated_cpu(state_dir):
+    """The CPU seconds fake modules spent so far in this state directory."""
+    path = os.path.join(state_dir, SIMULATED_CPU)
+    if not os.path.exists(path):
+        return 0.0
+    with open(path, encoding='utf-8') as handle:
+        return sum(float(line) for line in handle if line.strip())
 
 
 def counters(state_dir):
