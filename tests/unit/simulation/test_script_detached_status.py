@@ -15,7 +15,6 @@ from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 
 
-
 def _lib(name):
     with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', name + '.ps1'), encoding='utf-8') as handle:
         return handle.read()
