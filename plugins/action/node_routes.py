@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
@@ -109,8 +108,8 @@ class ActionModule(NodeAction):
                   for op in plan.operations if op['op'] == 'remove']
         add = [{k: op[k] for k in ('destination', 'next_hop', 'interface_alias', 'metric')}
                for op in plan.operations if op['op'] == 'add']
-        parameters = {'RemoveJson': json.dumps(remove, sort_keys=True), 'AddJson': json.dumps(add, sort_keys=True)}
-        return {'state': self.run_script('node_routes_apply', parameters)['state']}
+        # Lists of dicts bind to the script's [hashtable[]] parameters (win_powershell's AddParameters).
+        return {'state': self.run_script('node_routes_apply', {'Remove': remove, 'Add': add})['state']}
 
     def check_applied(self, args, plan, state):
         again = self.plan(args, state)

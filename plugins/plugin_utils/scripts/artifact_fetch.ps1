@@ -77,6 +77,8 @@ function Invoke-Download {
 
 function Get-ExpectedHash {
     if ($Checksum) { return $Checksum.ToLowerInvariant() }
+    # skip_checksum: neither a hash nor a hash file to download; the artifact is installed unverified.
+    if (-not $ChecksumUrl) { return $null }
     $file = Join-Path -Path $env:TEMP -ChildPath ('kubewin-checksum-' + [guid]::NewGuid().ToString('N'))
     try {
         $null = Invoke-Download -From $ChecksumUrl -To $file
@@ -144,7 +146,7 @@ try {
         $attempts = Invoke-Download -From $Url -To $download
     }
     $actual = (Get-FileHash -LiteralPath $download -Algorithm $Algorithm).Hash.ToLowerInvariant()
-    if ($actual -ne $expected) {
+    if ($null -ne $expected -and $actual -ne $expected) {
         throw "checksum mismatch for ${Url}: expected $Algorithm $expected, got $actual; the file was not installed"
     }
     if ($Format -eq 'file') {
@@ -187,7 +189,8 @@ $files = [ordered]@{}
 foreach ($path in $placed) { $files[$path] = Get-KubeWinFileState -Path $path -Registry $registry }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
         attempts = $attempts
-        sha = $expected
+        # The verified hash, or the hash of what was installed unverified.
+        sha = $actual
         state = [ordered]@{
             sections = @('files', 'artifacts')
             files = $files

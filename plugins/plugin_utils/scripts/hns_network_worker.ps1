@@ -59,8 +59,10 @@ $outcome = [ordered]@{
     error = $null
 }
 try {
-    $spec = Get-Content -LiteralPath (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.args.json') -Raw |
-        ConvertFrom-Json
+    # detached_start wrote the arguments with Write-KubeWinTextFile: UTF-8 without a byte order mark, which
+    # Get-Content reads in the ANSI code page unless told.
+    $spec = Get-Content -LiteralPath (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.args.json') -Raw `
+        -Encoding UTF8 | ConvertFrom-Json
     Write-WorkerLog "started: remove $(@($spec.remove_ids).Count) network(s), create '$($spec.create.name)'"
     foreach ($id in @($spec.remove_ids)) {
         if ($id) {

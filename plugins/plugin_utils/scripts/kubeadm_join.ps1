@@ -31,7 +31,8 @@ try {
         throw "kubeadm join did not finish within $TimeoutSeconds s"
     }
     if ($process.ExitCode -ne 0) {
-        $errors = (Get-Content -LiteralPath "$configPath.err" -Raw) -split "`r?`n" | Where-Object { $_ } | Select-Object -Last 15
+        # kubeadm (a Go program) writes UTF-8 into the redirected file; Get-Content reads ANSI unless told.
+        $errors = (Get-Content -LiteralPath "$configPath.err" -Raw -Encoding UTF8) -split "`r?`n" | Where-Object { $_ } | Select-Object -Last 15
         # Whatever kubeadm printed, the token does not leave the node.
         $message = $errors -join ' | '
         foreach ($match in [regex]::Matches($text, 'token:\s*"?([a-z0-9]{6}\.[a-z0-9]{16})')) {

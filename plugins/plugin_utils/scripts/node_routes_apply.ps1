@@ -4,25 +4,24 @@
 # one is removed from both.
 [CmdletBinding(SupportsShouldProcess)]
 param(
-    # [{destination, next_hop, interface_index}]
-    [string]$RemoveJson = '[]',
-    # [{destination, next_hop, interface_alias, metric}]
-    [string]$AddJson = '[]'
+    # Each @{destination; next_hop; interface_index}. Lists come as parameters, not JSON text: in Windows
+    # PowerShell 5.1 ConvertFrom-Json writes a parsed array as one object, so a loop over it ran once.
+    [hashtable[]]$Remove = @(),
+    # Each @{destination; next_hop; interface_alias; metric}
+    [hashtable[]]$Add = @()
 )
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
-foreach ($route in @(ConvertFrom-Json -InputObject $RemoveJson)) {
-    if ($null -eq $route) { continue }
+foreach ($route in $Remove) {
     foreach ($store in @('ActiveStore', 'PersistentStore')) {
         $found = @(Get-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceIndex $route.interface_index `
                 -PolicyStore $store -ErrorAction SilentlyContinue | Where-Object { $_.NextHop -eq $route.next_hop })
         foreach ($entry in $found) { $entry | Remove-NetRoute -Confirm:$false }
     }
 }
-foreach ($route in @(ConvertFrom-Json -InputObject $AddJson)) {
-    if ($null -eq $route) { continue }
+foreach ($route in $Add) {
     # Without -PolicyStore New-NetRoute writes both stores, so the route survives a reboot.
     $null = New-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceAlias $route.interface_alias `
         -NextHop $route.next_hop -RouteMetric ([uint16]$route.metric) -Confirm:$false

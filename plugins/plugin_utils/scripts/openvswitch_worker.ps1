@@ -92,8 +92,10 @@ $outcome = [ordered]@{
     error = $null
 }
 try {
-    $spec = Get-Content -LiteralPath (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.args.json') -Raw |
-        ConvertFrom-Json
+    # detached_start wrote the arguments with Write-KubeWinTextFile: UTF-8 without a byte order mark, which
+    # Get-Content reads in the ANSI code page unless told.
+    $spec = Get-Content -LiteralPath (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.args.json') -Raw `
+        -Encoding UTF8 | ConvertFrom-Json
     Write-WorkerLog 'started'
     foreach ($name in @($spec.stop)) {
         Stop-Service -Name $name -Force

@@ -141,6 +141,10 @@ def _coerce(name, kind, value):
             raise BindingError("Cannot convert value \"%s\" to type \"System.Int32\" (parameter '%s')" % (value, name))
     if kind == 'switch':
         return bool(value)
+    if kind == 'hashtable' and not isinstance(value, dict):
+        # A JSON object arrives as a dictionary, which converts to Hashtable; a string or number does not.
+        raise BindingError('Cannot convert the "%s" value to type "System.Collections.Hashtable" (parameter \'%s\')'
+                           % (value, name))
     return value
 
 

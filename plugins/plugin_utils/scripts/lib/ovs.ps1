@@ -44,11 +44,17 @@ function Get-KubeWinOvsVsctl {
 
 function Invoke-KubeWinOvsVsctl {
     param([Parameter(Mandatory)][string]$Vsctl, [Parameter(Mandatory)][string[]]$Arguments)
-    $output = & $Vsctl @Arguments 2>&1
+    # In Windows PowerShell 5.1 each stderr line of a native program, redirected with 2>&1, becomes an error
+    # record (NativeCommandError), which under the callers' Stop ends the script even when ovs-vsctl only warned
+    # and exited 0. Continue, local to this function's scope, lets the exit code decide; the stderr lines go into
+    # the failure message only, never into the output (the callers parse it as JSON).
+    $ErrorActionPreference = 'Continue'
+    $merged = @(& $Vsctl @Arguments 2>&1)
+    $output = @($merged | Where-Object { $_ -isnot [System.Management.Automation.ErrorRecord] } | ForEach-Object { [string]$_ })
     if ($LASTEXITCODE -ne 0) {
-        throw "ovs-vsctl $($Arguments -join ' ') failed with exit code ${LASTEXITCODE}: $($output -join ' ')"
+        throw "ovs-vsctl $($Arguments -join ' ') failed with exit code ${LASTEXITCODE}: $(@($merged | ForEach-Object { [string]$_ }) -join ' ')"
     }
-    return , @($output | ForEach-Object { [string]$_ })
+    return , $output
 }
 
 function ConvertFrom-KubeWinOvsDatum {

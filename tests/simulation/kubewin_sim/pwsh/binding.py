@@ -8,9 +8,9 @@ win_powershell runs in cannot prompt). An advanced function (CmdletBinding or a 
 takes the common parameters and refuses extra arguments; a simple one collects them in $args.
 """
 
-import re
 
 from . import cmdlet_sets
+from . import operators as ops
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
                      is_enumerable, is_null, to_string)
 
@@ -365,7 +365,8 @@ def _convert(decl, value, command, validate=True):
                                 "set and then try the command again." % (decl.name, to_string(item),
                                                                          ','.join(decl.validate_set)),
                                 'ParameterArgumentValidationError,' + command)
-        if decl.validate_pattern is not None and not re.match(decl.validate_pattern, to_string(item), re.IGNORECASE):
+        # ValidatePatternAttribute: Regex.IsMatch with Options IgnoreCase by default, so unanchored (.NET API reference).
+        if decl.validate_pattern is not None and not ops.regex(decl.validate_pattern).search(to_string(item)):
             raise binding_error("Cannot validate argument on parameter '%s'. The argument \"%s\" does not match the \"%s\" "
                                 "pattern. Supply an argument that matches \"%s\" and try the command again."
                                 % (decl.name, to_string(item), decl.validate_pattern, decl.validate_pattern),

@@ -9,7 +9,7 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
 from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
-                     is_enumerable, to_string, type_name)
+                     is_enumerable, to_bool, to_string, type_name)
 
 _NO_VALUE = object()
 
@@ -271,6 +271,10 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
     for common in ('WarningAction', 'InformationAction', 'WarningVariable', 'OutVariable', 'OutBuffer',
                    'PipelineVariable', 'InformationVariable', 'Verbose', 'Debug'):
         params.pop(common, None)
+    # -Confirm:$false only says "do not ask" (about_CommonParameters); the host cannot prompt (non-interactive, as
+    # under WinRM), so it changes nothing. -Confirm and -WhatIf for one call are not modelled.
+    if 'Confirm' in params and not to_bool(params['Confirm']):
+        del params['Confirm']
     if 'WhatIf' in params or 'Confirm' in params:
         raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
     ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)

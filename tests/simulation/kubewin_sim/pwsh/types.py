@@ -365,6 +365,9 @@ register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: is
 register(NetType('System.Type', _to_type, lambda v: isinstance(v, NetType)), 'type')
 register(NetType('System.DateTime', test=lambda v: isinstance(v, datetime.datetime)), 'datetime')
 register(NetType('System.Void', lambda v: AUTOMATION_NULL), 'void')
+# What $_ is in a catch block and what 2>&1 makes of a native program's stderr line (interpreter.ErrorRecord).
+register(NetType('System.Management.Automation.ErrorRecord',
+                 test=lambda v: getattr(v, 'NET', None) == 'System.Management.Automation.ErrorRecord'))
 REF = register(NetType('System.Management.Automation.PSReference', test=lambda v: type(v).__name__ == 'PSReference'),
                'ref')
 

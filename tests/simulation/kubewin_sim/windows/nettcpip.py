@@ -4,7 +4,7 @@ Objects and properties from the CIM classes behind the cmdlets (Windows Manageme
 reference, ROOT/StandardCimv2: MSFT_NetAdapter, MSFT_NetIPAddress, MSFT_NetIPInterface, MSFT_NetRoute,
 MSFT_DNSClientServerAddress) and the cmdlets' pages in MicrosoftDocs/windows-powershell-docs
 (docset/winserver2022-ps: netadapter/Get-NetAdapter, nettcpip/Get-NetIPAddress, Get-NetIPInterface,
-Get-NetRoute, dnsclient/Get-DnsClientServerAddress). The enum-valued properties are the generated
+Get-NetRoute, New-NetRoute, Remove-NetRoute, dnsclient/Get-DnsClientServerAddress). The enum-valued properties are the generated
 enums of the cmdletization layer, so [string] shows the name and ConvertTo-Json the number. A filter
 that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML cmdlets do.
 """
@@ -12,7 +12,8 @@ that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML
 import ipaddress
 
 from ..pwsh.types import enum_type
-from ..pwsh.values import Byte, PSArray, PSError, UInt16, UInt32, enumerate_value, is_enumerable, to_string
+from ..pwsh.values import (Byte, PSArray, PSError, UInt16, UInt32, Unsupported, enumerate_value, is_enumerable,
+                           to_string)
 from ..pwsh import operators as ops
 from .cim import CimInstance
 
@@ -216,11 +217,108 @@ def set_netipinterface(ctx, params, input_items):
     return []
 
 
+_CIM_EXCEPTION = 'Microsoft.Management.Infrastructure.CimException'
+
+
+def new_netroute(ctx, params, input_items):
+    """New-NetRoute: a static route (protocol NetMgmt) on one interface, in both stores unless -PolicyStore ActiveStore.
+
+    Its page: NextHop 0.0.0.0 is on-link, RouteMetric defaults to 256, "By default, a route is saved in both
+    stores", PersistentStore alone "Cannot be used". It returns the route it made, one instance per store. A
+    failed CIM method call is written as a non-terminating error, as the CDXML cmdlets do.
+    """
+    for unmodelled in ('Protocol', 'Publish', 'ValidLifetime', 'PreferredLifetime', 'CompartmentId', 'CimSession',
+                       'AsJob'):
+        if params.get(unmodelled) is not None:
+            raise Unsupported('New-NetRoute -%s' % unmodelled)
+    if not _family_ok(params):
+        raise Unsupported('New-NetRoute -AddressFamily IPv6')
+    store = params.get('PolicyStore')
+    if store is None:
+        stores = ('ActiveStore', 'PersistentStore')
+    elif to_string(store).lower() == 'activestore':
+        stores = ('ActiveStore',)
+    else:
+        raise Unsupported('New-NetRoute -PolicyStore %s (its page: PersistentStore alone cannot be used)'
+                          % to_string(store))
+    node = ctx.host.node
+    adapters = _selected_adapters(ctx, params)
+    if not adapters:
+        ctx.write_error(_not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface'))
+        return []
+    index = adapters[0]['if_index']
+    destination = to_string(params['DestinationPrefix'])
+    next_hop = to_string(params.get('NextHop') or '0.0.0.0')
+    try:
+        ipaddress.IPv4Network(destination)
+        ipaddress.IPv4Address(next_hop)
+    except ValueError:
+        # Win32 error 87, ERROR_INVALID_PARAMETER, as the CIM provider reports a malformed prefix or address.
+        ctx.write_error(PSError('The parameter is incorrect.', _CIM_EXCEPTION, 'Windows System Error 87,New-NetRoute',
+                                'InvalidArgument'))
+        return []
+    if any((route[0], route[1], route[2]) == (destination, next_hop, index) and route[5] in stores
+           for route in _routes(node)):
+        # Win32 error 5010, ERROR_OBJECT_ALREADY_EXISTS: the route is in a store it is to be added to.
+        ctx.write_error(PSError('Instance MSFT_NetRoute already exists', _CIM_EXCEPTION,
+                                'Windows System Error 5010,New-NetRoute', 'ResourceExists'))
+        return []
+    metric = int(params['RouteMetric']) if params.get('RouteMetric') is not None else DEFAULT_ROUTE_METRIC
+    if ctx.what_if():
+        return []
+    node.data.setdefault('routes', []).append({'destination': destination, 'next_hop': next_hop, 'interface_index': index,
+                                               'metric': metric, 'active': True,
+                                               'persistent': 'PersistentStore' in stores})
+    return [NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index), ifIndex=UInt32(index),
+                     InterfaceAlias=adapters[0]['name'], RouteMetric=UInt16(metric), Protocol=ROUTE_PROTOCOL.parse('NetMgmt'),
+                     AddressFamily=ADDRESS_FAMILY(2), PolicyStore=store_name) for store_name in stores]
+
+
+def remove_netroute(ctx, params, input_items):
+    """Remove-NetRoute -InputObject (MSFT_NetRoute instances, piped or given): each leaves the store it was read from.
+
+    A static route left in neither store is gone. Removing a route the model derives from an adapter (its
+    subnet, its gateway), and the ByName parameter set, are not modelled.
+    """
+    # A piped MSFT_NetRoute binds to InputObject (by value; AssociatedIPInterface takes MSFT_NetIPInterface only).
+    selection = set(params) - {'PassThru', 'InputObject'}
+    if selection or (params.get('InputObject') is None and input_items is None):
+        raise Unsupported('Remove-NetRoute -%s (only the InputObject parameter set is modelled)'
+                          % (sorted(selection) or ['DestinationPrefix'])[0])
+    items = enumerate_value(params['InputObject']) if params.get('InputObject') is not None else input_items
+    routes = ctx.host.node.data.setdefault('routes', [])
+    out = []
+    for item in items:
+        if not isinstance(item, NetRoute):
+            raise Unsupported('Remove-NetRoute -InputObject of %s' % type(item).__name__)
+        key = (item.DestinationPrefix, item.NextHop, int(item.InterfaceIndex))
+        store = 'active' if item.PolicyStore == 'ActiveStore' else 'persistent'
+        found = [route for route in routes if (route['destination'], route['next_hop'], route['interface_index']) == key]
+        if not found:
+            if any(route[:3] == key for route in _routes(ctx.host.node)):
+                raise Unsupported('Remove-NetRoute of %s via %s: a route of an adapter\'s configuration' % key[:2])
+            ctx.write_error(_not_found('MSFT_NetRoute', 'SELECT * FROM MSFT_NetRoute'))
+            continue
+        if not found[0][store]:
+            ctx.write_error(_not_found('MSFT_NetRoute', 'SELECT * FROM MSFT_NetRoute'))
+            continue
+        if ctx.what_if():
+            continue
+        found[0][store] = False
+        if not (found[0]['active'] or found[0]['persistent']):
+            routes.remove(found[0])
+        if params.get('PassThru'):
+            out.append(item)
+    return out
+
+
 CMDLETS = {
     'Set-NetIPInterface': set_netipinterface,
     'Get-NetAdapter': get_netadapter,
     'Get-NetIPAddress': get_netipaddress,
     'Get-NetIPInterface': get_netipinterface,
     'Get-NetRoute': get_netroute,
+    'New-NetRoute': new_netroute,
+    'Remove-NetRoute': remove_netroute,
     'Get-DnsClientServerAddress': get_dnsclientserveraddress,
 }

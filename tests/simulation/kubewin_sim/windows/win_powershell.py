@@ -7,7 +7,9 @@ What the real module does (plugins/modules/win_powershell.ps1 of ansible-collect
 - it runs the script in a new runspace where `$Ansible` is a PSCustomObject (CheckMode, Verbosity,
   Result = @{}, Diff = @{}, Changed = $true, Failed = $false, Tmpdir) and $ErrorActionPreference is
   error_action (continue, stop, silently_continue);
-- parameters are bound with AddParameters; each sensitive parameter becomes a SecureString (or a
+- parameters are bound with AddParameters, as Ansible.Basic deserialized them from the module's JSON arguments
+  (a JSON object a Dictionary[string, object], which binding to [hashtable] copies with Hashtable's
+  IDictionary constructor: keys then compare case-sensitively); each sensitive parameter becomes a SecureString (or a
   PSCredential with a username); a script supporting ShouldProcess also gets Confirm=$false and
   WhatIf=<check mode>;
 - a terminating error (RuntimeException: throw, or an error under Stop) makes failed=true and its
@@ -53,6 +55,15 @@ def error_entry(record):
     }
 
 
+def module_value(value):
+    """A module argument as the script's parameter binding receives it (see the module's contract above)."""
+    if isinstance(value, dict):
+        return Hashtable(((key, module_value(item)) for key, item in value.items()), case_sensitive=True)
+    if isinstance(value, list):
+        return [module_value(item) for item in value]
+    return value
+
+
 def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=False, error_action='continue'):
     """Run ``script`` on ``node`` as win_powershell would; return the module's result dict.
 
@@ -69,7 +80,7 @@ def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=
                               ('Tmpdir', 'C:\\Windows\\TEMP\\ansible-tmp')])
     interpreter.global_scope.vars['ansible'] = ansible
     interpreter.global_scope.vars['erroractionpreference'] = _PREFERENCE[error_action]
-    bound = dict(parameters or {})
+    bound = {name: module_value(value) for name, value in (parameters or {}).items()}
     for entry in sensitive_parameters or []:
         if entry.get('value') is not None:
             bound[entry['name']] = SecureString(entry['value'])

@@ -20,6 +20,9 @@ CASES = [
     Case('catch-dollar-underscore-is-errorrecord', "try { throw 'x' } catch { $_.GetType().FullName; $_.Exception.GetType().FullName }",
          ['System.Management.Automation.ErrorRecord', 'System.Management.Automation.RuntimeException'],
          source=DEX + ': a thrown string becomes a RuntimeException inside an ErrorRecord'),
+    Case('errorrecord-type-literal', "try { throw 'x' } catch { $_ -is [System.Management.Automation.ErrorRecord]; 'x' -is "
+         "[System.Management.Automation.ErrorRecord] }", ['True', 'False'],
+         source=TCF + ': $_ in catch is a System.Management.Automation.ErrorRecord, a type a literal can name'),
     Case('try-catch-finally-order', "try { 'a'; throw 'e'; 'b' } catch { 'c' } finally { 'f' }; 'after'",
          ['a', 'c', 'f', 'after'],
          source=TCF + ': statements after the throw are skipped; catch then finally run'),

@@ -76,6 +76,19 @@ CASES = [
          ['ok 12', 'after'],
          errors=["Cannot validate argument on parameter 'v'."],
          source=ADV + ' "ValidatePattern validation attribute": the argument must match the regex'),
+    Case('validatepattern-unanchored', "function f { param([ValidatePattern('[0-9]{4}')]$v)\n\"ok $v\" }; f 'pc-2019'; f 'pc-19'; 'after'",
+         ['ok pc-2019', 'after'],
+         errors=["Cannot validate argument on parameter 'v'."],
+         source=ADV + ' "ValidatePattern validation attribute": its example "[0-9]{4}" asks that the value contain four '
+         'digits, anywhere (Regex.IsMatch), and "^[0-9]{4}$" for exactly four'),
+    Case('validatepattern-ignores-case', "function f { param([ValidatePattern('^[a-f]+$')]$v)\n\"ok $v\" }; f 'BEEF'",
+         ['ok BEEF'],
+         source='System.Management.Automation.ValidatePatternAttribute (.NET API reference): Options defaults to '
+         'RegexOptions.IgnoreCase'),
+    Case('validatepattern-dotnet-syntax', "function f { param([ValidatePattern('^(?<major>\\d+)\\.\\d+$')]$v)\n\"ok $v\" }; f '1.29'",
+         ['ok 1.29'],
+         source=ADV + ' "ValidatePattern validation attribute": the pattern is a .NET regular expression (named group '
+         'syntax (?<name>...))'),
     Case('validaterange', "function f { param([ValidateRange(1, 10)][int]$n)\n$n }; f 5; f 11; 'after'", ['5', 'after'],
          errors=["Cannot validate argument on parameter 'n'."],
          source=ADV + ' "ValidateRange validation attribute"'),

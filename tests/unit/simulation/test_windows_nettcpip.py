@@ -1,0 +1,90 @@
+"""Static routes (kubewin_sim/windows/nettcpip.py: New-NetRoute, Remove-NetRoute over node.data['routes']) and
+node_routes_apply.ps1, whole, run by the engine the way win_powershell runs it, against its twin."""
+
+import copy
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.handlers.routes import node_routes_apply  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def fresh_node():
+    return SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+
+
+def ok(node, text):
+    outcome = run_on_node(node, text)
+    assert (outcome.unsupported, outcome.exit_code, outcome.errors) == (None, 0, []), outcome
+    return outcome.output
+
+
+def stored(node):
+    return [(r['destination'], r['next_hop'], r['interface_index'], r['metric'], r['active'], r['persistent'])
+            for r in node.data['routes']]
+
+
+# -- the cmdlets ------------------------------------------------------------------------------------
+
+def test_new_netroute_writes_both_stores_and_returns_an_instance_of_each():
+    node = fresh_node()
+    out = ok(node, '$r = New-NetRoute -DestinationPrefix 10.244.1.0/24 -InterfaceAlias Ethernet -NextHop 10.0.0.21\n'
+                   '$r.Count; $r | ForEach-Object { $_.PolicyStore + " " + $_.RouteMetric + " " + [string]$_.Protocol }')
+    assert out == ['2', 'ActiveStore 256 NetMgmt', 'PersistentStore 256 NetMgmt']
+    assert stored(node) == [('10.244.1.0/24', '10.0.0.21', 4, 256, True, True)]
+
+
+def test_new_netroute_in_the_active_store_only_is_lost_at_boot():
+    node = fresh_node()
+    ok(node, '$null = New-NetRoute 10.244.1.0/24 -InterfaceIndex 4 -NextHop 10.0.0.21 -RouteMetric 10 -PolicyStore ActiveStore')
+    assert stored(node) == [('10.244.1.0/24', '10.0.0.21', 4, 10, True, False)]
+
+
+def test_new_netroute_of_an_existing_route_is_a_non_terminating_error():
+    node = fresh_node()
+    node.add_route('10.244.1.0/24', '10.0.0.21', 'Ethernet', 256)
+    outcome = run_on_node(node, 'New-NetRoute -DestinationPrefix 10.244.1.0/24 -InterfaceAlias Ethernet -NextHop 10.0.0.21\n'
+                                "'after'")
+    assert outcome.output == ['after'] and outcome.errors == ['Instance MSFT_NetRoute already exists']
+    assert stored(node) == [('10.244.1.0/24', '10.0.0.21', 4, 256, True, True)]
+
+
+def test_remove_netroute_removes_the_piped_instance_from_its_store():
+    node = fresh_node()
+    node.add_route('10.244.1.0/24', '10.0.0.21', 'Ethernet', 256)
+    ok(node, 'Get-NetRoute -DestinationPrefix 10.244.1.0/24 -PolicyStore ActiveStore | Remove-NetRoute -Confirm:$false')
+    assert stored(node) == [('10.244.1.0/24', '10.0.0.21', 4, 256, False, True)]
+    ok(node, 'Get-NetRoute -DestinationPrefix 10.244.1.0/24 -PolicyStore PersistentStore | Remove-NetRoute -Confirm:$false')
+    assert stored(node) == []
+
+
+# -- node_routes_apply.ps1 --------------------------------------------------------------------------
+
+def test_node_routes_apply_removes_and_adds_every_route_of_its_lists():
+    # The lists used to be JSON text through ConvertFrom-Json, which in 5.1 writes a parsed array as one object:
+    # the loop ran once with the whole array, and two routes to remove or add failed the script.
+    node = fresh_node()
+    for index in (1, 2, 3):
+        node.add_route('10.244.%d.0/24' % index, '10.0.0.%d' % (20 + index), 'Ethernet', 256)
+    node.data['routes'][2]['active'] = False  # 10.244.3.0/24 is only in the persistent store
+    parameters = {'Remove': [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
+                              'interface_index': 4} for index in (1, 3)],
+                  'Add': [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
+                           'interface_alias': 'Ethernet', 'metric': 100} for index in (3, 4)]}
+    twin = copy.deepcopy(node)
+    result = invoke(node, _pwsh.load_script('node_routes_apply'), parameters, error_action='stop')
+    assert (result['failed'], result['error']) == (False, [])
+    assert stored(node) == [('10.244.2.0/24', '10.0.0.22', 4, 256, True, True),
+                            ('10.244.3.0/24', '10.0.0.23', 4, 100, True, True),
+                            ('10.244.4.0/24', '10.0.0.24', 4, 100, True, True)]
+    real = _contracts.check('node_routes_apply', json.loads(result['result']))
+    # The twin, given the same parameters, leaves the same routes and answers the same.
+    assert real == node_routes_apply(twin, parameters, {})
+    assert stored(twin) == stored(node)
