@@ -39,13 +39,15 @@ class ActionModule(ActionBase):
                 result.update(failed=True, msg='no node state snapshot (kubewin_node) to record: run '
                                                'kubewin.node.node_info first')
                 return result
+            credentials = _converged.credentials_digest(self._templar.template(task_vars.get(_converged.CREDENTIALS)))
             result.update(changed=False, path=_converged.RECORD_PATH,
-                          content=_converged.record_text(snapshot, args['inputs']))
+                          content=_converged.record_text(snapshot, args['inputs'], credentials))
             return result
         names = _converged.input_names(task_vars)
         inputs = _converged.inputs_digest({name: self._templar.template(task_vars[name]) for name in names})
-        converged, reasons = _converged.decide(snapshot, inputs)
+        converged, reasons, credentials = _converged.decide(snapshot, inputs)
         if not args['enabled']:
             converged, reasons = False, reasons + ['the decision is turned off (enabled=false)']
-        result.update(changed=False, converged=converged, reasons=reasons, inputs=inputs, path=_converged.RECORD_PATH)
+        result.update(changed=False, converged=converged, reasons=reasons, inputs=inputs, credentials=credentials,
+                      path=_converged.RECORD_PATH)
         return result

@@ -10,16 +10,18 @@ short_description: Decide from the node state snapshot whether a Windows node is
 version_added: 0.1.0
 description:
   - Decides on the controller, without contacting the node, whether the node is in the state the last full run
-    of C(playbooks/site.yml) left it in, with the same inputs. C(site.yml) ends a converged node's run right
-    after this decision (C(meta end_host)), so a node on which nothing changed costs the one remote call of
-    its snapshot and a few task results.
+    of C(playbooks/site.yml) left it in, with the same inputs. In C(site.yml), the prerequisites role ends a
+    converged node's play right after this decision (C(meta end_host), see its C(prerequisites_end_converged)),
+    and the control-plane play leaves the node out of the node play when the credentials it hands out have
+    the digest the record holds (P(kubewin.node.converged_nodes#filter)). A node on which nothing changed
+    costs the one remote call of its snapshot and a few task results.
   - At the end of a full run, C(site.yml) writes the node's convergence record
-    C(C:\ProgramData\kubewin\converged.json) (with O(record=true) and M(kubewin.node.node_file)) from a new
-    snapshot. It holds the digest of the run's inputs and the digest of each section of the snapshot.
-    M(kubewin.node.node_info) always reads it.
+    C(C:\ProgramData\kubewin\converged.json) (the prerequisites role's C(tasks_from=record), with O(record=true)
+    and M(kubewin.node.node_file)) from a new snapshot. It holds the digest of the run's inputs, the digest of
+    the credentials the node was handed (C(control_plane_credentials)) and the digest of each section of the
+    snapshot. M(kubewin.node.node_info) always reads it.
   - The inputs are the node's share of the plan (the C(plan_*) facts), the C(kubewin_*) variables, every
-    variable the node roles document in their argument specs, the credentials the control-plane play hands
-    out (C(control_plane_credentials), only as part of the digest) and the collection's own plugins, roles and
+    variable the node roles document in their argument specs, and the collection's own plugins, roles and
     playbooks. A change to any of them, or to any section of the snapshot, makes the node take the full run.
   - Not compared, because they change on a healthy node, are the last boot time and the free disk space,
     and the HNS endpoints and policy lists that pods and kube-proxy create (the host endpoint of the
@@ -59,6 +61,8 @@ notes:
 seealso:
   - module: kubewin.node.node_info
   - module: kubewin.node.node_file
+  - plugin: kubewin.node.converged_nodes
+    plugin_type: filter
 author:
   - kubewin.node contributors (@kubewin)
 '''
@@ -104,6 +108,10 @@ reasons:
   elements: str
 inputs:
   description: The digest of this run's inputs; pass it to the task that writes the record.
+  returned: success and not O(record)
+  type: str
+credentials:
+  description: The digest of the credentials the record was written with (null without a record).
   returned: success and not O(record)
   type: str
 path:

@@ -6,18 +6,22 @@ Internal to kubewin.node, not a public API.
 
 A re-run of ``site.yml`` on a node that nothing changed decides every task from the
 snapshot and makes no other remote call, but still walks ~100 task results. The end of
-a full run on a node records, on the node (RECORD_PATH), a digest of the run's inputs and
-a digest of each section of a fresh snapshot. The next run's snapshot (which always
-reads the record, see node_info) is compared with it: the same inputs and the same
-sections mean the full path would make the same decisions on the same state, that is,
-change nothing, so the node can end its play after that one remote call. Anything else
-(a changed variable, plan, credential or collection file; a stopped service; an edited
-or missing file; another network) takes the full path, which records again.
+a full run on a node records, on the node (RECORD_PATH), a digest of the run's inputs, a
+digest of the credentials the control plane handed it, and a digest of each section of a
+fresh snapshot. The next run's snapshot (which always reads the record, see node_info) is
+compared with it: the same inputs and the same sections mean the full path would make the
+same decisions on the same state, that is, change nothing. site.yml then ends the node's
+prerequisites play right after the decision, and the control-plane play leaves the node
+out of the node play when the credentials it hands out now have the recorded digest.
+Anything else (a changed variable, plan, credential or collection file; a stopped
+service; an edited or missing file; another network) takes the full path, which records
+again.
 
-The inputs are what the node roles decide from besides the snapshot: the node's share of
-the plan (``plan_*`` facts), the ``kubewin_*`` inventory variables, the variables the
-node roles document in their argument specs, the credentials the control-plane play
-hands out (hashed like everything else, never stored) and the collection's own files.
+The inputs are what the node roles decide from besides the snapshot and the credentials:
+the node's share of the plan (``plan_*`` facts), the ``kubewin_*`` inventory variables, the
+variables the node roles document in their argument specs, and the collection's own
+files. The credentials (``control_plane_credentials``) are only known after the
+control-plane play, so they have a digest of their own; neither is stored in the clear.
 
 Left out of the section digests, because they change on a healthy node without the
 collection having anything to do: the last boot time and free disk space (``os``), and
@@ -41,7 +45,7 @@ COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspat
 NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
-INPUT_NAMES = ('control_plane_credentials',)
+CREDENTIALS = 'control_plane_credentials'
 # The snapshot fact itself and the switch of this decision are not inputs.
 NOT_INPUTS = (_snapshot.FACT, 'kubewin_early_end')
 # Fields that change on a healthy node, per section (see the module docstring).
@@ -94,12 +98,17 @@ def input_names(names):
     """Of the variable ``names`` a task sees, those that are inputs of the node roles."""
     options = role_options()
     return sorted(name for name in names if name not in NOT_INPUTS and (
-        name.startswith(INPUT_PREFIXES) or name in INPUT_NAMES or name in options))
+        name.startswith(INPUT_PREFIXES) or name in options))
 
 
 def inputs_digest(variables):
     """The digest of the inputs, given their (templated) values by name."""
     return _digest({'collection': collection_fingerprint(), 'variables': variables})
+
+
+def credentials_digest(credentials):
+    """The digest of the credentials the control-plane play hands a node (an empty dict when it hands none)."""
+    return _digest(credentials or {})
 
 
 def _is_record(path):
@@ -128,10 +137,10 @@ def section_digests(snapshot):
     return {section: _digest(section_view(snapshot, section)) for section in _snapshot.SECTIONS}
 
 
-def record_text(snapshot, inputs):
-    """The record of a converged node: the inputs it was converged with and the digest of each section."""
-    return json.dumps({'version': RECORD_VERSION, 'inputs': inputs, 'sections': section_digests(snapshot)},
-                      indent=1, sort_keys=True) + '\n'
+def record_text(snapshot, inputs, credentials):
+    """The record of a converged node: the digests of its inputs and credentials, and of each snapshot section."""
+    return json.dumps({'version': RECORD_VERSION, 'inputs': inputs, 'credentials': credentials,
+                       'sections': section_digests(snapshot)}, indent=1, sort_keys=True) + '\n'
 
 
 def read_record(snapshot):
@@ -147,19 +156,27 @@ def read_record(snapshot):
 
 
 def decide(snapshot, inputs, now=None):
-    """``(converged, reasons)``: converged when the snapshot is fresh and matches the record of the same inputs."""
+    """``(converged, reasons, credentials)``: converged when the snapshot is fresh and matches the record of the
+    same inputs; ``credentials`` is the recorded credentials digest (None without a record)."""
     if snapshot is None:
-        return False, ['there is no node state snapshot (a run limited by tags may skip the one that takes it)']
+        return False, ['there is no node state snapshot (a run limited by tags may skip the one that takes it)'], None
     if not _snapshot.covers(snapshot, _snapshot.SECTIONS, {'contents': [RECORD_PATH]}, now=now):
-        return False, ['the snapshot is incomplete or older than its max_age']
+        return False, ['the snapshot is incomplete or older than its max_age'], None
     record = read_record(snapshot)
     if record is None:
-        return False, ['the node has no convergence record (%s)' % RECORD_PATH]
+        return False, ['the node has no convergence record (%s)' % RECORD_PATH], None
     reasons = []
     if record.get('inputs') != inputs:
-        reasons.append('the plan, the role variables, the credentials or the collection changed since the record')
+        reasons.append('the plan, the role variables or the collection changed since the record')
     recorded = record.get('sections') or {}
     changed = [section for section, digest in section_digests(snapshot).items() if recorded.get(section) != digest]
     if changed:
         reasons.append('the node changed since the record: %s' % ', '.join(changed))
-    return not reasons, reasons
+    return not reasons, reasons, record.get('credentials')
+
+
+def converged_hosts(decisions, credentials):
+    """Of ``{host: the result of its decision}``, the hosts that are converged and were recorded with ``credentials``."""
+    wanted = credentials_digest(credentials)
+    return sorted(host for host, decision in decisions.items()
+                  if decision.get('converged') and decision.get('credentials') == wanted)

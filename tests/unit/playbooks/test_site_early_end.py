@@ -14,6 +14,7 @@ from kubewin_sim.harness import Simulation  # noqa: E402
 import network_play  # noqa: E402
 
 RECORD = 'C:\\ProgramData\\kubewin\\converged.json'
+KUBE_PROXY_KUBECONFIG = 'C:\\etc\\kubernetes\\kube-proxy.conf'
 DECISION = 'Decide from the snapshot whether the node is already converged'
 # As in test_site_network: the bootstrap kubeconfig join.
 OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
@@ -24,9 +25,10 @@ def decision(result):
 
 
 def node_stages(result):
-    """The node play's role tasks that ran on win1 (an ended node runs none)."""
-    return [t['task'] for t in result.tasks if t['host'] == 'win1' and t['status'] != 'skipped'
-            and t['task'].startswith(('kubewin.node.kubelet', 'kubewin.node.kube_proxy', 'kubewin.node.flannel'))]
+    """The node play's tasks that ran on win1 (a converged node skips the play)."""
+    return [t['task'] for t in result.tasks if t['host'] == 'win1' and (
+        t['task'].startswith(('kubewin.node.kubelet', 'kubewin.node.kube_proxy', 'kubewin.node.flannel'))
+        or t['task'] == 'Install the container runtime')]
 
 
 def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path):
@@ -60,12 +62,22 @@ def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path
     assert sim.node('win1').data['services']['kubelet']['state'] == 'running'
     assert decision(network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS))['converged']
 
+    # A credential changed: kube-proxy's token Secret is gone, so the control-plane play makes a new token. The
+    # node itself matches its record, but the control-plane play sends it down the node play, which writes
+    # kube-proxy's new kubeconfig.
+    kubeconfig = sim.node('win1').file(KUBE_PROXY_KUBECONFIG)['sha256']
+    with sim.edit_cluster() as cluster:
+        cluster.delete('Secret', 'kube-system', 'kubewin-kube-proxy-windows-token')
+    rotated = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
+    assert rotated.rc == 0 and decision(rotated)['converged'], rotated.output
+    assert node_stages(rotated) and sim.node('win1').file(KUBE_PROXY_KUBECONFIG)['sha256'] != kubeconfig
+
     # An input changed: a role variable. The full path applies it.
     changed_input = dict(OPTIONS, kubelet_verbosity=4)
     verbose = network_play.run(sim, 'playbooks/site.yml', inventory, **changed_input)
     assert verbose.rc == 0, verbose.output
     assert decision(verbose)['reasons'] == [
-        'the plan, the role variables, the credentials or the collection changed since the record']
+        'the plan, the role variables or the collection changed since the record']
     assert ' --v=4 ' in sim.node('win1').data['services']['kubelet']['command_line']
 
     # A run limited by tags does every stage it was asked for but records nothing: kube-proxy, stopped

@@ -31,44 +31,48 @@ def snapshot(**changes):
 
 def recorded(inputs='in-1', **changes):
     """A snapshot of the node after the record of ``inputs`` was written, with ``changes`` folded in."""
-    text = _converged.record_text(snapshot(), inputs)
+    text = _converged.record_text(snapshot(), inputs, _converged.credentials_digest({'token': 't1'}))
     contents = {RECORD: {'exists': True, 'text': text}}
     files = {'C:\\k\\kubelet.exe': {'exists': True, 'sha256': 'aa'}, RECORD: {'exists': True, 'sha256': 'bb'}}
     return snapshot(**dict({'contents': contents, 'files': files}, **changes))
 
 
+def _decide(state, inputs, now=None):
+    return _converged.decide(state, inputs, now=now)[:2]
+
+
 def test_a_snapshot_matching_the_record_of_the_same_inputs_is_converged():
-    assert _converged.decide(recorded(), 'in-1', now=NOW + 1) == (True, [])
+    assert _decide(recorded(), 'in-1', now=NOW + 1) == (True, [])
 
 
 def test_no_snapshot_no_record_or_another_record_version_is_not_converged():
-    assert _converged.decide(None, 'in-1')[0] is False
-    assert _converged.decide(snapshot(), 'in-1', now=NOW)[1] == [
+    assert _decide(None, 'in-1')[0] is False
+    assert _decide(snapshot(), 'in-1', now=NOW)[1] == [
         'the node has no convergence record (%s)' % RECORD]
     other = json.loads(recorded()['contents'][RECORD]['text'])
     other['version'] = _converged.RECORD_VERSION + 1
     stale = recorded(contents={RECORD: {'exists': True, 'text': json.dumps(other)}})
-    assert _converged.decide(stale, 'in-1', now=NOW)[0] is False
+    assert _decide(stale, 'in-1', now=NOW)[0] is False
     garbled = recorded(contents={RECORD: {'exists': True, 'text': '{"version": 1,'}})
-    assert _converged.decide(garbled, 'in-1', now=NOW)[0] is False
+    assert _decide(garbled, 'in-1', now=NOW)[0] is False
 
 
 def test_an_expired_snapshot_is_not_converged():
-    converged, reasons = _converged.decide(recorded(), 'in-1', now=NOW + _snapshot.DEFAULT_MAX_AGE + 1)
+    converged, reasons = _decide(recorded(), 'in-1', now=NOW + _snapshot.DEFAULT_MAX_AGE + 1)
     assert not converged and reasons == ['the snapshot is incomplete or older than its max_age']
 
 
 def test_other_inputs_are_not_converged():
-    assert _converged.decide(recorded(), 'in-2', now=NOW) == (
-        False, ['the plan, the role variables, the credentials or the collection changed since the record'])
+    assert _decide(recorded(), 'in-2', now=NOW) == (
+        False, ['the plan, the role variables or the collection changed since the record'])
 
 
 def test_each_changed_section_is_named():
     services = {'kubelet': {'exists': True, 'state': 'stopped'}}
     files = {'C:\\k\\kubelet.exe': {'exists': True, 'sha256': 'cc'}, RECORD: {'exists': True, 'sha256': 'bb'}}
-    assert _converged.decide(recorded(services=services, files=files), 'in-1', now=NOW) == (
+    assert _decide(recorded(services=services, files=files), 'in-1', now=NOW) == (
         False, ['the node changed since the record: services, files'])
-    assert _converged.decide(recorded(reboot_pending=True), 'in-1', now=NOW)[1] == [
+    assert _decide(recorded(reboot_pending=True), 'in-1', now=NOW)[1] == [
         'the node changed since the record: features']
 
 
@@ -78,9 +82,9 @@ def test_what_changes_on_a_healthy_node_is_not_compared():
         hns={'available': True, 'networks': [{'name': 'flannel.4096'}, {'name': 'External'}],
              'endpoints': [], 'policy_lists': [{'id': 'lb'}, {'id': 'lb2'}]},
         adapters=[{'name': 'vEthernet (Ethernet)', 'if_index': 5}, {'name': 'Ethernet', 'if_index': 4}])
-    assert _converged.decide(healthy, 'in-1', now=NOW) == (True, []), 'boot time, free space, pods, order'
+    assert _decide(healthy, 'in-1', now=NOW) == (True, []), 'boot time, free space, pods, order'
     patched = recorded(os={'build': 20348, 'ubr': 2600, 'last_boot': '', 'system_drive_free_bytes': 10})
-    assert _converged.decide(patched, 'in-1', now=NOW)[1] == ['the node changed since the record: os']
+    assert _decide(patched, 'in-1', now=NOW)[1] == ['the node changed since the record: os']
 
 
 def test_the_record_is_not_part_of_what_it_records():
@@ -89,12 +93,12 @@ def test_the_record_is_not_part_of_what_it_records():
     assert before == after
 
 
-def test_inputs_are_the_plan_the_kubewin_variables_the_role_options_and_the_credentials():
+def test_inputs_are_the_plan_the_kubewin_variables_and_the_role_options():
     names = ['plan_node', 'plan_cluster', 'kubewin_topology', 'kubelet_verbosity', 'flannel_version',
              'control_plane_credentials', 'kubewin_node', 'kubewin_early_end', 'prerequisites_features_result',
              'prerequisites_versions', 'ansible_host', 'inventory_hostname', 'site_converged', 'prerequisites_proxy']
     assert _converged.input_names(names) == sorted([
-        'control_plane_credentials', 'flannel_version', 'kubelet_verbosity', 'kubewin_topology', 'plan_cluster',
+        'flannel_version', 'kubelet_verbosity', 'kubewin_topology', 'plan_cluster',
         'plan_node', 'prerequisites_proxy'])
 
 
@@ -118,3 +122,15 @@ def test_the_collection_fingerprint_changes_with_any_file(tmp_path, monkeypatch)
         assert _converged.collection_fingerprint() != first
     finally:
         _converged.collection_fingerprint.cache_clear()
+
+
+def test_the_recorded_credentials_decide_which_converged_hosts_skip_the_node_play():
+    credentials = {'token': 't1'}
+    decision = _converged.decide(recorded(), 'in-1', now=NOW)
+    assert decision[2] == _converged.credentials_digest(credentials)
+    decisions = {'win1': {'converged': True, 'credentials': decision[2]},
+                 'win2': {'converged': False, 'credentials': decision[2]},
+                 'win3': {'converged': True, 'credentials': _converged.credentials_digest({'token': 'old'})},
+                 'win4': {}}
+    assert _converged.converged_hosts(decisions, credentials) == ['win1']
+    assert _converged.converged_hosts(decisions, {'token': 'rotated'}) == []
