@@ -21,7 +21,7 @@ help:
 	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule | e2e   run one gate"
 	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
 	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
-	@echo "make bench-fleet  converge and re-run simulated fleets of 1, 10 and 50 nodes"
+	@echo "make bench-fleet  converge, no-op and one-snapshot floor on simulated fleets of 1, 10 and 50 nodes"
 	@echo "make clean  remove .venv, .cache and generated output"
 
 $(VENV)/.runtime-stamp: requirements.txt
