@@ -24,7 +24,7 @@ FILES = _lib('files')
 WORKER = FILES + _lib('worker')
 
 # What a worker leaves: non-ASCII text (an adapter name, a localized Windows error message).
-OUTCOME = {'state': 'failed', 'error': 'Der Netzwerkadapter „Ethernet 2“ wurde nicht gefunden (Zugriff verweigert) – é'}
+OUTCOME = {'state': 'failed', 'error': 'Der Netzwerkadapter \u201eEthernet 2\u201c wurde nicht gefunden (Zugriff verweigert) \u2013 \u00e9'}
 
 
 def worker_result(node, operation_id, outcome):
