@@ -34,7 +34,9 @@ class ActionModule(NodeAction):
 
     def scope(self, args, live=False):
         # The convergence record is always read: with it, the snapshot decides whether the node can end early.
-        contents = args['contents'] + [_converged.RECORD_PATH] * (_converged.RECORD_PATH not in args['contents'])
+        contents = list(args['contents'])
+        if _converged.RECORD_PATH not in contents:
+            contents.append(_converged.RECORD_PATH)
         return {'features': args['features'], 'services': args['services'], 'files': args['files'],
                 'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules']}
 

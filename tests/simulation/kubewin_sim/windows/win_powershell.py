@@ -56,7 +56,12 @@ def error_entry(record):
 
 
 def module_value(value):
-    """A module argument as the script's parameter binding receives it (see the module's contract above)."""
+    """A module argument as the script's parameter binding receives it (see the module's contract above).
+
+    Sources: Ansible.Basic.cs of ansible-core (FromJson and ParseDict give Dictionary<string, object>) and
+    LanguagePrimitives.ConvertIDictionaryToHashtable of PowerShell (``new Hashtable(IDictionary)``, whose
+    default comparer is case-sensitive).
+    """
     if isinstance(value, dict):
         return Hashtable(((key, module_value(item)) for key, item in value.items()), case_sensitive=True)
     if isinstance(value, list):
