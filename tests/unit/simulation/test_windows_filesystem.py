@@ -476,3 +476,20 @@ def test_the_registry_keeps_a_path_that_is_not_ascii():
     run(node, FILES + "Write-KubeWinTextFile -Path '%s' -Text 'a'\nRegister-KubeWinFile -Path @('%s')\n"
                       "Register-KubeWinFile -Path @()" % (path, path))
     assert run(node, FILES + "(Get-KubeWinRegistry).files.Keys") == [path]
+
+
+def test_a_stand_in_binary_has_its_digest_and_size_and_no_bytes_to_read():
+    """An artifact served by its pinned digest (web.py) lands as a stand-in: Length and Get-FileHash SHA256
+    answer from the digest; reading its bytes or another hash is an engine gap, not made-up bytes."""
+    node = fresh_node()
+    filesystem.make_directories(node, 'C:\\k')
+    digest = 'ab' * 32
+    filesystem.write_file(node, 'C:\\k\\kubelet.exe', b'', stand_in={'sha256': digest, 'size': 123456})
+    assert run(node, "(Get-Item C:\\k\\kubelet.exe).Length; (Get-FileHash C:\\k\\kubelet.exe).Hash") == [
+        '123456', digest.upper()]
+    for text in ("Get-Content C:\\k\\kubelet.exe", "Get-FileHash C:\\k\\kubelet.exe -Algorithm SHA512"):
+        outcome = run_on_node(node, text)
+        assert outcome.exit_code == 2 and 'stand-in binary' in outcome.unsupported, outcome
+    # Writing the file gives it bytes again.
+    run(node, "Set-Content -Path C:\\k\\kubelet.exe -Value 'x'")
+    assert run(node, "(Get-Item C:\\k\\kubelet.exe).Length") == ['3']

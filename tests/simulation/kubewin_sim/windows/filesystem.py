@@ -15,7 +15,10 @@ WriteAllText without an encoding writes UTF-8 without a byte order mark, with on
 The tree lives in ``node.data['fs']`` (created on first use: C:\\, C:\\Windows, C:\\Program Files and
 C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-case path:
 ``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
-'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. ``held`` is
+'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. A file may be
+a stand-in instead: ``'stand_in': {'sha256', 'size'}`` and no bytes, for a binary the simulated web serves
+by its pinned digest (an upstream release whose bytes the tests do not have, see web.py): its length and
+SHA-256 are those, and anything that reads its bytes is an engine gap (Unsupported), never made up. ``held`` is
 ``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
 not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
 reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
@@ -144,7 +147,14 @@ def descendants(node, path):
 
 
 def content_bytes(entry):
+    if entry.get('stand_in'):
+        raise Unsupported('reading the bytes of %s, a stand-in binary known only by its SHA-256 and size'
+                          % entry['path'])
     return base64.b64decode(entry['data'] or '')
+
+
+def size_of(entry):
+    return entry['stand_in']['size'] if entry.get('stand_in') else len(base64.b64decode(entry['data'] or ''))
 
 
 def rules_of(node, entry):
@@ -219,7 +229,7 @@ def _delete_error(entry, node=None):
     return None
 
 
-def create(node, path, directory, data=b'', owner=CREATOR):
+def create(node, path, directory, data=b'', owner=CREATOR, stand_in=None):
     path = normalize(path)
     parent = parent_of(path)
     if parent is not None:
@@ -230,10 +240,12 @@ def create(node, path, directory, data=b'', owner=CREATOR):
     entry = tree(node).get(path.lower())
     if entry is not None and not entry['dir'] and not directory:
         entry['data'] = base64.b64encode(data).decode('ascii')
+        entry['stand_in'] = stand_in
         entry['written'] = now
         return entry
     entry = {'path': path, 'dir': directory, 'data': None if directory else base64.b64encode(data).decode('ascii'),
-             'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'held': None}
+             'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'held': None,
+             'stand_in': stand_in}
     tree(node)[path.lower()] = entry
     return entry
 
@@ -249,14 +261,15 @@ def make_directories(node, path):
     return lookup(node, missing[0] if missing else path)
 
 
-def write_file(node, path, data):
-    """Write bytes to a file (created if missing, in an existing folder); a held file cannot be written."""
+def write_file(node, path, data, stand_in=None):
+    """Write bytes (or a stand-in's digest and size) to a file, created if missing in an existing folder;
+    a held file cannot be written."""
     entry = lookup(node, path)
     if entry is not None and entry['dir']:
         raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
     if entry is not None and held(node, entry):
         raise _in_use(normalize(path))
-    return create(node, path, False, data)
+    return create(node, path, False, data, stand_in=stand_in)
 
 
 # --- objects ----------------------------------------------------------------------------------------------
@@ -312,7 +325,7 @@ class FileSystemInfo:
         self.CreationTime = _local(entry['created'])
         self.Attributes = 'Directory' if entry['dir'] else 'Archive'
         if not entry['dir']:
-            self.Length = Int64(len(content_bytes(entry)))
+            self.Length = Int64(size_of(entry))
             self.DirectoryName = parent.rstrip('\\') if parent and not parent.endswith(':\\') else parent
         self.Mode = 'd-----' if entry['dir'] else '-a----'
 
@@ -600,7 +613,10 @@ def get_filehash(ctx, params, input_items):
         for entry in entries:
             if entry['dir']:
                 continue
-            digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
+            if entry.get('stand_in') and algorithm == 'SHA256':
+                digest = entry['stand_in']['sha256']
+            else:
+                digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
             out.append(FileHash(algorithm, digest.upper(), entry['path']))
     return out
 
