@@ -1,6 +1,6 @@
-"""node_info.ps1, whole, run by the engine on the Windows model: every section but ovs (the Windows
-Installer COM object lib/ovs.ps1 asks for is not modelled yet) answers as the node_info twin does, and
-the answer holds its contract (plugins/plugin_utils/_contracts.py)."""
+"""node_info.ps1, whole, run by the engine on the Windows model: every section answers as the node_info twin
+does, and the answer holds its contract (plugins/plugin_utils/_contracts.py). The ovs section on nodes with Open
+vSwitch installed is in test_windows_ovs.py."""
 
 import datetime
 import json
@@ -16,7 +16,7 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disab
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 
 SECTIONS = ['os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'firewall', 'environment',
-            'contents']
+            'contents', 'ovs']
 
 
 def test_node_info_runs_whole_and_answers_as_its_twin():

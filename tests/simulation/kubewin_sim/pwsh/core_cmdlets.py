@@ -316,8 +316,12 @@ def out_null(ctx, params, input_items):
 
 def new_object(ctx, params, input_items):
     if 'ComObject' in params:
-        # COM classes (WindowsInstaller.Installer in lib/ovs.ps1) are not modelled yet: an engine gap, not a script error.
-        raise Unsupported('New-Object -ComObject %s' % to_string(params['ComObject']))
+        # A COM class is the Windows model's (an area's COM_CLASSES, by ProgID); one it does not model is an engine
+        # gap, not a script error.
+        com_class = ctx.host.com_class(to_string(params['ComObject'])) if ctx.host is not None else None
+        if com_class is None:
+            raise Unsupported('New-Object -ComObject %s' % to_string(params['ComObject']))
+        return [com_class(ctx.host)]
     type_name = to_string(params.get('TypeName'))
     arguments = params.get('ArgumentList', [])
     arguments = enumerate_value(arguments) if is_enumerable(arguments) else [arguments]
@@ -341,6 +345,52 @@ def new_object(ctx, params, input_items):
         for key, item in params['Property'].items():
             set_member(value, to_string(key), item)
     return [value]
+
+
+class CommandInfo:
+    """What Get-Command writes: a FunctionInfo, CmdletInfo or ApplicationInfo (Name, CommandType, Source)."""
+
+    PROPERTIES = ('Name', 'CommandType', 'Source')
+
+    def __init__(self, name, command_type, net):
+        self.Name = name  # pylint: disable=invalid-name
+        self.CommandType = command_type  # pylint: disable=invalid-name
+        self.Source = ''  # pylint: disable=invalid-name
+        self.NET = net  # pylint: disable=invalid-name
+
+    def to_string(self):
+        return self.Name
+
+
+def get_command(ctx, params, input_items):
+    """Get-Command -Name (reference/5.1/Microsoft.PowerShell.Core/Get-Command.md): the function, cmdlet or
+    application of each name; a name that is no command writes CommandNotFoundException (non-terminating), as
+    the term-not-recognized error of about_Command_Precedence. Wildcards and the other parameters are not modelled."""
+    if set(params) - {'Name'} or params.get('Name') is None:
+        raise Unsupported('Get-Command with %s' % ', '.join(sorted(set(params) - {'Name'}) or ['no -Name']))
+    names = params['Name']
+    out = []
+    for name in (enumerate_value(names) if is_enumerable(names) else [names]):
+        name = to_string(name)
+        if any(char in name for char in '*?['):
+            raise Unsupported('Get-Command -Name with a wildcard (%s)' % name)
+        interpreter = ctx.interpreter
+        if name.lower() in interpreter.functions:
+            out.append(CommandInfo(interpreter.functions[name.lower()].name, 'Function',
+                                   'System.Management.Automation.FunctionInfo'))
+        elif name.lower() in interpreter.commands:
+            out.append(CommandInfo(interpreter.commands[name.lower()].name, 'Cmdlet',
+                                   'System.Management.Automation.CmdletInfo'))
+        elif ctx.host is not None and ctx.host.has_program(name):
+            out.append(CommandInfo(name, 'Application', 'System.Management.Automation.ApplicationInfo'))
+        else:
+            ctx.write_error(PSError("The term '%s' is not recognized as the name of a cmdlet, function, script file, or "
+                                    "operable program. Check the spelling of the name, or if a path was included, verify "
+                                    "that the path is correct and try again." % name,
+                                    'System.Management.Automation.CommandNotFoundException',
+                                    'CommandNotFoundException,Microsoft.PowerShell.Commands.GetCommandCommand',
+                                    'ObjectNotFound', target=name))
+    return out
 
 
 _DRIVES = ('c', 'hklm', 'hkcu', 'env', 'cert', 'function', 'variable', 'alias', 'wsman')
@@ -456,6 +506,7 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
     ('Write-Host', write_silent),
     ('Out-Null', out_null),
     ('New-Object', new_object),
+    ('Get-Command', get_command),
     ('ConvertTo-Json', convertto_json),
     ('ConvertFrom-Json', convertfrom_json),
     ('Add-Member', add_member),

@@ -9,6 +9,8 @@ modelled is an unknown command.
 One module per area of Windows. An area module may define:
 - ``CMDLETS``: cmdlet name -> ``function(ctx, params, input_items)`` (``ctx.host.node`` is the SimNode);
 - ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
+- ``COM_CLASSES``: lower-case ProgID -> class made with the WindowsHost (``New-Object -ComObject``);
+- ``available(node)``: whether the node has the area's module (its ``CMDLETS`` exist only then);
 - ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items)``
   returning a ``ProgramResult``;
 - ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
@@ -19,9 +21,11 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import addtype, filesystem, hns, kubeadm, nettcpip, netsecurity, processes, registry, services, system
+from . import (addtype, filesystem, hns, hyperv, kubeadm, msi, nettcpip, netsecurity, openvswitch, processes, registry,
+               services, system)
 
-AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm, registry, services, system)
+AREAS = (nettcpip, filesystem, addtype, hns, hyperv, netsecurity, processes, kubeadm, msi, openvswitch, registry, services,
+         system)
 
 
 class ProgramResult:
@@ -45,10 +49,21 @@ class WindowsHost:
     def __init__(self, node):
         self.node = node
 
-    @staticmethod
-    def commands():
+    def commands(self):
+        """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets
+        only with the Hyper-V-PowerShell feature)."""
         return {name.lower(): Cmdlet(name, function)
-                for area in AREAS for name, function in getattr(area, 'CMDLETS', {}).items()}
+                for area in AREAS if getattr(area, 'available', lambda node: True)(self.node)
+                for name, function in getattr(area, 'CMDLETS', {}).items()}
+
+    @staticmethod
+    def com_class(prog_id):
+        """The class New-Object -ComObject makes for a ProgID (an area's ``COM_CLASSES``), or None."""
+        for area in AREAS:
+            found = getattr(area, 'COM_CLASSES', {}).get(prog_id.strip().lower())
+            if found is not None:
+                return found
+        return None
 
     @staticmethod
     def _program(name):

@@ -306,3 +306,22 @@ CONSTRUCTORS = {
     'system.diagnostics.processstartinfo': ProcessStartInfo,
     'diagnostics.processstartinfo': ProcessStartInfo,
 }
+
+
+def native_argv(words):
+    """The argv a native program receives from Windows PowerShell 5.1's call operator (the only style 5.1 has,
+    "Legacy" in PowerShell's NativeCommandParameterBinder): each argument joined with a space, an empty string left
+    out, one with whitespace outside double quotes wrapped in double quotes (embedded quotes are not escaped);
+    the program's C runtime then splits that command line (CommandLineToArgvW rules: quotes group and go)."""
+    parts = []
+    for word in words:
+        if word == '':
+            continue
+        quotes, needs = 0, False
+        for char in word:
+            if char == '"':
+                quotes += 1
+            elif char.isspace() and quotes % 2 == 0:
+                needs = True
+        parts.append('"%s"' % word if needs else word)
+    return split_command_line(' '.join(parts))

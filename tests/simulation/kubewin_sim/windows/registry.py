@@ -40,6 +40,8 @@ REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based se
                'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
 # Keys every Windows Server has on the way to the keys above.
 _KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT,
+          'software\\microsoft\\windows\\currentversion\\uninstall',
+          'software\\wow6432node\\microsoft\\windows\\currentversion\\uninstall',
           'software\\microsoft\\windows\\currentversion\\component based servicing',
           'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update')
 
@@ -275,6 +277,10 @@ def read_key(node, key):
         return {} if node.data.get('reboot_pending') else None
     if lowered == SESSION_ENVIRONMENT:
         return session_environment(node)
+    from . import msi  # pylint: disable=import-outside-toplevel
+    product = msi.uninstall_values(node, key)
+    if product is not None:
+        return product
     generic = _generic(node, key)
     if generic is not None:
         return generic
@@ -673,16 +679,58 @@ def new_item(ctx, params, input_items):
     return out
 
 
+def subkeys(node, key):
+    """The names of a key's subkeys: the installed products under an Uninstall key (windows/msi.py), the keys
+    scripts created (node.data['registry']). Other keys' subkeys are views not enumerated here."""
+    from . import msi  # pylint: disable=import-outside-toplevel
+    products = msi.uninstall_subkeys(node, key)
+    if products is not None:
+        return products
+    if any(known == key.lower() for known in _KNOWN) or key.lower() in REBOOT_KEYS or \
+            key.lower().startswith(SERVICES + '\\'):
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('listing the subkeys of %s' % provider_path(key))
+    prefix = key.lower() + '\\'
+    names = {stored[len(prefix):].split('\\', 1)[0] for stored in (node.data.get('registry') or {})
+             if stored.startswith(prefix)}
+    return sorted(names)
+
+
+def get_childitem(ctx, params, input_items):
+    """Get-ChildItem of a registry key: its subkeys, each a RegistryKey with the provider's PS* properties
+    (about_Registry_Provider). -Recurse, -Name and filters are not modelled."""
+    from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+    for unsupported in ('Recurse', 'Name', 'Filter', 'Include', 'Exclude', 'Depth'):
+        if params.get(unsupported):
+            raise Unsupported('Get-ChildItem -%s on a registry key' % unsupported)
+    node = ctx.host.node
+    out = []
+    for path in _paths(params):
+        key = _registry_key(path)
+        if not key_exists(node, key):
+            ctx.write_error(_not_found(path))
+            continue
+        out.extend(RegistryKey(node, key + '\\' + name) for name in subkeys(node, key))
+    return out
+
+
 class RegistryKey:
-    """The Microsoft.Win32.RegistryKey New-Item writes ([string]: the key's full name)."""
+    """Microsoft.Win32.RegistryKey as New-Item and Get-ChildItem write it ([string]: the key's full name), with
+    the properties the provider adds (PSPath, PSParentPath, PSChildName, PSIsContainer...)."""
 
     NET = 'Microsoft.Win32.RegistryKey'
-    PROPERTIES = ('Name', 'SubKeyCount', 'ValueCount')
+    PROPERTIES = ('Name', 'SubKeyCount', 'ValueCount', 'PSPath', 'PSParentPath', 'PSChildName', 'PSIsContainer')
 
     def __init__(self, node, key):
-        self.Name = provider_path(_case(node, key))  # pylint: disable=invalid-name
+        named = _case(node, key)
+        parent = named.rsplit('\\', 1)[0] if '\\' in named else ''
+        self.Name = provider_path(named)  # pylint: disable=invalid-name
         self.SubKeyCount = 0  # pylint: disable=invalid-name
         self.ValueCount = len(read_key(node, key) or {})  # pylint: disable=invalid-name
+        self.PSPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(named)  # pylint: disable=invalid-name
+        self.PSParentPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(parent)  # pylint: disable=invalid-name
+        self.PSChildName = child_name(named)  # pylint: disable=invalid-name
+        self.PSIsContainer = True  # pylint: disable=invalid-name
 
     def to_string(self):
         return self.Name
@@ -698,4 +746,5 @@ CMDLETS = {
 PROVIDER_CMDLETS = {
     ('hklm', 'Test-Path'): test_path,
     ('hklm', 'New-Item'): new_item,
+    ('hklm', 'Get-ChildItem'): get_childitem,
 }

@@ -1,0 +1,301 @@
+"""Open vSwitch in the Windows model: msiexec.exe, the WindowsInstaller.Installer object, ovs-vsctl.exe and the
+Hyper-V switch extension cmdlets (windows/msi.py, windows/openvswitch.py, windows/hyperv.py), and the scripts that
+use them run whole by the engine: node_info's ovs section (lib/ovs.ps1) and openvswitch_worker.ps1, each against
+its twin (handlers/core.py node_state, handlers/ovs.py) on an equivalent node."""
+
+import copy
+import hashlib
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import ovs  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.handlers.ovs import openvswitch_worker  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
+
+HYPER_V = {'Containers': 'installed', 'Hyper-V': 'installed', 'Hyper-V-PowerShell': 'installed'}
+MSI = 'C:\\ProgramData\\kubewin\\downloads\\openvswitch.msi'
+MSI_SHA256 = hashlib.sha256(b'openvswitch-hyperv-2.7.0-certified.msi').hexdigest()
+FEATURES = ['OpenvSwitchCLI', 'OpenvSwitchDriver', 'OVNHost']
+BRIDGE = {'name': 'br-ex', 'adapter': 'Ethernet', 'internal_port': 'vEthernet (Ethernet)',
+          'extension': ovs.EXTENSION}
+EXTERNAL_IDS = {'system-id': 'win1', 'ovn-remote': 'tcp:10.127.130.10:6642', 'ovn-encap-ip': '10.0.0.11',
+                'ovn-encap-type': 'geneve'}
+
+
+def _lib(name):
+    with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', name + '.ps1'), encoding='utf-8') as handle:
+        return handle.read()
+
+
+def new_node(transparent=True, msi=True):
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'features': dict(HYPER_V)}))
+    if transparent:
+        node.create_network({'name': 'external', 'type': 'Transparent', 'address_prefix': '10.244.11.0/24',
+                             'gateway': '10.244.11.1', 'adapter': 'Ethernet'})
+    if msi:
+        # The downloaded package: in the file system model (the script's Test-Path) and the twins' store.
+        filesystem.make_directories(node, 'C:\\ProgramData\\kubewin\\downloads')
+        filesystem.write_file(node, MSI, b'', stand_in={'sha256': MSI_SHA256, 'size': 24 * 1024 * 1024})
+        node.write_file(MSI, sha256=MSI_SHA256, size=24 * 1024 * 1024)
+    return node
+
+
+def spec(**changes):
+    """The worker's arguments as the openvswitch action writes them (plugins/action/openvswitch.py apply)."""
+    return dict({'stop': [], 'remove_bridge': None, 'remove_external_ids': [], 'install': None, 'bridge': None,
+                 'external_ids': {}, 'services': []}, **changes)
+
+
+def run_worker(node, arguments, operation_id='op-ovs'):
+    """openvswitch_worker.ps1, whole, as detached_start runs it: its arguments file written with
+    Write-KubeWinTextFile, then the script with -OperationId; returns the result file it leaves."""
+    outcome = run_on_node(node, _lib('files') + "\nWrite-KubeWinTextFile -Path (Get-KubeWinOperationPath -OperationId "
+                          "'%s' -Suffix '.args.json') -Text '%s'" % (operation_id, json.dumps(arguments).replace("'", "''")))
+    assert outcome.exit_code == 0, outcome
+    outcome = run_on_node(node, _pwsh.load_script('openvswitch_worker'), {'OperationId': operation_id})
+    assert (outcome.unsupported, outcome.exit_code) == (None, 0), outcome
+    entry = filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\operations\\%s.result.json' % operation_id)
+    return _contracts.check('openvswitch_worker', json.loads(filesystem.content_bytes(entry).decode('utf-8')))
+
+
+def ovs_section(node):
+    result = invoke(node, _pwsh.load_script('node_info'), {'Sections': ['ovs']}, error_action='stop')
+    assert (result['failed'], result['error']) == (False, []), result
+    return _contracts.check('node_info', json.loads(result['result']))['ovs']
+
+
+def twin_section(node):
+    return node_state(node, ['ovs'], [], [], [], [], [], [])['ovs']
+
+
+def as_the_twin_reports(section):
+    """The section as the twin words it. Two things the twin leaves out that Open vSwitch has: each bridge's local
+    port (ovs-vsctl(8) add-br makes a bridge "with no ports (other than bridge itself)", a port and interface of
+    the bridge's name, type internal), and the type of an ordinary port, which the database holds as the empty
+    string ("a synonym for system", vswitchd/vswitch.xml Interface type; the controller reads it so,
+    _ovs.describe_bridge) where the twin says system."""
+    section = copy.deepcopy(section)
+    for name, bridge in ((section.get('database') or {}).get('bridges') or {}).items():
+        assert bridge['ports'].pop(name)['type'] == 'internal'
+        for port in bridge['ports'].values():
+            port['type'] = port['type'] or 'system'
+    return section
+
+
+def services_of(node):
+    return {name: (service['state'], service['start_mode']) for name, service in node.data['services'].items()}
+
+
+def test_fresh_node_ovs_section_answers_as_its_twin():
+    node = new_node()
+    assert ovs_section(node) == twin_section(node) == {'products': [], 'vsctl': None, 'database': None,
+                                                       'database_error': None,
+                                                       'switches': [{'name': 'external', 'adapter': 'Ethernet',
+                                                                     'extension': None}]}
+
+
+def test_without_the_hyper_v_module_there_are_no_switches():
+    # Get-Command -Name Get-VMSwitch finds nothing where the Hyper-V module is not installed.
+    node = new_node(transparent=False)
+    node.data['features']['Hyper-V-PowerShell'] = 'available'
+    assert ovs_section(node)['switches'] == twin_section(node)['switches'] == []
+
+
+def test_install_and_bridge_run_whole_and_answer_as_the_twin():
+    arguments = spec(install={'msi': MSI, 'features': FEATURES}, bridge=BRIDGE, external_ids=EXTERNAL_IDS,
+                     services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
+    real, twin = new_node(), new_node()
+    outcome = run_worker(real, arguments)
+    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
+    assert (outcome['state'], outcome['installed'], outcome['bridge_rebuilt'], outcome['error']) == \
+        ('done', True, True, None)
+    assert services_of(real) == services_of(twin)
+    assert real.data['ovs'] == twin.data['ovs']
+    section = ovs_section(real)
+    assert as_the_twin_reports(section) == twin_section(twin)
+    assert section['database']['bridges']['br-ex']['ports'] == {
+        'br-ex': {'type': 'internal', 'error': 'could not open network device br-ex (No such device)'},
+        'Ethernet': {'type': '', 'error': None},
+        'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
+    assert section['vsctl'] == ovs.BIN_DIR + '\\ovs-vsctl.exe'
+    assert section['switches'] == [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': True}}]
+    # msiexec wrote its log where /l*v said, and the machine PATH has the package's bin folder.
+    log = filesystem.lookup(real, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log')
+    assert b'MainEngineThread is returning 0' in filesystem.content_bytes(log)
+    assert real.data['environment']['Path'].endswith(';' + ovs.BIN_DIR + '\\')
+
+    # Run again on the converged nodes: the bridge is rebuilt the same way, the services are left running.
+    again = spec(bridge=BRIDGE, external_ids=EXTERNAL_IDS, services=['ovsdb-server', 'ovs-vswitchd'])
+    outcome = run_worker(real, again, 'op-ovs-2')
+    assert outcome == openvswitch_worker(twin, copy.deepcopy(again), 'op-ovs-2')
+    assert as_the_twin_reports(ovs_section(real)) == twin_section(twin)
+
+
+def test_msiexec_failing_with_1603_fails_the_worker_as_in_the_twin():
+    # An ADDLOCAL feature the package does not have: Windows Installer error 2711, msiexec exits 1603.
+    arguments = spec(install={'msi': MSI, 'features': ['OpenvSwitchCLI', 'OVSExtras']}, bridge=BRIDGE)
+    real, twin = new_node(), new_node()
+    outcome = run_worker(real, arguments)
+    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
+    assert outcome['error'] == ('msiexec failed with exit code 1603; see '
+                                'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log on the node')
+    assert ovs_section(real) == twin_section(twin)
+    log = filesystem.content_bytes(filesystem.lookup(real, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log'))
+    assert b"Error 2711:  The specified Feature name ('OVSExtras') not found in Feature table" in log
+    assert b'MainEngineThread is returning 1603' in log
+
+
+def test_taking_the_node_out_of_ovn_answers_as_the_twin():
+    setup = spec(install={'msi': MSI, 'features': FEATURES}, bridge=BRIDGE, external_ids=EXTERNAL_IDS,
+                 services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
+    real, twin = new_node(), new_node()
+    run_worker(real, setup)
+    openvswitch_worker(twin, copy.deepcopy(setup), 'op-ovs')
+    absent = spec(stop=['ovn-controller'], remove_bridge={'name': 'br-ex', 'extension': ovs.EXTENSION,
+                                                          'disable_extension_on': ['Ethernet']},
+                  remove_external_ids=['ovn-remote', 'ovn-encap-ip', 'ovn-encap-type'])
+    outcome = run_worker(real, absent, 'op-ovs-absent')
+    assert outcome == openvswitch_worker(twin, copy.deepcopy(absent), 'op-ovs-absent')
+    assert (outcome['state'], outcome['bridge_removed']) == ('done', True)
+    assert services_of(real) == services_of(twin)
+    assert ovs_section(real) == twin_section(twin)
+    assert ovs_section(real)['database'] == {'bridges': {}, 'external_ids': {'system-id': 'win1'}}
+
+
+# -- msiexec.exe (windows/msi.py): exit codes from "MsiExec.exe and InstMsi.exe Error Messages" -------------------
+
+MSIEXEC = ("$p = Start-Process -FilePath 'msiexec.exe' -ArgumentList @(%s) -Wait -PassThru\n$p.ExitCode")
+
+
+def _msiexec(node, arguments):
+    outcome = run_on_node(node, MSIEXEC % arguments)
+    assert (outcome.unsupported, outcome.exit_code, outcome.errors) == (None, 0, []), outcome
+    return int(outcome.output[-1])
+
+
+def test_msiexec_exit_codes():
+    log = "'/l*v', '\"C:\\ProgramData\\kubewin\\msi.log\"'"
+    install = "'/i', '\"%s\"', 'ADDLOCAL=\"OpenvSwitchCLI\"', '/qn', '/norestart', " % MSI
+    node = new_node()
+    filesystem.make_directories(node, 'C:\\ProgramData\\kubewin')
+    # 1622: the log's folder does not exist (ERROR_INSTALL_LOG_FAILURE).
+    assert _msiexec(node, install + "'/l*v', 'C:\\nowhere\\msi.log'") == 1622
+    # 1619: the package cannot be opened (ERROR_INSTALL_PACKAGE_OPEN_FAILED).
+    assert _msiexec(node, "'/i', 'C:\\missing.msi', '/qn', " + log) == 1619
+    # 1639: a word msiexec does not take (ERROR_INVALID_COMMAND_LINE).
+    assert _msiexec(node, "'/i', 'C:\\missing.msi', 'stray'") == 1639
+    # 1618: another installation holds the Windows Installer service (ERROR_INSTALL_ALREADY_RUNNING).
+    node.data['profile']['msi_install_in_progress'] = True
+    assert _msiexec(node, install + log) == 1618 and 'ovs' not in node.data
+    del node.data['profile']['msi_install_in_progress']
+    # 3010: installed, a restart completes it (ERROR_SUCCESS_REBOOT_REQUIRED).
+    node.data['profile']['msi_reboot_required'] = True
+    assert _msiexec(node, install + log) == 3010
+    assert node.data['ovs']['products'][0]['features'] == {
+        'OpenvSwitchCLI': 'local', 'OpenvSwitchDriver': 'absent', 'OVNHost': 'absent'}
+    # The CLI feature brings ovsdb-server and ovs-vswitchd, started at the end; OVNHost was not asked for.
+    assert services_of(node) == {'ovsdb-server': ('running', 'auto'), 'ovs-vswitchd': ('running', 'auto')}
+
+
+def test_the_worker_reports_a_reboot_msiexec_asks_for():
+    node = new_node()
+    node.data['profile']['msi_reboot_required'] = True
+    outcome = run_worker(node, spec(install={'msi': MSI, 'features': FEATURES}))
+    assert (outcome['state'], outcome['installed'], outcome['reboot_required']) == ('done', True, True)
+
+
+# -- WindowsInstaller.Installer (windows/msi.py): "Installer.Features property", "Installer.FeatureState property" ---
+
+def test_installer_object_and_uninstall_key():
+    node = new_node()
+    assert _msiexec(node, "'/i', '%s', 'ADDLOCAL=OpenvSwitchCLI,OpenvSwitchDriver'" % MSI) == 0
+    code = ovs.PRODUCT_CODE
+    outcome = run_on_node(node, "$i = New-Object -ComObject WindowsInstaller.Installer\n"
+                                "@($i.Features('%s')).Count\n$i.FeatureState('%s', 'OpenvSwitchDriver')\n"
+                                "$i.FeatureState('%s', 'OVNHost')\n$i.FeatureState('{00000000-0000-0000-0000-000000000000}', 'x')\n"
+                                "$k = @(Get-ChildItem -LiteralPath 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Uninstall')\n"
+                                "$k[0].PSChildName\n(Get-ItemProperty -LiteralPath $k[0].PSPath).DisplayName\n"
+                                "@(Get-ChildItem -LiteralPath 'HKLM:\\SOFTWARE\\WOW6432Node\\Microsoft\\Windows\\CurrentVersion\\Uninstall').Count"
+                          % (code, code, code))
+    assert (outcome.unsupported, outcome.exit_code, outcome.errors) == (None, 0, []), outcome
+    # msiInstallStateLocal 3, msiInstallStateAbsent 2, msiInstallStateUnknown -1.
+    assert outcome.output == ['3', '3', '2', '-1', code, ovs.PRODUCT_NAME, '0']
+
+
+# -- ovs-vsctl.exe (windows/openvswitch.py): ovs-vsctl(8), lib/db-ctl-base.man ------------------------------------
+
+def _vsctl(node, *arguments):
+    words = ', '.join("'%s'" % word.replace("'", "''") for word in arguments)
+    outcome = run_on_node(node, "$ErrorActionPreference = 'Continue'\n$out = & '%s\\ovs-vsctl.exe' @(%s) 2>&1\n"
+                                "$LASTEXITCODE\n$out | ForEach-Object { [string]$_ }" % (ovs.BIN_DIR, words))
+    assert outcome.unsupported is None, outcome
+    return int(outcome.output[0]), outcome.output[1:]
+
+
+def test_ovs_vsctl_documented_behaviour():
+    node = new_node()
+    assert _vsctl(node, 'list-br') == (1, ['ovs-vsctl: unix:C:\\ProgramData\\openvswitch\\db.sock: database connection '
+                                           'failed (No such file or directory)'])
+    assert _msiexec(node, "'/i', '%s', 'ADDLOCAL=OpenvSwitchCLI'" % MSI) == 0
+    assert _vsctl(node, '--no-wait', 'add-br', 'br-ex') == (0, [])
+    assert _vsctl(node, '--no-wait', 'add-br', 'br-ex') == (
+        1, ['ovs-vsctl: cannot create a bridge named br-ex because a bridge named br-ex already exists'])
+    assert _vsctl(node, '--no-wait', '--may-exist', 'add-br', 'br-ex') == (0, [])
+    assert _vsctl(node, '--no-wait', 'add-port', 'br-ex', 'Ethernet') == (0, [])
+    assert _vsctl(node, '--no-wait', 'add-port', 'br-int', 'Ethernet') == (1, ['ovs-vsctl: no bridge named br-int'])
+    assert _vsctl(node, '--no-wait', 'add-br', 'Ethernet') == (
+        1, ['ovs-vsctl: cannot create a bridge named Ethernet because a port named Ethernet already exists on bridge br-ex'])
+    assert _vsctl(node, '--no-wait', 'del-port', 'br-ex') == (
+        1, ['ovs-vsctl: cannot delete port br-ex because it is the local port for bridge br-ex (deleting this port '
+            'requires deleting the entire bridge)'])
+    assert _vsctl(node, '--no-wait', 'del-port', 'nic9') == (1, ['ovs-vsctl: no port named nic9'])
+    assert _vsctl(node, '--no-wait', '--if-exists', 'del-port', 'nic9') == (0, [])
+    assert _vsctl(node, 'list-br') == (0, ['br-ex'])
+    assert _vsctl(node, 'br-exists', 'br-int') == (2, [])
+    # A failing command leaves the transaction undone: add-port ran before the failing add-br.
+    assert _vsctl(node, '--no-wait', 'add-port', 'br-ex', 'nic2', '--', 'add-br', 'br-ex')[0] == 1
+    assert node.data['ovs']['db']['bridges']['br-ex']['ports'] == {'Ethernet': 'system'}
+    # 5.1 passes external_ids:k="v" as one word; the program's C runtime drops the quotes.
+    assert _vsctl(node, '--no-wait', 'set', 'Open_vSwitch', '.', 'external_ids:ovn-remote="tcp:10.0.0.1:6642"',
+                  'external_ids:quoted="\\"a\\""') == (0, [])
+    assert node.data['ovs']['db']['external_ids'] == {'ovn-remote': 'tcp:10.0.0.1:6642', 'quoted': 'a'}
+    assert _vsctl(node, 'get', 'Open_vSwitch', '.', 'external_ids:ovn-remote') == (0, ['"tcp:10.0.0.1:6642"'])
+    assert _vsctl(node, 'get', 'Open_vSwitch', '.', 'external_ids:nothing') == (
+        1, ['ovs-vsctl: no key "nothing" in Open_vSwitch record "." column external_ids'])
+    assert _vsctl(node, '--no-wait', 'remove', 'Open_vSwitch', '.', 'external_ids', 'quoted', 'absent') == (0, [])
+    code, out = _vsctl(node, '--format=json', '--columns=name,type,error', 'list', 'Interface')
+    assert code == 0 and json.loads(out[0]) == {'headings': ['name', 'type', 'error'], 'data': [
+        ['Ethernet', '', ['set', []]],
+        ['br-ex', 'internal', 'could not open network device br-ex (No such device)']]}
+    assert _vsctl(node, '--format=json', '--columns=nope', 'list', 'Bridge') == (
+        1, ['ovs-vsctl: Bridge does not contain a column whose name matches "nope"'])
+    assert _vsctl(node, 'frobnicate') == (1, ["ovs-vsctl: unknown command 'frobnicate'; use --help for help"])
+
+
+# -- Hyper-V (windows/hyperv.py) ----------------------------------------------------------------------------------
+
+def test_switch_extension_cmdlets():
+    node = new_node()
+    outcome = run_on_node(node, "(Get-VMSwitch).NetAdapterInterfaceDescription\n"
+                                "@(Get-VMSwitchExtension -VMSwitchName external).Name -join ','\n"
+                                "Get-VMSwitchExtension -VMSwitchName external -Name '%s' -ErrorAction SilentlyContinue\n"
+                                "'-'" % ovs.EXTENSION)
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    assert outcome.output == ['Microsoft Hyper-V Network Adapter',
+                              'Microsoft Windows Filtering Platform,Microsoft NDIS Capture', '-']
+    assert _msiexec(node, "'/i', '%s', 'ADDLOCAL=OpenvSwitchCLI,OpenvSwitchDriver'" % MSI) == 0
+    outcome = run_on_node(node, "(Enable-VMSwitchExtension -VMSwitchName external -Name '%s').Enabled\n"
+                                "(Get-VMSwitchExtension -VMSwitchName external -Name '%s').Enabled"
+                          % (ovs.EXTENSION, ovs.EXTENSION))
+    assert (outcome.exit_code, outcome.output) == (0, ['True', 'True']), outcome
+    assert node.data['ovs']['extensions'] == {'Ethernet': True}
+    outcome = run_on_node(node, "Get-VMSwitch -Name other")
+    assert outcome.errors == ['Hyper-V was unable to find a virtual switch with name "other".'], outcome
