@@ -1,8 +1,9 @@
 """lib/ovs.ps1's Invoke-KubeWinOvsVsctl, as written in the file, run by the engine under the callers' Stop.
 
-ovs-vsctl.exe has no program model yet, so the function runs another modelled native program that writes
-stderr and exits non-zero (kubeadm.exe with an unknown command): the function is generic over the program
-path it is given. A program that warns on stderr and exits 0 is not modelled, so that case has no test here.
+The function runs another modelled native program that writes stderr and exits non-zero (kubeadm.exe with an
+unknown command): it is generic over the program path it is given (ovs-vsctl.exe's model, windows/openvswitch.py,
+runs in test_windows_ovs.py). A program that warns on stderr and exits 0 is not modelled, so that case has no test
+here.
 """
 
 import os
