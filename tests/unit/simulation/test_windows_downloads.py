@@ -332,3 +332,17 @@ def test_a_corrupt_body_fails_the_checksum_and_keeps_the_previous_file(tmp_path,
     assert _same(answers)[1] == ('checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
                                  % (KUBELET, sha256(KUBELET), corrupt))
     assert run(answers[0][1], "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
+
+
+def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_dir):
+    # tar.exe writes its error to stderr. Under win_powershell the runspace redirects a native program's stderr
+    # (NativeCommandProcessor.CalculateIORedirection: the error pipe is no Out-Default), 5.1 writes each line as an
+    # error record, and the script's $ErrorActionPreference = 'Stop' ended the script at tar's first line: the
+    # failure never named the URL, and a warning of a successful extraction would have failed it too.
+    url = BASE + '/not-an-archive.tar.gz'
+    node = fresh_node()
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), _parameters(url, 'C:\\t', Format='tar.gz', Members=['a.exe'],
+                                                                         Names=['a.exe']))
+    assert result['failed'] and result['error'][-1]['exception']['message'] == (
+        'tar.exe could not extract %s (exit code 1): tar.exe: Error opening archive: Unrecognized archive format' % url)
+    assert [key for key in filesystem.tree(node) if key.startswith('c:\\t\\')] == []
