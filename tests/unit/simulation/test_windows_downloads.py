@@ -341,8 +341,17 @@ def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_di
     # failure never named the URL, and a warning of a successful extraction would have failed it too.
     url = BASE + '/not-an-archive.tar.gz'
     node = fresh_node()
-    result = invoke(node, _pwsh.load_script('artifact_fetch'), _parameters(url, 'C:\\t', Format='tar.gz', Members=['a.exe'],
-                                                                         Names=['a.exe']))
+    parameters = _parameters(url, 'C:\\t', Format='tar.gz', Members=['a.exe'], Names=['a.exe'])
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
     assert result['failed'] and result['error'][-1]['exception']['message'] == (
         'tar.exe could not extract %s (exit code 1): tar.exe: Error opening archive: Unrecognized archive format' % url)
     assert [key for key in filesystem.tree(node) if key.startswith('c:\\t\\')] == []
+
+
+def test_a_download_through_a_proxy_with_credentials(web_dir):
+    # The action sends the proxy password as a sensitive parameter: a SecureString the script puts in a PSCredential.
+    node = fresh_node()
+    result = invoke(node, _pwsh.load_script('artifact_fetch'),
+                    _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy='http://proxy.example.invalid:3128', ProxyUsername='u'),
+                    sensitive_parameters=[{'name': 'ProxyPassword', 'value': 'secret'}])
+    assert (result['failed'], json.loads(result['result'])['sha']) == (False, sha256(KUBELET))

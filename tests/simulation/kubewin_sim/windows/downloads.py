@@ -33,9 +33,10 @@ Every message starts with the program's name, ``tar.exe: ``.
 
 System.IO.Compression.ZipFile.ExtractToDirectory (.NET Framework 4.5+ API reference; the assembly
 System.IO.Compression.FileSystem, which Windows PowerShell 5.1 does not load until ``Add-Type
--AssemblyName``): creates the folder, writes every entry under it, fails (IOException) on an entry whose
-file already exists; a file that is no zip is InvalidDataException "End of Central Directory record could
-not be found.".
+-AssemblyName``): creates the folder (an existing one is fine, whatever the reference page says:
+dotnet/runtime issue 53609, the method calls Directory.CreateDirectory), writes every entry under it,
+fails (IOException) on an entry whose file already exists; a file that is no zip is InvalidDataException
+"End of Central Directory record could not be found.".
 
 What an archive holds: a real archive's bytes are read (Python's tarfile and zipfile); an archive of the
 simulated web (its bytes ``kubewin-sim:<url>``, or a stand-in whose SHA-256 web.json pins for a URL)
