@@ -131,6 +131,9 @@ def invoke_web_request(ctx, params, input_items):
     target = filesystem.normalize(params['OutFile'])
     if 'body' in served:
         filesystem.write_file(ctx.host.node, target, served['body'])
+    elif 'sha256' not in served:
+        # A stand-in is known by its SHA-256 (windows/filesystem.py); a pin by another digest has nothing to land as.
+        raise Unsupported('a download of %s, which web.json pins by a digest other than SHA-256' % url)
     else:
         pinned = {'sha256': served['sha256'], 'size': served['size']}
         filesystem.write_file(ctx.host.node, target, b'', stand_in=pinned)
