@@ -161,8 +161,15 @@ try {
             [System.IO.Compression.ZipFile]::ExtractToDirectory($download, $unpacked)
         }
         else {
-            & "$env:SystemRoot\System32\tar.exe" -x -z -f $download -C $unpacked
-            if ($LASTEXITCODE -ne 0) { throw "tar.exe could not extract $Url (exit code $LASTEXITCODE)" }
+            # tar.exe reports on stderr, which Windows PowerShell 5.1 turns into error records here: under 'Stop'
+            # the first line would end the script before the exit code is read, so they are collected instead.
+            $messages = & {
+                $ErrorActionPreference = 'Continue'
+                & "$env:SystemRoot\System32\tar.exe" -x -z -f $download -C $unpacked 2>&1
+            }
+            if ($LASTEXITCODE -ne 0) {
+                throw "tar.exe could not extract $Url (exit code $LASTEXITCODE): $(@($messages) -join ' ')"
+            }
         }
         $missing = @($Members | Where-Object { -not (Test-Path -LiteralPath (Join-Path -Path $unpacked -ChildPath $_)) })
         if ($missing) { throw "$Url does not contain: $($missing -join ', ')" }

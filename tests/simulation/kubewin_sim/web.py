@@ -13,6 +13,13 @@ without that suffix, as upstream release sites do: an honest mirror.
 
 A fault is one of 200, 404, 403, 500, 503, timeout, reset, corrupt (the body
 differs from what the URL normally serves), truncated.
+
+An archive URL (a layout below or in ``archives``) serves the same kind of body: the simulation has no
+upstream archive bytes. What a program finds inside such an archive is derived here once
+(``simulated_archive``, ``member_identity``), for the handler and for the Windows model's tar.exe and
+ZipFile alike: the archive is recognised by its content (the bytes ``kubewin-sim:<url>``, or a SHA-256
+that ``served`` pins for a URL), each member a binary of 4096 bytes whose SHA-256 derives from the URL,
+the archive's SHA-256 and the member's path.
 """
 
 import contextlib
@@ -22,6 +29,8 @@ import json
 import os
 import re
 
+PREFIX = b'kubewin-sim:'
+MEMBER_SIZE = 4096
 HASH_SUFFIXES = {'.sha256': 'sha256', '.sha256sum': 'sha256', '.sha512': 'sha512'}
 TRANSIENT = {'500', '502', '503', 'timeout', 'reset'}
 
@@ -38,6 +47,16 @@ KNOWN_LAYOUTS = [
     (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
     (r'/nssm-2\.24\.zip$', ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']),
 ]
+
+
+# The reason phrases .NET Framework's HttpWebRequest puts in a WebException for an HTTP error status
+# ("The remote server returned an error: (404) Not Found.": System.Net resource net_servererror with
+# the status code's own resource, net_httpstatuscode_*), and the messages of a timeout and of a
+# connection closed while receiving (WebExceptionStatus Timeout and ReceiveFailure; Windows PowerShell
+# 5.1's Invoke-WebRequest reports a timeout with its own RequestTimeout string, the same text). The
+# WebError of an answer carries the message the WebException has on Windows.
+REASONS = {'403': 'Forbidden', '404': 'Not Found', '500': 'Internal Server Error', '502': 'Bad Gateway',
+           '503': 'Server Unavailable'}
 
 
 class WebError(Exception):
@@ -78,12 +97,11 @@ def configure(state_dir, served=None, archives=None, faults=None):
 
 
 def identity(data, url):
-    """{'sha256', 'sha512', 'size'} of what ``url`` serves when nothing goes wrong."""
+    """{'sha256', 'sha512', 'size'} of what ``url`` serves when nothing goes wrong, with 'body' (the bytes)
+    unless ``served`` pins it by its digest."""
     if url in data['served']:
         return dict(data['served'][url])
-    content = body(url)
-    return {'sha256': hashlib.sha256(content).hexdigest(), 'sha512': hashlib.sha512(content).hexdigest(),
-            'size': len(content)}
+    return _digests(body(url))
 
 
 def _hash_file(data, url):
@@ -94,8 +112,14 @@ def _hash_file(data, url):
     return None
 
 
+def _digests(content):
+    return {'sha256': hashlib.sha256(content).hexdigest(), 'sha512': hashlib.sha512(content).hexdigest(),
+            'size': len(content), 'body': content}
+
+
 def request(state_dir, url):
-    """One HTTP GET. Returns {'sha256', 'sha512', 'size'} or {'text'} for hash files; raises WebError."""
+    """One HTTP GET. Returns {'sha256', 'sha512', 'size'} and, when the web has the bytes, 'body' (the bytes),
+    or {'text', 'body'} for hash files; raises WebError."""
     with _web(state_dir) as data:
         queue = data['faults'].get(url) or []
         answer = queue.pop(0) if queue else '200'
@@ -103,21 +127,24 @@ def request(state_dir, url):
         served = identity(data, url)
     # Raised after the block, so the consumed fault is saved.
     if answer in ('404', '403', '500', '502', '503'):
-        raise WebError('The remote server returned an error: (%s).' % answer, answer, answer in TRANSIENT)
+        raise WebError('The remote server returned an error: (%s) %s.' % (answer, REASONS[answer]), answer,
+                       answer in TRANSIENT)
     if answer == 'timeout':
         raise WebError('The operation has timed out.', 'timeout', True)
     if answer == 'reset':
         raise WebError('The underlying connection was closed: An unexpected error occurred on a receive.',
                        'reset', True)
     if text is not None:
-        return {'text': text}
+        return {'text': text, 'body': text.encode('ascii')}
+    pinned = 'body' not in served
     if answer == 'corrupt':
-        served = {'sha256': hashlib.sha256(b'corrupt' + body(url)).hexdigest(),
-                  'sha512': hashlib.sha512(b'corrupt' + body(url)).hexdigest(), 'size': served['size']}
+        # Other bytes than the URL serves; a pinned binary keeps its size, the web has no bytes of it.
+        corrupt = _digests(b'corrupt' + body(url))
+        served = dict(corrupt, size=served['size']) if pinned else corrupt
+        if pinned:
+            del served['body']
     elif answer == 'truncated':
-        short = body(url)[:5]
-        served = {'sha256': hashlib.sha256(short).hexdigest(), 'sha512': hashlib.sha512(short).hexdigest(),
-                  'size': len(short)}
+        served = _digests(body(url)[:5])
     return served
 
 
@@ -129,3 +156,24 @@ def archive_members(state_dir, url):
         if re.search(pattern, url):
             return list(members)
     return []
+
+
+def simulated_archive(state_dir, data=None, sha256=None):
+    """The URL whose archive a file is, known by its bytes ``data`` (``kubewin-sim:<url>``) or, for a file
+    the web served by its pinned digest, its ``sha256``; None when it is no archive of the simulated web."""
+    url = None
+    if data is not None and data.startswith(PREFIX):
+        url = data[len(PREFIX):].decode('utf-8', 'replace')
+    elif sha256 is not None:
+        with _web(state_dir) as web_data:
+            url = next((candidate for candidate, pin in sorted(web_data['served'].items())
+                        if pin.get('sha256') == sha256), None)
+    if url is None or not archive_members(state_dir, url):
+        return None
+    return url
+
+
+def member_identity(url, archive_sha256, member):
+    """{'sha256', 'size'} of the member ``member`` of the archive ``url`` whose SHA-256 is ``archive_sha256``."""
+    digest = hashlib.sha256(('%s#%s#%s' % (url, archive_sha256, member.lstrip('./'))).encode()).hexdigest()
+    return {'sha256': digest, 'size': MEMBER_SIZE}

@@ -462,10 +462,11 @@ def test_zipfile_extracts_to_a_directory_and_refuses_to_overwrite():
     node = fresh_node()
     run(node, "[System.IO.File]::WriteAllBytes('C:\\a.zip', [System.Convert]::FromBase64String('%s'))"
         % __import__('base64').b64encode(buffer.getvalue()).decode())
-    assert run(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x'); "
+    assert run(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; "
+                     "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x'); "
                      "Get-ChildItem C:\\x -Recurse | ForEach-Object { $_.FullName }") == [
         'C:\\x\\bin', 'C:\\x\\README', 'C:\\x\\bin\\flanneld.exe']
-    assert 'already exists' in failing(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
+    assert 'already exists' in failing(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; [System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
 
 
 def test_the_registry_keeps_a_path_that_is_not_ascii():

@@ -95,8 +95,8 @@ def test_a_definition_the_model_does_not_know_is_an_engine_gap_naming_it():
 
 
 def test_an_assembly_the_model_does_not_know_is_an_engine_gap_naming_it():
-    outcome = run(hns_node(), 'Add-Type -AssemblyName System.IO.Compression.FileSystem')
-    assert outcome.exit_code == 2 and 'System.IO.Compression.FileSystem' in outcome.unsupported
+    outcome = run(hns_node(), 'Add-Type -AssemblyName System.Windows.Forms')
+    assert outcome.exit_code == 2 and 'System.Windows.Forms' in outcome.unsupported
 
 
 def test_types_live_in_their_session_only():

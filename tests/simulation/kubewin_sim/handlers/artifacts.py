@@ -1,6 +1,5 @@
 """Simulation of artifact_fetch.ps1: download with retries, verify, then install."""
 
-import hashlib
 import ntpath
 import os
 import uuid
@@ -82,8 +81,8 @@ def artifact_fetch(node, p, context):
             raise ScriptFailure('%s does not contain: %s' % (p['Url'], ', '.join(missing)))
         for member, name in zip(p['Members'], p['Names']):
             target = ntpath.join(p['Dest'], name)
-            digest = hashlib.sha256(('%s#%s#%s' % (p['Url'], actual, member)).encode()).hexdigest()
-            _install(node, target, digest, 4096)
+            member_file = web.member_identity(p['Url'], served['sha256'], member)
+            _install(node, target, member_file['sha256'], member_file['size'])
             placed.append(target)
     node.register(placed)
     record = {'url': p['Url'], 'checksum': p['ChecksumSpec']}

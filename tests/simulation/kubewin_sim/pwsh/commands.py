@@ -198,7 +198,9 @@ def invoke_command(interpreter, node, scope, input_items, piped):
         return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped)
     host = interpreter.host
     if host is not None and host.has_program(name):
-        args, redirections = read_arguments(interpreter, node, scope, lambda written: False)
+        # A native program gets each token as a word of its command line (about_Parsing, "Passing arguments that
+        # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
+        args, redirections = read_arguments(interpreter, node, scope, lambda written: True)
         return _invoke_native(interpreter, host, name, args, redirections, scope, input_items)
     raise PSError("The term '%s' is not recognized as the name of a cmdlet, function, script file, or operable program. "
                   "Check the spelling of the name, or if a path was included, verify that the path is correct and try "

@@ -13,6 +13,7 @@ import base64
 import math
 import ntpath
 import re
+import urllib.parse
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
@@ -177,6 +178,51 @@ register(NetType('System.IO.Path', statics={
     'IsPathRooted': lambda path: bool(re.match(r'^([A-Za-z]:|[\\/])', to_string(path))),
     'DirectorySeparatorChar': '\\',
 }))
+
+
+class Uri:
+    """System.Uri as PowerShell makes one from a string: ``new Uri(text, UriKind.RelativeOrAbsolute)``
+    (LanguagePrimitives.ConvertStringToUri in PowerShell's source, the logic of UriTypeConverter in
+    .NET Framework). An absolute URI has a scheme; its scheme and host are compared in lower case,
+    AbsolutePath is the escaped path ('/' for none). A relative one has no AbsolutePath, Host...:
+    reading them throws InvalidOperationException (System.Uri reference: "This instance represents a
+    relative URI")."""
+
+    NET = 'System.Uri'
+    PROPERTIES = ('AbsolutePath', 'AbsoluteUri', 'Host', 'IsAbsoluteUri', 'OriginalString', 'Query', 'Scheme')
+
+    def __init__(self, text):
+        self.OriginalString = to_string(text)
+        match = re.match(r'^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)(\?[^#]*)?(#.*)?$', self.OriginalString)
+        if match is None and re.match(r'^[A-Za-z][A-Za-z0-9+.-]*:', self.OriginalString) \
+                and not re.match(r'^[A-Za-z]:[\\/]', self.OriginalString):
+            raise PSError('Invalid URI: The format of the URI could not be determined.', 'System.UriFormatException')
+        self.IsAbsoluteUri = match is not None
+        if match is not None:
+            self._scheme, self._host = match.group(1).lower(), match.group(2).lower()
+            self._path = urllib.parse.quote(match.group(3) or '/', safe="/%:@!$&'()*+,;=-._~")
+            self._query = match.group(4) or ''
+
+    def _absolute(self, name):
+        if not self.IsAbsoluteUri:
+            raise PSError('This operation is not supported for a relative URI.', 'System.InvalidOperationException')
+        return getattr(self, name)
+
+    AbsolutePath = property(lambda self: self._absolute('_path'))
+    Host = property(lambda self: self._absolute('_host'))
+    Scheme = property(lambda self: self._absolute('_scheme'))
+    Query = property(lambda self: self._absolute('_query'))
+    AbsoluteUri = property(lambda self: '%s://%s%s%s' % (self.Scheme, self.Host, self.AbsolutePath, self.Query))
+
+    def to_string(self):
+        return self.AbsoluteUri if self.IsAbsoluteUri else self.OriginalString
+
+
+def _to_uri(value):
+    return value if isinstance(value, Uri) else Uri(value)
+
+
+register(NetType('System.Uri', _to_uri, lambda value: isinstance(value, Uri), constructor=Uri), 'uri')
 
 
 def _bytes(value):

@@ -91,6 +91,8 @@ class ExceptionObject:
         self.Message = error.message
         self.InnerException = ExceptionObject(error.inner) if error.inner is not None else None
         self.ErrorRecord = None
+        for name, value in error.properties.items():
+            setattr(self, name, value)
 
     @property
     def NET(self):  # pylint: disable=invalid-name

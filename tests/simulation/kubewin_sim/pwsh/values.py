@@ -18,8 +18,10 @@ class PSError(Exception):
     """A .NET exception raised inside the engine: carries the .NET type name PowerShell would see."""
 
     def __init__(self, message, type_name='System.Management.Automation.RuntimeException', error_id=None,
-                 category='NotSpecified', inner=None, target=None):
+                 category='NotSpecified', inner=None, target=None, properties=None):
         super().__init__(message)
+        # Members of the .NET exception beyond Message and InnerException (a WebException's Response, Status).
+        self.properties = dict(properties or {})
         self.message = message
         self.type_name = type_name
         self.error_id = error_id or type_name.rsplit('.', 1)[-1]

@@ -21,11 +21,11 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import (addtype, filesystem, hns, hyperv, kubeadm, msi, nettcpip, netsecurity, openvswitch, processes, registry,
-               services, system)
+from . import (addtype, downloads, filesystem, hns, hyperv, kubeadm, msi, nettcpip, netsecurity, openvswitch, processes,
+               registry, services, system)
 
-AREAS = (nettcpip, filesystem, addtype, hns, hyperv, netsecurity, processes, kubeadm, msi, openvswitch, registry, services,
-         system)
+AREAS = (nettcpip, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, kubeadm, msi, openvswitch,
+         registry, services, system)
 
 
 class ProgramResult:

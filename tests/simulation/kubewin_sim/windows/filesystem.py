@@ -58,6 +58,11 @@ DEFAULT_ITEMS = (
     ('C:\\Windows', SYSTEM, False, []),
     ('C:\\Windows\\System32', SYSTEM, False, []),
     ('C:\\Users', SYSTEM, False, []),
+    # The profile of the account WinRM runs scripts as, down to its TEMP folder ($env:TEMP, windows/system.py).
+    ('C:\\Users\\Administrator', SYSTEM, False, []),
+    ('C:\\Users\\Administrator\\AppData', SYSTEM, False, []),
+    ('C:\\Users\\Administrator\\AppData\\Local', SYSTEM, False, []),
+    ('C:\\Users\\Administrator\\AppData\\Local\\Temp', SYSTEM, False, []),
 )
 # Who creates items: the collection's scripts run as an administrator, whose new items Administrators own.
 CREATOR = ADMINISTRATORS
@@ -894,38 +899,9 @@ def _directory_statics(node):
     }
 
 
-def extract_zip(node, source, destination):
-    """ZipFile.ExtractToDirectory (System.IO.Compression.FileSystem, .NET Framework 4.5+): creates the folder,
-    writes every entry under it, and fails (IOException) on an entry whose file already exists; folders of
-    the entries are created as needed."""
-    import io  # pylint: disable=import-outside-toplevel
-    import zipfile  # pylint: disable=import-outside-toplevel
-    entry = lookup(node, source)
-    if entry is None or entry['dir']:
-        raise PSError("Could not find file '%s'." % normalize(source), 'System.IO.FileNotFoundException')
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(content_bytes(entry)))
-    except zipfile.BadZipFile:
-        raise PSError('End of Central Directory record could not be found.', 'System.IO.InvalidDataException') from None
-    root = normalize(destination)
-    make_directories(node, root)
-    for member in archive.infolist():
-        target = normalize(root + '\\' + member.filename.replace('/', '\\'))
-        if member.filename.endswith('/'):
-            make_directories(node, target)
-            continue
-        if lookup(node, target) is not None:
-            raise PSError("The file '%s' already exists." % target, 'System.IO.IOException')
-        make_directories(node, parent_of(target))
-        create(node, target, False, archive.read(member))
-    return AUTOMATION_NULL
-
-
 def types(host):
-    """The .NET types bound to this node: [System.IO.File], [System.IO.Directory], ZipFile."""
+    """The .NET types bound to this node: [System.IO.File], [System.IO.Directory] (ZipFile: windows/downloads.py)."""
     return {
-        'system.io.compression.zipfile': NetType('System.IO.Compression.ZipFile', statics={
-            'ExtractToDirectory': lambda source, destination, *rest: extract_zip(host.node, source, destination)}),
         'system.io.file': NetType('System.IO.File', statics=_file_statics(host.node)),
         'system.io.directory': NetType('System.IO.Directory', statics=_directory_statics(host.node)),
     }

@@ -1,0 +1,357 @@
+"""Downloads and archives of the Windows model (windows/downloads.py), and artifact_fetch.ps1 whole on them.
+
+First the documented behaviour of Invoke-WebRequest (Windows PowerShell 5.1: its reference page and
+WebRequestPSCmdlet.cs as 5.1 shipped it), tar.exe (libarchive's bsdtar, tar/read.c) and ZipFile over the
+simulated web (kubewin_sim/web.py); then the real artifact_fetch.ps1 run by the engine for real
+downloads, compared with what its twin (handlers/artifacts.py) answers on an equivalent node over an
+identical web: the script's result, its failure message, and the SHA-256 and size of what it installed.
+"""
+
+import base64
+import hashlib
+import io
+import json
+import os
+import sys
+import tarfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.handlers.artifacts import artifact_fetch  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.values import SecureString  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.registry import ScriptFailure  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
+
+BASE = 'https://downloads.example.invalid'
+KUBELET = BASE + '/v1.31.0/bin/windows/amd64/kubelet.exe'
+CONTAINERD = BASE + '/containerd/v1.7.24/containerd-1.7.24-windows-amd64.tar.gz'
+CNI = BASE + '/cni/v1.6.2/cni-plugins-windows-amd64-v1.6.2.tgz'
+DOCKER = BASE + '/docker/docker-27.5.1.zip'
+
+
+@pytest.fixture(name='web_dir')
+def _web_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', str(tmp_path))
+    return str(tmp_path)
+
+
+def fresh_node():
+    return SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+
+
+def run(node, text):
+    outcome = run_on_node(node, text)
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    return outcome.output
+
+
+def sha256(url):
+    return hashlib.sha256(web.body(url)).hexdigest()
+
+
+# --- Invoke-WebRequest --------------------------------------------------------------------------------------
+
+def test_outfile_writes_the_bytes_the_web_serves_and_outputs_nothing(web_dir):
+    node = fresh_node()
+    assert run(node, "Invoke-WebRequest -Uri '%s' -OutFile C:\\k.exe -UseBasicParsing -TimeoutSec 30; "
+                     "(Get-FileHash C:\\k.exe).Hash; (Get-Item C:\\k.exe).Length" % KUBELET) == [
+        sha256(KUBELET).upper(), str(len(web.body(KUBELET)))]
+
+
+def test_a_binary_served_by_its_pinned_digest_lands_as_a_stand_in(web_dir):
+    web.configure(web_dir, served={KUBELET: {'sha256': 'ab' * 32, 'size': 123456}})
+    node = fresh_node()
+    assert run(node, "Invoke-WebRequest '%s' -OutFile C:\\k.exe; (Get-FileHash C:\\k.exe).Hash; (Get-Item C:\\k.exe).Length"
+               % KUBELET) == ['AB' * 32, '123456']
+    assert filesystem.lookup(node, 'C:\\k.exe')['stand_in'] == {'sha256': 'ab' * 32, 'size': 123456}
+
+
+def test_an_http_error_is_a_web_exception_with_the_response_status(web_dir):
+    # WebRequestPSCmdlet.ProcessRecord: catch (WebException) -> ErrorRecord "WebCmdletWebResponseException",
+    # InvalidOperation, ThrowTerminatingError; HttpWebRequest's message names the status and its description.
+    web.configure(web_dir, faults={KUBELET: ['404', '403']})
+    node = fresh_node()
+    assert run(node, "try { Invoke-WebRequest '%s' -OutFile C:\\k.exe } catch { $_.Exception.GetType().FullName; "
+                     "$_.Exception.Message; [int]$_.Exception.Response.StatusCode; [string]$_.Exception.Status; "
+                     "$_.FullyQualifiedErrorId; $_.CategoryInfo.Category }; "
+                     "try { Invoke-WebRequest '%s' -OutFile C:\\k.exe } catch [System.InvalidOperationException] { 'a base' }; "
+                     "Test-Path C:\\k.exe" % (KUBELET, KUBELET)) == [
+        'System.Net.WebException', 'The remote server returned an error: (404) Not Found.', '404', 'ProtocolError',
+        'WebCmdletWebResponseException,Microsoft.PowerShell.Commands.InvokeWebRequestCommand', 'InvalidOperation',
+        'a base', 'False']
+
+
+@pytest.mark.parametrize('fault, message, status', [
+    ('timeout', 'The operation has timed out.', 'Timeout'),
+    ('reset', 'The underlying connection was closed: An unexpected error occurred on a receive.', 'ReceiveFailure')])
+def test_no_answer_is_a_web_exception_without_a_response(web_dir, fault, message, status):
+    web.configure(web_dir, faults={KUBELET: [fault]})
+    assert run(fresh_node(), "try { Invoke-WebRequest '%s' -OutFile C:\\k.exe } catch { $_.Exception.Message; "
+                             "$null -eq $_.Exception.Response; [string]$_.Exception.Status }" % KUBELET) == [
+        message, 'True', status]
+
+
+def test_faults_are_answers_consumed_in_order(web_dir):
+    web.configure(web_dir, faults={KUBELET: ['503', '200']})
+    node = fresh_node()
+    assert run(node, "foreach ($i in 1..2) { try { Invoke-WebRequest '%s' -OutFile C:\\k.exe; 'ok' } "
+                     "catch { $_.Exception.Message } }" % KUBELET) == [
+        'The remote server returned an error: (503) Server Unavailable.', 'ok']
+
+
+def test_an_empty_uri_fails_validation_and_a_missing_folder_the_file_creation(web_dir):
+    node = fresh_node()
+    outcome = run_on_node(node, "Invoke-WebRequest -Uri '' -OutFile C:\\k.exe")
+    assert outcome.errors == ["Cannot validate argument on parameter 'Uri'. The argument is null or empty. Provide an "
+                              "argument that is not null or empty, and then try the command again."]
+    assert run(node, "try { Invoke-WebRequest '%s' -OutFile C:\\missing\\k.exe } catch { $_.Exception.GetType().FullName }"
+               % KUBELET) == ['System.IO.DirectoryNotFoundException']
+
+
+def test_proxy_credential_needs_a_proxy(web_dir):
+    outcome = run_on_node(fresh_node(), "param($Password)\n$c = New-Object System.Management.Automation.PSCredential "
+                                        "-ArgumentList @('u', $Password)\n"
+                                        "Invoke-WebRequest '%s' -OutFile C:\\k.exe -ProxyCredential $c" % KUBELET,
+                          {'Password': SecureString('p')})
+    assert outcome.errors and 'following parameter is missing: Proxy' in outcome.errors[0]
+
+
+def test_uri_conversion_is_relative_or_absolute():
+    # LanguagePrimitives.ConvertStringToUri: new Uri(text, UriKind.RelativeOrAbsolute).
+    assert run(fresh_node(), "$u = [Uri]'https://Example.invalid/a b/k.tgz?x=1'; $u.AbsolutePath; $u.Host; "
+                             "([Uri]'k.tgz').IsAbsoluteUri; [System.IO.Path]::GetFileName($u.AbsolutePath)") == [
+        '/a%20b/k.tgz', 'example.invalid', 'False', 'k.tgz']
+
+
+# --- tar.exe and ZipFile ----------------------------------------------------------------------------------------
+
+TAR = '& "$env:SystemRoot\\System32\\tar.exe" '
+
+
+def _real_tgz(members):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode='w:gz') as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_tar_extracts_a_real_archive_into_the_folder(web_dir):
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllBytes('C:\\a.tgz', [Convert]::FromBase64String('%s')); "
+              "New-Item C:\\x -ItemType Directory | Out-Null" % _real_tgz({'bin/a.exe': b'AAA', 'b.exe': b'BB'}))
+    assert run(node, TAR + "-x -z -f C:\\a.tgz -C C:\\x; $LASTEXITCODE; "
+               "Get-ChildItem C:\\x -Recurse -File | ForEach-Object { $_.FullName + '=' + $_.Length }") == [
+        '0', 'C:\\x\\b.exe=2', 'C:\\x\\bin\\a.exe=3']
+
+
+def test_tar_extracts_an_archive_of_the_simulated_web_as_stand_ins(web_dir):
+    node = fresh_node()
+    run(node, "Invoke-WebRequest '%s' -OutFile C:\\c.tgz; New-Item C:\\x -ItemType Directory | Out-Null; " % CONTAINERD
+        + TAR + "-x -z -f C:\\c.tgz -C C:\\x")
+    expected = web.member_identity(CONTAINERD, sha256(CONTAINERD), 'bin/ctr.exe')
+    assert filesystem.lookup(node, 'C:\\x\\bin\\ctr.exe')['stand_in'] == expected
+    assert len(filesystem.children(node, 'C:\\x\\bin')) == 4
+
+
+@pytest.mark.parametrize('setup, arguments, message', [
+    ('', '-x -z -f C:\\none.tgz -C C:\\x', "tar.exe: Error opening archive: Failed to open 'C:\\none.tgz'"),
+    ("Set-Content C:\\a.tgz 'text'; ", '-x -z -f C:\\a.tgz -C C:\\x', 'tar.exe: Error opening archive: Unrecognized archive format'),
+    ("[System.IO.File]::WriteAllBytes('C:\\a.tgz', [Convert]::FromBase64String('%s')); " % _real_tgz({'a': b'a'}),
+     '-x -f C:\\a.tgz -C C:\\nowhere', "tar.exe: could not chdir to 'C:\\nowhere'"),
+    ('', '-f C:\\a.tgz', 'tar.exe: Must specify one of -c, -r, -t, -u, -x'),
+])
+def test_tar_failures_exit_1_with_bsdtars_message_on_stderr(web_dir, setup, arguments, message):
+    node = fresh_node()
+    outcome = run_on_node(node, setup + "New-Item C:\\x -ItemType Directory | Out-Null; " + TAR + arguments
+                          + " 2>$null; $LASTEXITCODE; " + TAR + arguments)
+    assert outcome.output == ['1'] and outcome.errors == [message]
+
+
+def test_zipfile_needs_its_assembly_and_extracts_an_archive_of_the_simulated_web(web_dir):
+    node = fresh_node()
+    run(node, "Invoke-WebRequest '%s' -OutFile C:\\d.zip" % DOCKER)
+    assert 'Unable to find type' in run_on_node(node, "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\d.zip', 'C:\\d')"
+                                                ).errors[0]
+    run(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; "
+              "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\d.zip', 'C:\\d')")
+    assert filesystem.lookup(node, 'C:\\d\\docker\\dockerd.exe')['stand_in'] == \
+        web.member_identity(DOCKER, sha256(DOCKER), 'docker/dockerd.exe')
+    outcome = run_on_node(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; Set-Content C:\\n.zip 'x'; "
+                                "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\n.zip', 'C:\\n')")
+    assert 'End of Central Directory record could not be found.' in outcome.errors[0]
+
+
+# --- artifact_fetch.ps1, whole, against its twin --------------------------------------------------------------
+
+def _parameters(url, dest, **more):
+    parameters = {'Url': url, 'Dest': dest, 'Algorithm': 'sha256', 'Checksum': sha256(url),
+                  'ChecksumSpec': 'sha256:' + sha256(url), 'ArtifactKey': dest, 'Version': 'v1'}
+    parameters.update(more)
+    return parameters
+
+
+def _twin_parameters(parameters):
+    full = {'Checksum': None, 'ChecksumUrl': None, 'Format': 'file', 'Members': [], 'Names': [], 'Retries': 4,
+            'TimeoutSeconds': 300, 'Proxy': None, 'ProxyUsername': None, 'ProxyPassword': None, 'StagedPath': None,
+            'Version': None}
+    full.update(parameters)
+    return full
+
+
+def _both(tmp_path, monkeypatch, parameters, served=None, faults=None, before=None):
+    """Run the real script on one node and the twin on another, each over its own copy of the same web.
+    Returns ((result, error message), node) for each."""
+    answers = []
+    for side in ('engine', 'twin'):
+        directory = tmp_path / side
+        directory.mkdir()
+        monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', str(directory))
+        web.configure(str(directory), served=served, faults=faults)
+        node = fresh_node()
+        if side == 'engine':
+            if before:
+                run(node, before)
+            result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+            answer = (json.loads(result['result']) if not result['failed'] else None,
+                      result['error'][-1]['exception']['message'] if result['failed'] else None)
+            if answer[0] is not None:
+                _contracts.check('artifact_fetch', answer[0])
+        else:
+            try:
+                answer = (artifact_fetch(node, _twin_parameters(parameters), None), None)
+            except ScriptFailure as failure:
+                answer = (None, str(failure))
+        answers.append((answer, node))
+    return answers
+
+
+def _installed(engine_node, twin_node, paths):
+    """The SHA-256 and size of each installed file, from the model's file system and from the twin's store."""
+    real = {}
+    for path in paths:
+        entry = filesystem.lookup(engine_node, path)
+        real[path] = entry['stand_in'] if entry.get('stand_in') else \
+            {'sha256': hashlib.sha256(filesystem.content_bytes(entry)).hexdigest(), 'size': filesystem.size_of(entry)}
+    twin = {path: {'sha256': twin_node.file(path)['sha256'], 'size': twin_node.file(path)['size']} for path in paths}
+    return real, twin
+
+
+def _same(answers, paths=()):
+    (engine, engine_node), (twin, twin_node) = answers
+    assert engine == twin
+    real, expected = _installed(engine_node, twin_node, paths)
+    assert real == expected
+    # Nothing of the download is left next to the destination or in TEMP.
+    leftovers = [key for key in filesystem.tree(engine_node) if '.kubewin-download-' in key or 'kubewin-checksum-' in key]
+    assert leftovers == []
+    return engine
+
+
+def test_a_binary_with_its_checksum(tmp_path, monkeypatch):
+    answer = _same(_both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe')), ['C:\\k\\kubelet.exe'])
+    assert answer[0]['attempts'] == 1 and answer[0]['sha'] == sha256(KUBELET)
+
+
+@pytest.mark.parametrize('algorithm, suffix', [('sha256', '.sha256'), ('sha512', '.sha512')])
+def test_a_checksum_from_a_hash_file(tmp_path, monkeypatch, algorithm, suffix):
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe', Algorithm=algorithm, ChecksumUrl=KUBELET + suffix,
+                             ChecksumSpec='%s:%s%s' % (algorithm, KUBELET, suffix))
+    del parameters['Checksum']
+    answer = _same(_both(tmp_path, monkeypatch, parameters), ['C:\\k\\kubelet.exe'])
+    assert answer[0]['sha'] == hashlib.new(algorithm, web.body(KUBELET)).hexdigest()
+
+
+def test_a_tar_gz_archive_with_members(tmp_path, monkeypatch):
+    members = ['bin/containerd.exe', 'bin/containerd-shim-runhcs-v1.exe', 'bin/ctr.exe']
+    names = ['containerd.exe', 'containerd-shim-runhcs-v1.exe', 'ctr.exe']
+    parameters = _parameters(CONTAINERD, 'C:\\Program Files\\containerd\\bin', Format='tar.gz', Members=members,
+                             Names=names)
+    _same(_both(tmp_path, monkeypatch, parameters), ['C:\\Program Files\\containerd\\bin\\' + name for name in names])
+
+
+def test_a_tgz_archive_pinned_by_its_digest(tmp_path, monkeypatch):
+    # An upstream release the tests have no bytes of: the archive and its members are stand-ins.
+    pinned = hashlib.sha256(b'the real cni-plugins archive').hexdigest()
+    parameters = _parameters(CNI, 'C:\\opt\\cni\\bin', Format='tar.gz', Members=['win-bridge.exe', 'host-local.exe'],
+                             Names=['win-bridge.exe', 'host-local.exe'], Checksum=pinned, ChecksumSpec='sha256:' + pinned)
+    _same(_both(tmp_path, monkeypatch, parameters, served={CNI: {'sha256': pinned, 'size': 4242}}),
+          ['C:\\opt\\cni\\bin\\win-bridge.exe', 'C:\\opt\\cni\\bin\\host-local.exe'])
+
+
+def test_a_zip_archive(tmp_path, monkeypatch):
+    parameters = _parameters(DOCKER, 'C:\\Program Files\\docker', Format='zip',
+                             Members=['docker/docker.exe', 'docker/dockerd.exe'], Names=['docker.exe', 'dockerd.exe'])
+    _same(_both(tmp_path, monkeypatch, parameters), ['C:\\Program Files\\docker\\docker.exe',
+                                                     'C:\\Program Files\\docker\\dockerd.exe'])
+
+
+def test_a_member_the_archive_lacks(tmp_path, monkeypatch):
+    parameters = _parameters(DOCKER, 'C:\\Program Files\\docker', Format='zip', Members=['docker/nothere.exe'],
+                             Names=['nothere.exe'])
+    answer = _same(_both(tmp_path, monkeypatch, parameters))
+    assert answer[1] == '%s does not contain: docker/nothere.exe' % DOCKER
+
+
+def test_transient_faults_are_retried_until_the_download_succeeds(tmp_path, monkeypatch):
+    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'),
+                    faults={KUBELET: ['503', 'timeout', 'reset', '500', '200']})
+    assert _same(answers, ['C:\\k\\kubelet.exe'])[0]['attempts'] == 5
+
+
+def test_transient_faults_beyond_the_retries_fail(tmp_path, monkeypatch):
+    answer = _same(_both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe', Retries=1),
+                         faults={KUBELET: ['503', '503', '200']}))
+    assert answer[1] == ('download of %s failed (HTTP 503) after 2 attempts: The remote server returned an error: (503) '
+                         'Server Unavailable.' % KUBELET)
+
+
+def test_a_404_is_not_retried(tmp_path, monkeypatch):
+    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['404', '200']})
+    answer = _same(answers)
+    assert answer[1] == ('download of %s failed (HTTP 404); not retried: The remote server returned an error: (404) '
+                         'Not Found.' % KUBELET)
+    # One request only: the 200 is still queued.
+    assert json.loads((tmp_path / 'engine' / 'web.json').read_text())['faults'][KUBELET] == ['200']
+
+
+def test_a_corrupt_body_fails_the_checksum_and_keeps_the_previous_file(tmp_path, monkeypatch):
+    before = "New-Item C:\\k -ItemType Directory | Out-Null; Set-Content C:\\k\\kubelet.exe 'old'"
+    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['corrupt']},
+                    before=before)
+    corrupt = hashlib.sha256(b'corrupt' + web.body(KUBELET)).hexdigest()
+    assert _same(answers)[1] == ('checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
+                                 % (KUBELET, sha256(KUBELET), corrupt))
+    assert run(answers[0][1], "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
+
+
+def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_dir):
+    # tar.exe writes its error to stderr. Under win_powershell the runspace redirects a native program's stderr
+    # (NativeCommandProcessor.CalculateIORedirection: the error pipe is no Out-Default), 5.1 writes each line as an
+    # error record, and the script's $ErrorActionPreference = 'Stop' ended the script at tar's first line: the
+    # failure never named the URL, and a warning of a successful extraction would have failed it too.
+    url = BASE + '/not-an-archive.tar.gz'
+    node = fresh_node()
+    parameters = _parameters(url, 'C:\\t', Format='tar.gz', Members=['a.exe'], Names=['a.exe'])
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    assert result['failed'] and result['error'][-1]['exception']['message'] == (
+        'tar.exe could not extract %s (exit code 1): tar.exe: Error opening archive: Unrecognized archive format' % url)
+    assert [key for key in filesystem.tree(node) if key.startswith('c:\\t\\')] == []
+
+
+def test_a_download_through_a_proxy_with_credentials(web_dir):
+    # The action sends the proxy password as a sensitive parameter: a SecureString the script puts in a PSCredential.
+    node = fresh_node()
+    result = invoke(node, _pwsh.load_script('artifact_fetch'),
+                    _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy='http://proxy.example.invalid:3128', ProxyUsername='u'),
+                    sensitive_parameters=[{'name': 'ProxyPassword', 'value': 'secret'}])
+    assert (result['failed'], json.loads(result['result'])['sha']) == (False, sha256(KUBELET))
