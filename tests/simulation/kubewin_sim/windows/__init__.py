@@ -19,9 +19,9 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import addtype, filesystem, hns, kubeadm, nettcpip, netsecurity, processes, registry, services, system
+from . import addtype, eventlog, filesystem, hns, kubeadm, nettcpip, netsecurity, processes, registry, services, system
 
-AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm, registry, services, system)
+AREAS = (nettcpip, filesystem, addtype, hns, netsecurity, processes, kubeadm, registry, services, system, eventlog)
 
 
 class ProgramResult:
