@@ -67,13 +67,15 @@ function Get-LogTail {
     }
 }
 
-$services = [ordered]@{}
+# Not $services: variable names are case-insensitive, and $Services is the [string[]] parameter, whose type
+# constraint would turn the dictionary into one string (about_Variables, Types of variables).
+$serviceStates = [ordered]@{}
 $logs = [ordered]@{}
 foreach ($name in $Services) {
-    $services[$name] = Get-KubeWinService -Name $name
-    $services[$name].log_files = @()
-    if ($services[$name].exists) { $services[$name].log_files = @(Get-ServiceLogFile -Name $name) }
-    foreach ($path in $services[$name].log_files) {
+    $serviceStates[$name] = Get-KubeWinService -Name $name
+    $serviceStates[$name].log_files = @()
+    if ($serviceStates[$name].exists) { $serviceStates[$name].log_files = @(Get-ServiceLogFile -Name $name) }
+    foreach ($path in $serviceStates[$name].log_files) {
         if (-not $logs.Contains($path)) { $logs[$path] = Get-LogTail -Path $path }
     }
 }
@@ -105,7 +107,7 @@ $Ansible.Changed = $false
 $Ansible.Result = ConvertTo-Json -Depth 12 -Compress -InputObject ([ordered]@{
         hostname = $env:COMPUTERNAME
         collected_at = (Get-Date).ToUniversalTime().ToString('o')
-        services = $services
+        services = $serviceStates
         logs = $logs
         events = $events
         hns = $hns

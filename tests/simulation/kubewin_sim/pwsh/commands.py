@@ -87,8 +87,12 @@ def read_arguments(interpreter, node, scope, is_switch):
     args = []
     redirections = []
     pending_join = False
-    for child in _elements(node):
+    elements = _elements(node)
+    skip = None
+    for position, child in enumerate(elements):
         kind = child.type
+        if child is skip:
+            continue
         if kind == 'command_argument_sep':
             if child.text.strip() == ':' and args and isinstance(args[-1], Parameter):
                 pending_join = True
@@ -116,7 +120,15 @@ def read_arguments(interpreter, node, scope, is_switch):
             elif splatted is not None:
                 args.append(splatted)
             continue
-        value = _argument_value(interpreter, child, scope)
+        following = elements[position + 1] if position + 1 < len(elements) else None
+        access = child.named_children[0] if kind == 'unary_expression' and len(child.named_children) == 1 else child
+        if following is not None and following.type == 'argument_list' and access.type == 'member_access':
+            # about_Parsing (argument mode): "The variable reference can include member access", a method call
+            # included: `-Text $answer.Trim()` passes what Trim returns.
+            value = interpreter.invoke_member(access, following, scope)
+            skip = following
+        else:
+            value = _argument_value(interpreter, child, scope)
         if pending_join:
             args[-1].value = value
             args[-1].joined = True

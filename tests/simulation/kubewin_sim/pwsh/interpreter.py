@@ -1117,9 +1117,13 @@ class Interpreter:
         target_node = node.named_children[0]
         if target_node.type in ('invocation_where_expression', 'invocation_foreach_expression'):
             return self.eval_expression(target_node, scope)
-        target = self.eval_expression(target_node, scope)
+        return self.invoke_member(node, node.child('argument_list'), scope)
+
+    def invoke_member(self, node, arguments_node, scope):
+        """A method call: ``node`` the target and member (an invocation_expression, or a member_access followed by
+        its argument_list, as the grammar splits ``$a.Trim()`` in a command's arguments)."""
+        target = self.eval_expression(node.named_children[0], scope)
         name = self.member_name(node, scope)
-        arguments_node = node.child('argument_list')
         arguments = []
         listed = arguments_node.child('argument_expression_list') if arguments_node else None
         for argument in (listed.all('argument_expression') if listed else []):

@@ -11,8 +11,10 @@ One module per area of Windows. An area module may define:
 - ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
 - ``COM_CLASSES``: lower-case ProgID -> class made with the WindowsHost (``New-Object -ComObject``);
 - ``available(node)``: whether the node has the area's module (its ``CMDLETS`` exist only then);
-- ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items)``
-  returning a ``ProgramResult``;
+- ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items, environment=None)``
+  returning a ``ProgramResult``: ``input_items`` the pipeline input of a native call, or the bytes a script wrote
+  to the standard input of a process it started ([Diagnostics.Process]::Start); ``environment`` the environment
+  block of such a process (ProcessStartInfo.EnvironmentVariables), None for the session's own;
 - ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
   (``[System.IO.File]::WriteAllText``);
 - ``PROVIDER_CMDLETS``: (lower-case drive, cmdlet name) -> function: the provider cmdlets (Test-Path,
@@ -21,20 +23,23 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import (addtype, downloads, filesystem, hns, hyperv, kubeadm, msi, nettcpip, netsecurity, openvswitch, processes,
-               registry, services, system)
+from . import (addtype, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, msi, nettcpip, netsecurity,
+               openvswitch, processes, registry, services, system)
 
 AREAS = (nettcpip, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, kubeadm, msi, openvswitch,
-         registry, services, system)
+         registry, services, system, eventlog, hostlocal)
 
 
 class ProgramResult:
     """What a native program did: its standard output and error lines, its exit code, and how many seconds it ran
-    (a process started with Start-Process or Process.Start is running until a wait of that long)."""
+    (a process started with Start-Process or Process.Start is running until a wait of that long). ``stdout`` and
+    ``stderr`` are the exact text when it matters (a redirected stream read whole: no line end added)."""
 
-    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0, seconds=0):
-        self.stdout_lines = list(stdout_lines)
-        self.stderr_lines = list(stderr_lines)
+    def __init__(self, stdout_lines=(), stderr_lines=(), exit_code=0, seconds=0, stdout=None, stderr=None):  # pylint: disable=too-many-arguments
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stdout_lines = list(stdout_lines) if stdout is None else stdout.splitlines()
+        self.stderr_lines = list(stderr_lines) if stderr is None else stderr.splitlines()
         self.exit_code = exit_code
         self.seconds = seconds
 
@@ -80,8 +85,10 @@ class WindowsHost:
     def has_program(self, name):
         return self._program(name) is not None
 
-    def run_program(self, name, words, input_items):
-        return self._program(name)(self, words, input_items)
+    def run_program(self, name, words, input_items, environment=None):
+        if environment is None:
+            return self._program(name)(self, words, input_items)
+        return self._program(name)(self, words, input_items, environment=environment)
 
     def type(self, type_name):
         """A .NET type whose static members act on this node, or None."""

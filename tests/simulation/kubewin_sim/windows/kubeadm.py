@@ -93,7 +93,7 @@ def _join(node, argv):
                           "Run 'kubectl get nodes' on the control-plane to see this node join the cluster.", ''])
 
 
-def kubeadm(host, words, input_items):
+def kubeadm(host, words, input_items, environment=None):  # pylint: disable=unused-argument
     if words[:1] == ['join']:
         return _join(host.node, words[1:])
     return _result([], ['unknown command "%s" for "kubeadm"' % (words[0] if words else ''),

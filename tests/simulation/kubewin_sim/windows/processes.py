@@ -21,6 +21,13 @@ access turns the exception into $null), so unless ``.Handle`` was read while the
 (which opens and keeps the handle), ExitCode stays $null after the process exits. -Wait does not show
 the problem in 5.1 (same issue). A process started with [Diagnostics.Process]::Start holds its handle.
 
+Standard input (ProcessStartInfo.RedirectStandardInput): Process.StandardInput is a StreamWriter whose
+BaseStream takes the bytes; a program reads its input to the end, so its model runs when the script closes
+StandardInput, with those bytes and the environment block of the start info (EnvironmentVariables, a copy
+of the parent's environment the script may change). Reading the output of a program still waiting for its
+input would hang the script: an engine gap, never a made-up answer. StreamReader.ReadToEndAsync returns a
+Task whose Result is the rest of the stream.
+
 Properties whose .NET getter throws (ExitCode before exit, StandardOutput when not redirected, Handle
 after exit without a handle) read as $null, as PowerShell's member access reports them.
 """
@@ -42,14 +49,27 @@ def _text(lines):
     return ''.join(line + '\r\n' for line in lines)
 
 
+def _output(result, stream):
+    """What a program wrote to a stream: its exact text when the model gives it, else its lines."""
+    text = getattr(result, stream, None)
+    return text if text is not None else _text(getattr(result, stream + '_lines'))
+
+
 class StreamReader:
-    """System.IO.StreamReader over what a program wrote to a redirected stream."""
+    """System.IO.StreamReader over what a program wrote to a redirected stream (``text`` a string, or a callable
+    giving it when first read: the program may not have run yet)."""
 
     NET = 'System.IO.StreamReader'
 
     def __init__(self, text):
-        self._text = text
+        self._source = text
         self._position = 0
+
+    @property
+    def _text(self):
+        if callable(self._source):
+            self._source = self._source()
+        return self._source
 
     def ReadToEnd(self):  # pylint: disable=invalid-name
         rest = self._text[self._position:]
@@ -68,6 +88,74 @@ class StreamReader:
     @property
     def EndOfStream(self):  # pylint: disable=invalid-name
         return self._position >= len(self._text)
+
+    def ReadToEndAsync(self):  # pylint: disable=invalid-name
+        return Task(self.ReadToEnd)
+
+
+class Task:
+    """System.Threading.Tasks.Task`1[System.String] of StreamReader.ReadToEndAsync: Result waits for the text."""
+
+    NET = 'System.Threading.Tasks.Task`1[[System.String]]'
+    PROPERTIES = ('Result',)
+
+    def __init__(self, work):
+        self._work = work
+        self._done = False
+        self._value = None
+
+    @property
+    def Result(self):  # pylint: disable=invalid-name
+        if not self._done:
+            self._value, self._done = self._work(), True
+        return self._value
+
+
+class InputStream:
+    """The System.IO.Stream under a process's standard input: Write(byte[], offset, count) and Flush."""
+
+    NET = 'System.IO.FileStream'
+
+    def __init__(self, writer):
+        self._writer = writer
+
+    def Write(self, buffer, offset, count):  # pylint: disable=invalid-name
+        self._writer.take(bytes(int(item) for item in list(enumerate_value(buffer))[int(offset):int(offset) + int(count)]))
+        return AUTOMATION_NULL
+
+    def Flush(self):  # pylint: disable=invalid-name
+        return AUTOMATION_NULL
+
+
+class StreamWriter:
+    """System.IO.StreamWriter of Process.StandardInput. Closing it ends the program's input, and the program runs."""
+
+    NET = 'System.IO.StreamWriter'
+    PROPERTIES = ('BaseStream', 'AutoFlush')
+
+    def __init__(self, process):
+        self._process = process
+        self._data = b''
+        self._closed = False
+        self.AutoFlush = True
+        self.BaseStream = InputStream(self)
+
+    def take(self, data):
+        if self._closed:
+            raise PSError('Cannot access a closed file.', 'System.ObjectDisposedException')
+        self._data += data
+
+    def Write(self, *args):  # pylint: disable=invalid-name
+        # The writer encodes with Console.InputEncoding (the OEM code page): not modelled.
+        raise Unsupported('writing text to a process\'s standard input (StreamWriter.Write); write bytes to BaseStream')
+
+    def Close(self):  # pylint: disable=invalid-name
+        if not self._closed:
+            self._closed = True
+            self._process.input_closed(self._data)
+        return AUTOMATION_NULL
+
+    Dispose = Close
 
 
 class ProcessStartInfo:
@@ -99,17 +187,32 @@ class Process:
     NET = 'System.Diagnostics.Process'
     PROPERTIES = ('Id', 'ProcessName', 'HasExited', 'ExitCode', 'Handle', 'StartInfo')
 
-    def __init__(self, process_id, path, result, holds_handle, redirect=None):  # pylint: disable=too-many-arguments
+    def __init__(self, process_id, path, result, holds_handle, redirect=None, run=None):  # pylint: disable=too-many-arguments
+        """``result`` is the program's ProgramResult, or None with ``run(stdin bytes)`` giving it once the program
+        has its input (a redirected standard input, closed by the script)."""
         self.Id = process_id
         self.ProcessName = ntpath.splitext(ntpath.basename(path))[0]
         self.StartInfo = None
         self._path = path
+        self._run = run
         self._result = result
         self._remaining = float(getattr(result, 'seconds', 0) or 0)
         self._exited = False
         self._exit_code = None
         self._holds_handle = holds_handle
         self._redirect = redirect or {}
+        self._readers = {}
+        self._stdin = StreamWriter(self) if self._redirect.get('stdin') else None
+
+    def input_closed(self, data):
+        self._result = self._run(data)
+        self._remaining = float(getattr(self._result, 'seconds', 0) or 0)
+
+    def _finished_result(self):
+        if self._result is None:
+            raise Unsupported('reading from %s or waiting for it while its standard input is open: the program '
+                              'reads its input to the end first, so the script would hang' % self.ProcessName)
+        return self._result
 
     # -- the clock ------------------------------------------------------------------------------------
     def _finish(self, exit_code):
@@ -119,6 +222,10 @@ class Process:
     def _wait(self, seconds=None):
         if self._exited:
             return True
+        if self._result is None:
+            if seconds is None:
+                self._finished_result()
+            return False
         if seconds is None or seconds >= self._remaining:
             self._remaining = 0
             self._finish(self._result.exit_code)
@@ -161,13 +268,23 @@ class Process:
             self._finish(-1)
         return AUTOMATION_NULL
 
+    def _reader(self, stream):
+        # One reader per stream, as .NET keeps one: what was read stays read.
+        if stream not in self._readers:
+            self._readers[stream] = StreamReader(lambda: _output(self._finished_result(), stream))
+        return self._readers[stream]
+
     @property
     def StandardOutput(self):  # pylint: disable=invalid-name
-        return StreamReader(_text(self._result.stdout_lines)) if self._redirect.get('stdout') else None
+        return self._reader('stdout') if self._redirect.get('stdout') else None
 
     @property
     def StandardError(self):  # pylint: disable=invalid-name
-        return StreamReader(_text(self._result.stderr_lines)) if self._redirect.get('stderr') else None
+        return self._reader('stderr') if self._redirect.get('stderr') else None
+
+    @property
+    def StandardInput(self):  # pylint: disable=invalid-name
+        return self._stdin
 
     def to_string(self):
         return 'System.Diagnostics.Process (%s)' % self.ProcessName
@@ -190,12 +307,16 @@ def _program_path(host, file_path):
     return name
 
 
-def _start(host, file_path, words, holds_handle, redirect=None):
+def _start(host, file_path, words, holds_handle, redirect=None, environment=None):  # pylint: disable=too-many-arguments
     path = _program_path(host, file_path)
     if path is None:
         return None
-    result = host.run_program(path, words, None)
-    process = Process(_FIRST_ID + 4 * len(_processes(host)), path, result, holds_handle, redirect)
+    process_id = _FIRST_ID + 4 * len(_processes(host))
+    if (redirect or {}).get('stdin'):
+        process = Process(process_id, path, None, holds_handle, redirect,
+                          run=lambda data: host.run_program(path, words, data, environment))
+    else:
+        process = Process(process_id, path, host.run_program(path, words, None, environment), holds_handle, redirect)
     _processes(host).append(process)
     return process
 
@@ -226,9 +347,9 @@ def start_process(ctx, params, input_items):
         raise _cannot_start()
     node = ctx.host.node
     if 'RedirectStandardOutput' in redirects:
-        node.write_file(redirects['RedirectStandardOutput'], content=_text(process._result.stdout_lines))  # pylint: disable=protected-access
+        node.write_file(redirects['RedirectStandardOutput'], content=_output(process._result, 'stdout'))  # pylint: disable=protected-access
     if 'RedirectStandardError' in redirects:
-        node.write_file(redirects['RedirectStandardError'], content=_text(process._result.stderr_lines))  # pylint: disable=protected-access
+        node.write_file(redirects['RedirectStandardError'], content=_output(process._result, 'stderr'))  # pylint: disable=protected-access
     if params.get('Wait'):
         process.WaitForExit()
     return [process] if params.get('PassThru') else []
@@ -244,7 +365,9 @@ def process_start(start_info):
     if start_info.UseShellExecute and any(redirect.values()):
         raise PSError('The Process object must have the UseShellExecute property set to false in order to redirect IO '
                       'streams.', 'System.InvalidOperationException')
-    process = _start(CURRENT_HOST.get(), start_info.FileName, split_command_line(start_info.Arguments), True, redirect)
+    environment = {to_string(name): to_string(value) for name, value in start_info.EnvironmentVariables.items()}
+    process = _start(CURRENT_HOST.get(), start_info.FileName, split_command_line(start_info.Arguments), True, redirect,
+                     environment)
     if process is None:
         raise PSError('The system cannot find the file specified', 'System.ComponentModel.Win32Exception')
     process.StartInfo = start_info

@@ -388,7 +388,7 @@ def _options(words):
     return options
 
 
-def sc_exe(host, words, input_items):
+def sc_exe(host, words, input_items, environment=None):  # pylint: disable=unused-argument
     from . import ProgramResult  # pylint: disable=import-outside-toplevel
     node = host.node
     argv = native_arguments(words)

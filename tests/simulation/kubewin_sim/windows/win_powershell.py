@@ -21,7 +21,7 @@ from ..pwsh import execute, new_interpreter
 from ..pwsh.binding import signature
 from ..pwsh.syntax import parse
 from ..pwsh.values import Hashtable, PSCustomObject, SecureString, to_string
-from . import WindowsHost
+from . import WindowsHost, processes
 
 EMPTY = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [], 'verbose': [],
          'debug': [], 'information': []}
@@ -93,8 +93,13 @@ def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=
         bound['Confirm'] = False
         bound['WhatIf'] = check_mode
     output = []
-    # A terminating error (RuntimeException) fails the task; exit ends the script without failing it.
-    failed = execute(interpreter, script, bound, output)[1]
+    # [Diagnostics.Process]::Start and ProcessStartInfo find the node of the running script here, as run_on_node sets it.
+    token = processes.CURRENT_HOST.set(host)
+    try:
+        # A terminating error (RuntimeException) fails the task; exit ends the script without failing it.
+        failed = execute(interpreter, script, bound, output)[1]
+    finally:
+        processes.CURRENT_HOST.reset(token)
     props = ansible.props
     return dict(EMPTY, result=props['Result'], changed=bool(props['Changed']), failed=failed or bool(props['Failed']),
                 output=[to_string(item) for item in output], error=[error_entry(record) for record in interpreter.errors],

@@ -132,4 +132,9 @@ CASES = [
          "$null -eq $s; $s -eq ''; $n; $null -eq $a; $null -eq $p }; f", ['False', 'True', '0', 'True', 'True'],
          source='PowerShell issue 4616 ([string] parameters are never $null: an unbound one holds the empty string); '
                 + ADV + ': an unbound parameter of a value type holds its default, others $null'),
+    Case('argument-mode-method-call', "$s = '  x  '; function f { param($Text)\n'[' + $Text + ']' }; f -Text $s.Trim(); "
+         "f $s.Replace(' ', '-'); f -Text:$s.Length",
+         ['[x]', '[--x--]', '[5]'],
+         source='about_Parsing (reference/5.1) "Argument mode": "The variable reference can include member access", '
+                'a method call included'),
 ]
