@@ -12,6 +12,7 @@ import os
 from kubewin_sim import handlers  # noqa: F401  pylint: disable=unused-import
 from kubewin_sim import registry
 from kubewin_sim.node import open_node
+from kubewin_sim.windows import win_powershell as engine_module
 
 STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
 HOST_ENV = 'KUBEWIN_SIM_HOST'
@@ -81,24 +82,51 @@ def take_script_fault(node, name, parameters, check_mode):
     return None
 
 
-def run_powershell(script_text, parameters, check_mode):
+def run_powershell(script_text, module_args, check_mode):
+    """Run one win_powershell call on the current host's node; return the module's result dict.
+
+    A script that has no twin any more (no handler in the registry) runs whole in the engine with the
+    module's contract (windows/win_powershell.py); the others are still answered by their handlers.
+    """
     host, state_dir = current_host()
     with open_node(state_dir, host) as node:
         name = registry.marker_of(script_text) or 'unnamed'
         node.count_call('win_powershell:%s' % name)
-        fault = take_script_fault(node, name, parameters, check_mode)
+        fault = take_script_fault(node, name, module_args['parameters'], check_mode)
         if fault and not fault.get('after'):
-            return {'failed': True, 'error_record': error_record(name, registry.ScriptFailure(
-                'Access is denied. (injected fault)', error_id='InjectedFault'))}
-        try:
-            result = registry.run(node, script_text, parameters, {'check_mode': check_mode})
-        except registry.ScriptFailure as failure:
-            return {'failed': True, 'error_record': error_record(name, failure)}
-        if fault:
-            return {'failed': True, 'error_record': error_record(name, registry.ScriptFailure(
+            return _failed(name, registry.ScriptFailure('Access is denied. (injected fault)', error_id='InjectedFault'))
+        if registry.has_handler(name):
+            outcome = _run_twin(node, name, script_text, module_args, check_mode)
+        else:
+            outcome = engine_module.invoke(node, script_text, module_args['parameters'],
+                                           module_args['sensitive_parameters'], check_mode=check_mode,
+                                           error_action=module_args['error_action'], depth=module_args['depth'])
+        if fault and not outcome['failed']:
+            return _failed(name, registry.ScriptFailure(
                 'The WS-Management service cannot complete the operation within the time specified in '
-                'OperationTimeout.', error_id='InjectedFault'))}
-    if os.environ.get(SCRIPT_RESULTS_ENV):
+                'OperationTimeout.', error_id='InjectedFault'))
+    if os.environ.get(SCRIPT_RESULTS_ENV) and not outcome['failed'] and isinstance(outcome['result'], str):
         with open(os.environ[SCRIPT_RESULTS_ENV], 'a', encoding='utf-8') as handle:
-            handle.write(json.dumps({'script': name, 'check_mode': check_mode, 'result': result}) + '\n')
-    return {'failed': False, 'result': result}
+            handle.write(json.dumps({'script': name, 'check_mode': check_mode,
+                                     'result': json.loads(outcome['result'])}) + '\n')
+    return outcome
+
+
+def _failed(name, failure):
+    record = error_record(name, failure)
+    return dict(engine_module.EMPTY, changed=True, failed=True, msg=record['exception']['message'], error=[record])
+
+
+def _run_twin(node, name, script_text, module_args, check_mode):
+    """A script still answered by its handler (registry.py), with the module's check-mode rule."""
+    if check_mode and not engine_module.SUPPORTS_SHOULD_PROCESS.search(script_text):
+        return dict(engine_module.EMPTY, changed=True, msg='skipped, running in check mode')
+    parameters = dict(module_args['parameters'] or {})
+    for entry in module_args['sensitive_parameters'] or []:
+        parameters[entry['name']] = entry['value']
+    try:
+        result = registry.run(node, script_text, parameters, {'check_mode': check_mode})
+    except registry.ScriptFailure as failure:
+        return _failed(name, failure)
+    # The scripts hand their answer over as one JSON document ($Ansible.Result = ConvertTo-Json ...).
+    return dict(engine_module.EMPTY, changed=True, failed=False, result=json.dumps(result))

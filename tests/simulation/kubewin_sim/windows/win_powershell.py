@@ -14,18 +14,27 @@ What the real module does (plugins/modules/win_powershell.ps1 of ansible-collect
   WhatIf=<check mode>;
 - a terminating error (RuntimeException: throw, or an error under Stop) makes failed=true and its
   error record joins the error stream; non-terminating errors alone do not fail the task;
-- the result holds $Ansible.Result, Changed, Failed, the output objects and the error records.
+- the result holds $Ansible.Result, Changed, Failed, the output objects and the error records, the
+  objects converted by its Convert-OutputObject to plain values down to ``depth`` (default 2; below
+  that an object becomes its [string]).
 """
 
-from ..pwsh import execute, new_interpreter
+import re
+
+from ..pwsh import Unsupported, execute, new_interpreter
 from ..pwsh.binding import signature
 from ..pwsh.syntax import parse
-from ..pwsh.values import Hashtable, PSCustomObject, SecureString, to_string
+from ..pwsh.values import (EnumValue, Hashtable, PSCustomObject, SecureString, SwitchParameter, is_null,
+                           to_string)
 from . import WindowsHost, processes
 
 EMPTY = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [], 'verbose': [],
          'debug': [], 'information': []}
 _PREFERENCE = {'stop': 'Stop', 'continue': 'Continue', 'silently_continue': 'SilentlyContinue'}
+# The module's own test for check-mode support, a regular expression over the script text
+# (win_powershell.ps1); the handlers that still stand in for scripts use it (kubewin_sim/fake.py).
+SUPPORTS_SHOULD_PROCESS = re.compile(
+    r'\[CmdletBinding\((?:[\w=\$]+,\s*)?SupportsShouldProcess(?:=\$true)?(?:,\s*[\w=\$]+)?\)\]', re.IGNORECASE)
 
 
 def supports_should_process(interpreter, text):
@@ -69,7 +78,34 @@ def module_value(value):
     return value
 
 
-def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=False, error_action='continue'):
+def output_value(value, depth):
+    """An object as the module's Convert-OutputObject returns it: strings, numbers and booleans as they
+    are, an enum as {Type, String, Value}, lists and dictionaries (and other objects by their properties)
+    converted one level deeper, and below ``depth`` anything that is not a value type as its [string]."""
+    if is_null(value):
+        return None
+    if isinstance(value, EnumValue):
+        return {'Type': value.enum.name, 'String': str(value), 'Value': int(value)} if depth >= 0 else str(value)
+    if isinstance(value, SwitchParameter):
+        return value.IsPresent
+    if isinstance(value, bool):
+        return value
+    for plain in (str, int, float):
+        if isinstance(value, plain):
+            return plain(value)
+    if depth < 0:
+        return to_string(value)
+    if isinstance(value, (list, tuple)):
+        return [output_value(item, depth - 1) for item in value]
+    if isinstance(value, Hashtable):
+        return {to_string(key): output_value(item, depth - 1) for key, item in value.items()}
+    if isinstance(value, PSCustomObject):
+        return {to_string(key): output_value(item, depth - 1) for key, item in value.props.items()}
+    raise Unsupported('win_powershell returning a %s' % type(value).__name__)
+
+
+def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=False, error_action='continue',
+           depth=2):
     """Run ``script`` on ``node`` as win_powershell would; return the module's result dict.
 
     Raises Unsupported when the script uses something the engine does not implement (see execute): a test
@@ -101,6 +137,6 @@ def invoke(node, script, parameters=None, sensitive_parameters=None, check_mode=
     finally:
         processes.CURRENT_HOST.reset(token)
     props = ansible.props
-    return dict(EMPTY, result=props['Result'], changed=bool(props['Changed']), failed=failed or bool(props['Failed']),
-                output=[to_string(item) for item in output], error=[error_entry(record) for record in interpreter.errors],
-                warning=list(interpreter.warnings))
+    return dict(EMPTY, result=output_value(props['Result'], depth), changed=bool(props['Changed']),
+                failed=failed or bool(props['Failed']), output=output_value(output, depth),
+                error=[error_entry(record) for record in interpreter.errors], warning=list(interpreter.warnings))

@@ -1,22 +1,14 @@
 # -*- coding: utf-8 -*-
 """Test-only ansible.windows.win_powershell: runs kubewin.node scripts on a simulated node.
 
-Takes the real module's options and returns its result keys. The script's
-marker line selects the simulation of what that script does on Windows; check
-mode is honoured exactly as the real module does (scripts that do not declare
-SupportsShouldProcess are skipped).
+Takes the real module's options and returns its result keys. The script runs in the PowerShell
+engine with the module's contract (kubewin_sim/windows/win_powershell.py), or, while a handler still
+stands in for it, is answered by that handler (kubewin_sim/fake.py).
 """
-
-import json
-import re
 
 from ansible.module_utils.basic import AnsibleModule
 
 from kubewin_sim import fake
-
-# The real module's test for check-mode support, taken as the module states it.
-SUPPORTS_SHOULD_PROCESS = re.compile(
-    r'\[CmdletBinding\((?:[\w=\$]+,\s*)?SupportsShouldProcess(?:=\$true)?(?:,\s*[\w=\$]+)?\)\]', re.IGNORECASE)
 
 ARGUMENT_SPEC = {
     'arguments': {'type': 'list', 'elements': 'str'},
@@ -45,23 +37,10 @@ ARGUMENT_SPEC = {
 def main():
     module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
                            mutually_exclusive=[('path', 'script')], required_one_of=[('path', 'script')])
-    empty = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [],
-             'verbose': [], 'debug': [], 'information': []}
-    script = module.params['script']
-    if script is None:
-        module.fail_json(msg='the simulation runs only inline scripts (kubewin.node sends script text)', **empty)
-    if module.check_mode and not SUPPORTS_SHOULD_PROCESS.search(script):
-        module.exit_json(changed=True, msg='skipped, running in check mode', **empty)
-
-    parameters = dict(module.params['parameters'] or {})
-    for entry in module.params['sensitive_parameters'] or []:
-        parameters[entry['name']] = entry['value']
-    outcome = fake.run_powershell(script, parameters, check_mode=module.check_mode)
-    result = dict(empty, changed=True)
-    if outcome['failed']:
-        result['error'] = [outcome['error_record']]
-        module.fail_json(msg=outcome['error_record']['exception']['message'], **result)
-    result['result'] = json.dumps(outcome['result'])
+    if module.params['script'] is None:
+        module.fail_json(msg='the simulation runs only inline scripts (kubewin.node sends script text)')
+    result = fake.run_powershell(module.params['script'], module.params, check_mode=module.check_mode)
+    # The real module ends with ExitJson whether or not the script failed (failed=true then).
     module.exit_json(**result)
 
 
