@@ -10,7 +10,6 @@ step with its .ps1 file: the simulation is only as good as that
 correspondence.
 """
 
-import os
 from kubewin_sim import params as param_binding
 from kubewin_sim.node import SimulationError
 
@@ -37,7 +36,7 @@ def script(name, worker=False):
 
 def has_handler(name):
     """Whether a handler still stands in for this script; the others run whole in the engine."""
-    return name in HANDLERS and name not in os.environ.get("KW_TRY_ENGINE", "").split(",")
+    return name in HANDLERS
 
 
 def marker_of(text):
