@@ -180,8 +180,7 @@ def main(argv=None):
                 continue
             with open(rendered, encoding='utf-8') as handle:
                 wanted = handle.read()
-            found = [entry.get('content') for path, entry in node.data['files'].items()
-                     if path.lower().endswith(suffix)]
+            found = [node.file(path)['content'] for path in node.file_paths() if path.lower().endswith(suffix)]
             if found != [wanted]:
                 problems.append('%s: the %s on the node differs from what plan.yml renders' % (host, name))
 

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import e2e  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import node as sim_node  # noqa: E402  pylint: disable=wrong-import-position
 
 # One remote call per role that changes the node, chosen so the failure leaves work half done.
 ROLE_FAULTS = {
@@ -112,7 +113,7 @@ def doubled(data):
         'HNS endpoint': collections.Counter(e['name'] for e in data['hns']['endpoints']),
         'firewall rule display name': collections.Counter(r.get('display_name') for r in data['firewall_rules'].values()),
         'route': collections.Counter((r['destination'], r['next_hop'], r['interface_index']) for r in data['routes']),
-        'managed file': collections.Counter(p.lower() for p in data['managed']),
+        'managed file': collections.Counter(p.lower() for p in sim_node.SimNode(data).managed_registry()['files']),
     }
     return ['%s %r exists %d times' % (kind, key, count)
             for kind, counter in counts.items() for key, count in counter.items() if count > 1]
@@ -138,7 +139,7 @@ def corrupted_download(scenario):
     failed = scenario.run('converge', expect_failure=True)
     for host in scenario.hosts:
         node = scenario.sim.node(host)
-        if any(path.lower().endswith('\\kubelet.exe') for path in node.data['files']):
+        if any(path.lower().endswith('\\kubelet.exe') for path in node.file_paths()):
             scenario.problems.append('%s: a kubelet.exe landed on the node from a corrupted download' % host)
     messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
     if kubelet[0] not in messages or 'sha256' not in messages:

@@ -38,7 +38,6 @@ options:
       - name: kubewin_sim
 '''
 
-import hashlib
 import os
 import time
 
@@ -98,18 +97,14 @@ class Connection(LocalConnection):
             calls.add_simulated_cpu(os.environ[fake.STATE_DIR_ENV], time.process_time() - started)
 
     def put_file(self, in_path, out_path):
-        """A file copied to a Windows node lands in the node's model (its hashes and size)."""
+        """A file copied to a Windows node lands in the node's file system with its bytes."""
         self._enter()
         host = self._node_host()
         if host is None:
             return super().put_file(in_path, out_path)
-        sha256, sha512 = hashlib.sha256(), hashlib.sha512()
         with open(in_path, 'rb') as handle:
-            for block in iter(lambda: handle.read(1024 * 1024), b''):
-                sha256.update(block)
-                sha512.update(block)
+            data = handle.read()
         with sim_node.open_node(os.environ[fake.STATE_DIR_ENV], host) as node:
             node.count_call('put_file')
-            entry = node.write_file(out_path, sha256=sha256.hexdigest(), size=os.path.getsize(in_path))
-            entry['sha512'] = sha512.hexdigest()
+            node.write_file(out_path, data=data)
         return None

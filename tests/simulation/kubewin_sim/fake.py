@@ -8,9 +8,6 @@ module it runs; the fake modules call into here with it.
 import json
 import os
 
-# Importing the handlers registers the script simulations.
-from kubewin_sim import handlers  # noqa: F401  pylint: disable=unused-import
-from kubewin_sim import registry
 from kubewin_sim.node import open_node
 from kubewin_sim.windows import win_powershell as engine_module
 
@@ -45,21 +42,29 @@ class node_for_module:  # pylint: disable=invalid-name  # used like a function
         return self._context.__exit__(*exc_info)
 
 
-def error_record(script_name, failure):
-    """An error record shaped like win_powershell's ``error`` entries."""
-    return {
-        'output': '%s\n    + CategoryInfo          : %s\n    + FullyQualifiedErrorId : %s' % (
-            failure, failure.category, failure.error_id),
+def marker_of(text):
+    """The script's name, from its first line ``# kubewin-script: <name>`` (plugins/plugin_utils/_pwsh.py)."""
+    first = (text or '').split('\n', 1)[0].strip()
+    prefix = '# kubewin-script: '
+    return first[len(prefix):].strip() if first.startswith(prefix) else None
+
+
+def fault_result(script_name, message):
+    """The module's answer when an injected fault ends the call: failed, with one error record."""
+    record = {
+        'output': '%s\n    + CategoryInfo          : NotSpecified: (:) [], RuntimeException\n'
+                  '    + FullyQualifiedErrorId : InjectedFault' % message,
         'error_details': None,
-        'exception': {'message': str(failure), 'type': 'System.Management.Automation.RuntimeException',
-                      'help_link': None, 'source': None, 'hresult': -2146233087},
+        'exception': {'message': message, 'type': 'System.Management.Automation.RuntimeException',
+                      'help_link': None, 'source': None, 'hresult': -2146233087, 'inner_exception': None},
         'target_object': None,
-        'category_info': {'category': failure.category, 'category_id': 0, 'activity': '',
+        'category_info': {'category': 'NotSpecified', 'category_id': 0, 'activity': '',
                           'reason': 'RuntimeException', 'target_name': '', 'target_type': ''},
-        'fully_qualified_error_id': failure.error_id,
+        'fully_qualified_error_id': 'InjectedFault',
         'script_stack_trace': 'at <ScriptBlock>, <No file>: line 1 (%s)' % script_name,
         'pipeline_iteration_info': [],
     }
+    return dict(engine_module.EMPTY, changed=True, failed=True, error=[record])
 
 
 def take_script_fault(node, name, parameters, check_mode):
@@ -83,50 +88,23 @@ def take_script_fault(node, name, parameters, check_mode):
 
 
 def run_powershell(script_text, module_args, check_mode):
-    """Run one win_powershell call on the current host's node; return the module's result dict.
-
-    A script that has no twin any more (no handler in the registry) runs whole in the engine with the
-    module's contract (windows/win_powershell.py); the others are still answered by their handlers.
-    """
+    """Run one win_powershell call on the current host's node: the script runs whole in the engine with
+    the module's contract (windows/win_powershell.py); returns the module's result dict."""
     host, state_dir = current_host()
     with open_node(state_dir, host) as node:
-        name = registry.marker_of(script_text) or 'unnamed'
+        name = marker_of(script_text) or 'unnamed'
         node.count_call('win_powershell:%s' % name)
         fault = take_script_fault(node, name, module_args['parameters'], check_mode)
         if fault and not fault.get('after'):
-            return _failed(name, registry.ScriptFailure('Access is denied. (injected fault)', error_id='InjectedFault'))
-        if registry.has_handler(name):
-            outcome = _run_twin(node, name, script_text, module_args, check_mode)
-        else:
-            outcome = engine_module.invoke(node, script_text, module_args['parameters'],
-                                           module_args['sensitive_parameters'], check_mode=check_mode,
-                                           error_action=module_args['error_action'], depth=module_args['depth'])
+            return fault_result(name, 'Access is denied. (injected fault)')
+        outcome = engine_module.invoke(node, script_text, module_args['parameters'],
+                                       module_args['sensitive_parameters'], check_mode=check_mode,
+                                       error_action=module_args['error_action'], depth=module_args['depth'])
         if fault and not outcome['failed']:
-            return _failed(name, registry.ScriptFailure(
-                'The WS-Management service cannot complete the operation within the time specified in '
-                'OperationTimeout.', error_id='InjectedFault'))
+            return fault_result(name, 'The WS-Management service cannot complete the operation within the time '
+                                      'specified in OperationTimeout.')
     if os.environ.get(SCRIPT_RESULTS_ENV) and not outcome['failed'] and isinstance(outcome['result'], str):
         with open(os.environ[SCRIPT_RESULTS_ENV], 'a', encoding='utf-8') as handle:
             handle.write(json.dumps({'script': name, 'check_mode': check_mode,
                                      'result': json.loads(outcome['result'])}) + '\n')
     return outcome
-
-
-def _failed(name, failure):
-    record = error_record(name, failure)
-    return dict(engine_module.EMPTY, changed=True, failed=True, msg=record['exception']['message'], error=[record])
-
-
-def _run_twin(node, name, script_text, module_args, check_mode):
-    """A script still answered by its handler (registry.py), with the module's check-mode rule."""
-    if check_mode and not engine_module.SUPPORTS_SHOULD_PROCESS.search(script_text):
-        return dict(engine_module.EMPTY, changed=True, msg='skipped, running in check mode')
-    parameters = dict(module_args['parameters'] or {})
-    for entry in module_args['sensitive_parameters'] or []:
-        parameters[entry['name']] = entry['value']
-    try:
-        result = registry.run(node, script_text, parameters, {'check_mode': check_mode})
-    except registry.ScriptFailure as failure:
-        return _failed(name, failure)
-    # The scripts hand their answer over as one JSON document ($Ansible.Result = ConvertTo-Json ...).
-    return dict(engine_module.EMPTY, changed=True, failed=False, result=json.dumps(result))

@@ -4,8 +4,8 @@ A node lives in ``<state dir>/<inventory hostname>.json``. Every access goes
 through ``open_node`` (an exclusive file lock, load, save), so forks that touch
 the same node never interleave. The model keeps what the collection's scripts
 read and change: OS build, features and pending reboot, adapters and their IPv4
-configuration, HNS networks and endpoints, services, files (hash, size and,
-for text, content), machine environment variables, firewall rules, and the
+configuration, HNS networks and endpoints, services, files (the file system of
+windows/filesystem.py), machine environment variables, firewall rules, and the
 counters of remote calls the tests assert on.
 """
 
@@ -96,14 +96,7 @@ def initial_state(hostname, profile):
         # HNS v1 objects; policy lists are the load balancers kube-proxy (winkernel) programs.
         'hns': {'networks': [], 'endpoints': [], 'policy_lists': []},
         'services': {},
-        'files': {},
-        'directories': [],
-        # C:\ProgramData\kubewin\managed.json: the files the collection manages, and those of
-        # them whose text node_info reports (registered with -TrackContent).
-        'managed': [],
-        'tracked_contents': [],
-        # Per artifact destination: its url, checksum and the verified hash of each file.
-        'artifacts': {},
+        # Files and folders: windows/filesystem.py keeps them in 'fs', created on first use.
         'environment': {},
         'firewall_rules': {},
         'operations': {},
@@ -364,92 +357,126 @@ class SimNode:
             'gateway': None, 'dns_servers': [], 'dhcp': False, 'forwarding': False,
         })
 
-    # -- files ----------------------------------------------------------------------------
-
-    def _file_key(self, path):
-        lowered = path.lower()
-        for key in self.data['files']:
-            if key.lower() == lowered:
-                return key
-        return None
+    # -- files -------------------------------------------------------------------------------
+    # Views of the Windows model's file system (windows/filesystem.py, ``node.data['fs']``), for the program
+    # models and the tests; scripts reach the same files through the FileSystem provider cmdlets.
 
     def file(self, path):
-        key = self._file_key(path)
-        return self.data['files'][key] if key else None
+        """A file's ``sha256``, ``size``, ``content`` (its text when it is UTF-8, else None) and ``acl``
+        profile, or None when there is no such file."""
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+        entry = filesystem.lookup(self, path)
+        if entry is None or entry['dir']:
+            return None
+        if entry.get('stand_in'):
+            return dict(entry['stand_in'], content=None, acl=acl_profile(entry))
+        data = filesystem.content_bytes(entry)
+        try:
+            text = data.decode('utf-8')
+        except UnicodeDecodeError:
+            text = None
+        return {'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data), 'content': text,
+                'acl': acl_profile(entry)}
 
-    def write_file(self, path, content=None, sha256=None, size=None, acl='inherited'):
-        """Write a file: text ``content``, or a binary known by its ``sha256`` and ``size``."""
-        key = self._file_key(path) or path
+    def write_file(self, path, content=None, sha256=None, size=None, acl='inherited', data=None):
+        """Write a file as a program or the test set-up would (missing folders made, no sharing checks): text
+        ``content`` (UTF-8 without a byte order mark), bytes ``data``, or a stand-in binary known by its
+        ``sha256`` and ``size``; ``acl`` a profile of lib/files.ps1 (protected, secret) or inherited."""
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+        filesystem.make_directories(self, filesystem.parent_of(filesystem.normalize(path)))
         if content is not None:
             data = content.encode('utf-8')
-            entry = {'sha256': hashlib.sha256(data).hexdigest(), 'size': len(data), 'content': content}
-        else:
-            entry = {'sha256': sha256, 'size': size}
-        entry['acl'] = acl
-        self.data['files'][key] = entry
-        return entry
-
-    def register(self, paths=(), forget=(), track_content=False):
-        """Register-KubeWinFile: the collection now manages these files (with -TrackContent: and reports their text)."""
-        forgotten = {f.lower() for f in forget}
-        # Registering a file again records it anew, with or without content tracking.
-        renewed = forgotten | {p.lower() for p in paths}
-        tracked = [p for p in self.data.setdefault('tracked_contents', []) if p.lower() not in renewed]
-        if track_content:
-            tracked.extend(paths)
-        self.data['tracked_contents'] = sorted(tracked)
-        managed = [p for p in self.data['managed'] if p.lower() not in forgotten]
-        self.data['artifacts'] = {k: v for k, v in self.data['artifacts'].items() if k.lower() not in forgotten}
-        for path in paths:
-            if path.lower() not in {p.lower() for p in managed}:
-                managed.append(path)
-        self.data['managed'] = sorted(managed)
+        stand_in = {'sha256': sha256, 'size': size} if data is None else None
+        entry = filesystem.create(self, path, False, data or b'', stand_in=stand_in)
+        if acl != 'inherited':
+            set_acl_profile(entry, acl)
+        return self.file(path)
 
     def remove_file(self, path):
-        key = self._file_key(path)
-        if key:
-            del self.data['files'][key]
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+        entry = filesystem.lookup(self, path)
+        if entry is not None and not entry['dir']:
+            del filesystem.tree(self)[entry['path'].lower()]
 
     def remove_tree(self, path):
-        """Remove-Item -Recurse -Force: a file, or a folder with everything under it (host-local's
-        reservations included, which live in files under its data folder)."""
-        lowered = path.lower().rstrip('\\')
-        inside = lowered + '\\'
-        for key in [k for k in self.data['files'] if k.lower() == lowered or k.lower().startswith(inside)]:
-            del self.data['files'][key]
-        self.data['directories'] = [d for d in self.data['directories']
-                                    if d.lower().rstrip('\\') != lowered and not d.lower().startswith(inside)]
-        stores = self.data.get('host_local') or {}
-        for key in [k for k in stores if k.lower() == lowered or k.lower().startswith(inside)]:
-            del stores[key]
+        """Remove a file, or a folder with everything under it, as Remove-Item -Recurse -Force would
+        when nothing holds them."""
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+        entry = filesystem.lookup(self, path)
+        if entry is not None:
+            for key in [entry['path'].lower()] + filesystem.descendants(self, entry['path']):
+                filesystem.tree(self).pop(key, None)
 
     def content_view(self, path):
         entry = self.file(path)
         if entry is None:
             return {'exists': False, 'text': None}
-        if entry.get('content') is None:
+        if entry['content'] is None:
             raise SimulationError('%s holds binary content in the simulation; not read as text' % path)
-        if entry['size'] > 1024 * 1024:
-            raise SimulationError('%s is larger than 1 MiB; not read as text' % path)
         # ReadAllText drops a byte order mark.
         return {'exists': True, 'text': entry['content'].lstrip('\ufeff')}
 
     def is_directory(self, path):
-        lowered = path.lower().rstrip('\\')
-        # host-local keeps its reservations as files in <data dir>\<network>.
-        return (lowered in (d.lower() for d in self.data['directories'])
-                or any(f.lower().startswith(lowered + '\\') for f in self.data['files'])
-                or any(k.lower() == lowered or k.lower().startswith(lowered + '\\')
-                       for k in self.data.get('host_local') or {}))
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+        entry = filesystem.lookup(self, path)
+        return entry is not None and entry['dir']
 
     def file_view(self, path):
+        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
         entry = self.file(path)
         if entry is not None:
             return {'exists': True, 'type': 'file', 'size': entry['size'], 'sha256': entry['sha256'],
-                    'acl': entry.get('acl', 'inherited')}
+                    'acl': entry['acl']}
         if self.is_directory(path):
-            return {'exists': True, 'type': 'directory', 'acl': 'protected'}
+            return {'exists': True, 'type': 'directory', 'acl': acl_profile(filesystem.lookup(self, path))}
         return {'exists': False}
+
+    def file_paths(self):
+        """The full path of every file on the node."""
+        return [entry['path'] for entry in self.data.get('fs', {}).values() if not entry['dir']]
+
+    def managed_registry(self):
+        """C:\\ProgramData\\kubewin\\managed.json, the registry lib/files.ps1 keeps: ``{files, artifacts}``."""
+        entry = self.file(MANAGED_REGISTRY)
+        if entry is None:
+            return {'files': {}, 'artifacts': {}}
+        document = json.loads(entry['content'].lstrip('\ufeff'))
+        return {'files': document.get('files') or {}, 'artifacts': document.get('artifacts') or {}}
+
+    def set_artifact_record(self, destination, record):
+        """Set up a node as if artifact_fetch.ps1 had recorded ``record`` for ``destination`` (tests)."""
+        registry = self.managed_registry()
+        registry['artifacts'][destination] = record
+        self.write_file(MANAGED_REGISTRY, content=json.dumps(registry, separators=(',', ':')))
+
+
+# The ACL profiles of lib/files.ps1 ($KubeWinAclProfiles) as the model stores the rules Set-KubeWinAcl adds
+# (an Allow rule gains Synchronize: FileSystemAccessRule's AccessMaskFromRights, windows/acl.py).
+MANAGED_REGISTRY = 'C:\\ProgramData\\kubewin\\managed.json'
+_SYSTEM, _ADMINISTRATORS, _USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
+_FULL_CONTROL, _READ_AND_EXECUTE, _SYNCHRONIZE = 0x1F01FF, 0x1200A9, 0x100000
+ACL_PROFILES = {
+    'secret': {_SYSTEM: _FULL_CONTROL, _ADMINISTRATORS: _FULL_CONTROL},
+    'protected': {_SYSTEM: _FULL_CONTROL, _ADMINISTRATORS: _FULL_CONTROL, _USERS: _READ_AND_EXECUTE},
+}
+
+
+def acl_profile(entry):
+    """Which profile an item's ACL is (inherited, secret, protected or custom), read as Get-KubeWinAclProfile reads it."""
+    if not entry['protected']:
+        return 'inherited'
+    found = sorted({(rule[0], rule[1] & ~_SYNCHRONIZE) for rule in entry['rules']})
+    for name, rules in ACL_PROFILES.items():
+        if found == sorted((sid, mask & ~_SYNCHRONIZE) for sid, mask in rules.items()):
+            return name
+    return 'custom'
+
+
+def set_acl_profile(entry, profile):
+    """Set-KubeWinAcl: a protected ACL holding only the profile's rules (inherited by a folder's items)."""
+    inheritance = 3 if entry['dir'] else 0  # ContainerInherit, ObjectInherit
+    entry['protected'] = True
+    entry['rules'] = [[sid, mask, inheritance, 0, 0] for sid, mask in ACL_PROFILES[profile].items()]
 
 
 def state_path(state_dir, host):

@@ -24,6 +24,7 @@ import re
 import tomllib
 
 from kubewin_sim import cluster as sim_cluster
+from kubewin_sim.windows import filesystem
 from kubewin_sim.registry import ScriptFailure
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
@@ -75,23 +76,16 @@ def option(argv, name):
 
 def _release_major(node, program):
     """containerd's major version, from the artifact record of the folder its binary came from."""
-    record = node.data['artifacts'].get(ntpath.dirname(program)) or {}
+    record = node.managed_registry()['artifacts'].get(ntpath.dirname(program)) or {}
     found = re.search(r'containerd-(\d+)\.\d+\.\d+-windows', record.get('url') or '')
     return int(found.group(1)) if found else None
-
-
-def _make_directories(node, path):
-    """os.MkdirAll: the folder and every missing parent."""
-    while path and not path.endswith(':') and not path.endswith(':\\'):
-        if path.lower() not in (d.lower() for d in node.data['directories']):
-            node.data['directories'].append(path)
-        path = ntpath.dirname(path)
 
 
 def _containerd(node, program, argv):
     # server.CreateTopLevelDirectories runs before the log file is opened.
     for directory in (CONTAINERD_ROOT, CONTAINERD_STATE):
-        _make_directories(node, directory)
+        # os.MkdirAll: the folder and every missing parent.
+        filesystem.make_directories(node, directory)
     log_file = option(argv, '--log-file')
     if log_file and not node.is_directory(ntpath.dirname(log_file)):
         return 'open log file %r: The system cannot find the path specified.' % log_file
@@ -130,7 +124,7 @@ def installed_version(node, path):
     entry = node.file(path)
     if entry is None:
         return None
-    for record in node.data['artifacts'].values():
+    for record in node.managed_registry()['artifacts'].values():
         for recorded, sha256 in (record.get('files') or {}).items():
             if recorded.lower() == path.lower() and sha256 == entry['sha256']:
                 return record.get('version')

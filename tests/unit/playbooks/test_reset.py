@@ -45,8 +45,8 @@ def _pod_nodes(sim):
 def _leftovers(node):
     """What the collection set up that is still on the node."""
     data = node.data
-    files = [path for path in data['files'] if path.lower().startswith(STATE_PREFIXES) or path.lower() in STATE_FILES]
-    managed = [path for path in data['managed'] if path.lower().startswith(STATE_PREFIXES)]
+    files = [path for path in node.file_paths() if path.lower().startswith(STATE_PREFIXES) or path.lower() in STATE_FILES]
+    managed = [path for path in node.managed_registry()['files'] if path.lower().startswith(STATE_PREFIXES)]
     return {
         'services': sorted(name for name in SERVICES if name in data['services']),
         'networks': sorted(n['name'] for n in data['hns']['networks']),
@@ -55,7 +55,6 @@ def _leftovers(node):
         'files': sorted(files),
         'managed': sorted(managed),
         'firewall': sorted(name for name in data['firewall_rules'] if name.startswith('kubewin-')),
-        'host_local': sorted(data.get('host_local') or {}),
         'vnics': sorted(a['name'] for a in data['adapters'] if a['name'].startswith('vEthernet')),
     }
 
@@ -66,7 +65,7 @@ def _unchanging(node):
 
 
 NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, 'files': [], 'managed': [],
-           'firewall': [], 'host_local': [], 'vnics': []}
+           'firewall': [], 'vnics': []}
 
 
 def _converge(sim, inventory, **extra):
@@ -150,8 +149,8 @@ def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
     node = sim.node('win1')
     assert _leftovers(node) == NOTHING
     assert 'containerd' not in node.data['services']
-    assert not [p for p in node.data['files'] if p.lower().startswith('c:\\program files\\containerd\\')]
-    assert not [d for d in node.data['artifacts'] if d.lower().startswith('c:\\program files\\containerd')], \
+    assert not [p for p in node.file_paths() if p.lower().startswith('c:\\program files\\containerd\\')]
+    assert not [d for d in node.managed_registry()['artifacts'] if d.lower().startswith('c:\\program files\\containerd')], \
         'the artifact record goes with the runtime'
 
     rejoined = _converge(sim, inventory)

@@ -78,7 +78,7 @@ def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path)
     before_pods = windows_pods(sim)
     assert sorted(before_pods.values()) == ['win1', 'win2'], before_pods
     for host in HOSTS:
-        assert sim.node(host).data['artifacts']['C:\\k\\kubelet.exe']['version'] == OLD
+        assert sim.node(host).managed_registry()['artifacts']['C:\\k\\kubelet.exe']['version'] == OLD
     upgraded = fleet(sim, NEW)
 
     # Check mode predicts the drain and the new binaries, and touches neither the nodes nor the cluster.
@@ -104,7 +104,7 @@ def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path)
              if t['task'].split(' : ')[-1] in (DRAIN, UNCORDON) and t['status'] == 'ok']
     assert order == [(DRAIN, 'win1'), (UNCORDON, 'win1'), (DRAIN, 'win2')], order
     interrupted = sim.node('win2')
-    assert interrupted.data['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW, 'the new binaries are on disk'
+    assert interrupted.managed_registry()['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW, 'the new binaries are on disk'
     assert interrupted.data['services']['kubelet']['version'] == 'v' + OLD, 'the kubelet runs the old one'
     assert interrupted.file(MARKER) is not None
     assert sim.cluster().data['objects']['Node']['win2']['spec']['unschedulable'] is True
@@ -119,8 +119,8 @@ def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path)
     for host in HOSTS:
         node = sim.node(host)
         assert node.file(MARKER) is None
-        assert node.data['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW
-        assert node.data['artifacts']['C:\\k\\kube-proxy.exe']['url'].endswith('/v%s/bin/windows/amd64/kube-proxy.exe' % NEW)
+        assert node.managed_registry()['artifacts']['C:\\k\\kubelet.exe']['version'] == NEW
+        assert node.managed_registry()['artifacts']['C:\\k\\kube-proxy.exe']['url'].endswith('/v%s/bin/windows/amd64/kube-proxy.exe' % NEW)
         restarted = starts(sim, host)
         assert restarted == {name: count + 1 for name, count in restarts_before[host].items()}, restarted
         assert node.data['services']['kubelet']['version'] == 'v' + NEW

@@ -100,7 +100,7 @@ def test_containerd_check_converge_idempotent(sim):
     assert check.rc == 0, check.output
     assert check.changed('win1') > 0
     assert role_result(check, 'Run containerd as a Windows service')['result']['operations'] == ['create', 'start']
-    assert node(sim).data['files'] == {} and node(sim).data['services'] == {}, 'check mode changes nothing'
+    assert node(sim).file_paths() == [] and node(sim).data['services'] == {}, 'check mode changes nothing'
 
     run = sim.run(book, inv)
     assert run.rc == 0, run.output
@@ -185,7 +185,7 @@ def test_new_binaries_and_config_restart_containerd_once(sim):
     assert sim.run(playbook(sim), inv).rc == 0
     older = sim.run(playbook(sim, 'older.yml', container_runtime_containerd_version='2.0.11'), inv)
     assert older.rc == 0, older.output
-    assert node(sim).data['artifacts'][CONTAINERD_EXE]['url'] == containerd_url('2.0.11')
+    assert node(sim).managed_registry()['artifacts'][CONTAINERD_EXE]['url'] == containerd_url('2.0.11')
     assert role_result(older, "Note whether containerd's binaries changed")['changed']
     assert role_result(older, "Write containerd's configuration")['changed'], 'bin_dir instead of bin_dirs'
     assert len(older.results(ROLE_TASKS + 'Restart containerd', 'win1')) == 1
@@ -203,7 +203,7 @@ def test_a_failed_download_leaves_the_binary_the_config_and_the_service_alone(si
     after = node(sim)
     assert after.file(CONTAINERD_EXE) == before.file(CONTAINERD_EXE)
     assert after.file(CONFIG) == before.file(CONFIG), 'no 1.x config for the 2.x binary still in place'
-    assert after.data['artifacts'][CONTAINERD_EXE] == before.data['artifacts'][CONTAINERD_EXE]
+    assert after.managed_registry()['artifacts'][CONTAINERD_EXE] == before.managed_registry()['artifacts'][CONTAINERD_EXE]
     assert service(sim, 'containerd') == before.data['services']['containerd']
     assert not run.results(ROLE_TASKS + 'Restart containerd', 'win1')
 
@@ -257,7 +257,7 @@ def test_docker_check_converge_idempotent(sim):
 
     check = sim.run(book, inv, '--check')
     assert check.rc == 0 and check.changed('win1') > 0, check.output
-    assert node(sim).data['files'] == {} and node(sim).data['services'] == {}
+    assert node(sim).file_paths() == [] and node(sim).data['services'] == {}
 
     run = sim.run(book, inv)
     assert run.rc == 0, run.output
@@ -317,7 +317,7 @@ def test_docker_with_an_incompatible_cri_dockerd_fails_before_touching_the_node(
     assert str(policy.value) in failed['result']['msg']
     assert 'cri-dockerd 0.2.6 speaks only CRI v1alpha2' in failed['result']['msg']
     assert run.calls['win1']['total'] == 1, 'only the snapshot'
-    assert node(sim).data['files'] == {} and node(sim).data['services'] == {}
+    assert node(sim).file_paths() == [] and node(sim).data['services'] == {}
 
 
 def test_an_unsupported_windows_build_fails_with_the_policy_message(sim):

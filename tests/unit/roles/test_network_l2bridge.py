@@ -12,7 +12,7 @@ SUBNET_ENV = 'C:\\run\\flannel\\subnet.env'
 
 
 def untouched(node):
-    return (not node.data['hns']['networks'] and not node.data['managed'] and 'flanneld' not in node.data['services']
+    return (not node.data['hns']['networks'] and not node.managed_registry()['files'] and 'flanneld' not in node.data['services']
             and not node.data['routes'])
 
 

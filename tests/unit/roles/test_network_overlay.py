@@ -3,6 +3,7 @@
 import json
 
 from kubewin_sim.handlers import flannel
+from kubewin_sim.windows import hostlocal
 
 from network_play import inventory, network, planned, playbook, run, task, text, with_runtime
 
@@ -26,7 +27,7 @@ def test_check_converge_idempotent(sim):
     assert check.rc == 0, check.output
     assert check.changed('win1') > 0 and source_vip(check) is None
     node = sim.node('win1')
-    assert not node.data['hns']['networks'] and not node.data['firewall_rules'] and not node.data['managed']
+    assert not node.data['hns']['networks'] and not node.data['firewall_rules'] and not node.managed_registry()['files']
 
     converge = run(sim, book, hosts)
     assert converge.rc == 0, converge.output
@@ -49,7 +50,7 @@ def test_check_converge_idempotent(sim):
     vip = source_vip(converge)
     assert vip == lease.replace('.0/24', '.2')
     assert json.loads(text(sim, 'win1', SOURCE_VIP))['ips'][0]['address'] == vip + '/24'
-    assert node.data['host_local'][STORE]['reserved'] == {vip: 'kubewin-source-vip/source-vip'}
+    assert hostlocal.reservations(node, STORE) == {vip: 'kubewin-source-vip/source-vip'}
     assert node.data['services']['flanneld']['starts'] == 1
 
     again = run(sim, book, hosts)
@@ -77,7 +78,7 @@ def test_a_new_pod_subnet_gets_a_new_source_vip(sim):
     assert network(sim, 'win1', 'flannel.4096')['subnets'][0]['address_prefix'] == lease
     vip = source_vip(moved)
     assert vip != old_vip and vip == lease.replace('.0/24', '.2')
-    assert node.data['host_local'][STORE]['reserved'] == {vip: 'kubewin-source-vip/source-vip'}, 'old one released'
+    assert hostlocal.reservations(node, STORE) == {vip: 'kubewin-source-vip/source-vip'}, 'old one released'
     assert text(sim, 'win1', CNI_CONFIG) == planned(moved, 'win1')['cni_config_text']
 
     again = run(sim, book, inventory(sim, name='moved.yml', topology='overlay', cluster_cidr='10.200.0.0/16'))

@@ -25,7 +25,7 @@ def test_check_converge_idempotent(sim):
     assert check.rc == 0, check.output
     assert check.changed('win1') > 0
     node = sim.node('win1')
-    assert not node.data['hns']['networks'] and 'ovs' not in node.data and not node.data['managed']
+    assert not node.data['hns']['networks'] and 'ovs' not in node.data and not node.managed_registry()['files']
 
     converge = run(sim, book, hosts, **extra(network_ovn_encap_type='stt'))
     assert converge.rc == 0, converge.output

@@ -35,9 +35,9 @@ def join(state, host, ip, kubelet_version=None):
         node.write_file(KUBELET_KUBECONFIG, content='apiVersion: v1\nkind: Config\n')
         if kubelet_version:
             entry = node.write_file(KUBELET, sha256='%064x' % 1, size=4096)
-            node.data['artifacts'][KUBELET] = {'url': 'https://dl.k8s.io/release/v%s/bin/windows/amd64/kubelet.exe'
-                                               % kubelet_version, 'checksum': 'sha256:x', 'version': kubelet_version,
-                                               'files': {KUBELET: entry['sha256']}}
+            node.set_artifact_record(KUBELET, {
+                'url': 'https://dl.k8s.io/release/v%s/bin/windows/amd64/kubelet.exe' % kubelet_version,
+                'checksum': 'sha256:x', 'version': kubelet_version, 'files': {KUBELET: entry['sha256']}})
         service = {'name': 'kubelet', 'exists': True, 'state': 'running', 'start_mode': 'auto',
                    'command_line': '%s --v=2' % KUBELET, 'dependencies': [], 'nssm': None}
         programs.start(node, 'kubelet', service)

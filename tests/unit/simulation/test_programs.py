@@ -24,8 +24,8 @@ def containerd_node(major=2, config=GOOD):
     node = SimNode(initial_state('win1', {'features': {'Containers': 'installed'}}))
     node.write_file(EXE, sha256='ab' * 32, size=10, acl='protected')
     version = '2.2.1' if major == 2 else '1.7.24'
-    node.data['artifacts'][DIR] = {'url': 'https://github.com/containerd/containerd/releases/download/v%s/'
-                                          'containerd-%s-windows-amd64.tar.gz' % (version, version)}
+    node.set_artifact_record(DIR, {'url': 'https://github.com/containerd/containerd/releases/download/v%s/'
+                                          'containerd-%s-windows-amd64.tar.gz' % (version, version)})
     if config is not None:
         node.write_file(CONFIG, content=config, acl='protected')
     return node

@@ -251,6 +251,19 @@ def _files(node, folder):
                    for entry in entries), key=lambda item: item[0])
 
 
+def reservations(node, folder):
+    """The addresses reserved in a store folder (``<dataDir>\\<network>``), each with ``<id>/<ifname>``, for tests."""
+    found = {}
+    for path, text in _files(node, folder):
+        name = path.rsplit('\\', 1)[-1]
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            continue
+        found[name] = '/'.join(text.strip().split(LINE_BREAK))
+    return found
+
+
 def _owned_by(node, folder, container_id, ifname):
     """GetByID: the addresses whose file holds this id and interface (or the id alone, the old format)."""
     keys = (container_id.strip() + LINE_BREAK + ifname, container_id.strip())

@@ -19,8 +19,6 @@ What the real module does (plugins/modules/win_powershell.ps1 of ansible-collect
   that an object becomes its [string]).
 """
 
-import re
-
 from ..pwsh import Unsupported, execute, new_interpreter
 from ..pwsh.binding import signature
 from ..pwsh.syntax import parse
@@ -31,10 +29,6 @@ from . import WindowsHost, processes
 EMPTY = {'result': {}, 'host_out': '', 'host_err': '', 'output': [], 'error': [], 'warning': [], 'verbose': [],
          'debug': [], 'information': []}
 _PREFERENCE = {'stop': 'Stop', 'continue': 'Continue', 'silently_continue': 'SilentlyContinue'}
-# The module's own test for check-mode support, a regular expression over the script text
-# (win_powershell.ps1); the handlers that still stand in for scripts use it (kubewin_sim/fake.py).
-SUPPORTS_SHOULD_PROCESS = re.compile(
-    r'\[CmdletBinding\((?:[\w=\$]+,\s*)?SupportsShouldProcess(?:=\$true)?(?:,\s*[\w=\$]+)?\)\]', re.IGNORECASE)
 
 
 def supports_should_process(interpreter, text):

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from kubewin_sim import web
+from kubewin_sim.windows import filesystem
 
 URL = 'https://dl.k8s.io/release/v1.31.4/bin/windows/amd64/kubelet.exe'
 DEST = 'C:\\k\\kubelet.exe'
@@ -53,12 +54,12 @@ def test_check_apply_idempotent_check(sim, one_node):
 def test_the_record_names_the_release_and_a_record_of_another_release_is_installed_again(sim, one_node):
     inventory = one_node()
     assert sim.run(playbook(sim), inventory).rc == 0
-    assert 'version' not in sim.node('win1').data['artifacts'][DEST]
+    assert 'version' not in sim.node('win1').managed_registry()['artifacts'][DEST]
     versioned = sim.write('versioned.yml', (PLAYBOOK + '        version: 1.31.4\n').format(url=URL, checksum='sha256:' + SHA))
     run = sim.run(versioned, inventory)
     assert run.rc == 0 and run.result('kubelet', 'win1')['changed'], 'a record without the release is renewed'
     assert run.result('kubelet', 'win1')['result']['version'] == '1.31.4'
-    assert sim.node('win1').data['artifacts'][DEST]['version'] == '1.31.4'
+    assert sim.node('win1').managed_registry()['artifacts'][DEST]['version'] == '1.31.4'
     again = sim.run(versioned, inventory)
     assert again.rc == 0 and again.changed('win1') == 0 and again.calls['win1']['total'] == 1
     # The snapshot reports the record with its release, which the upgrade decision reads.
@@ -244,7 +245,7 @@ SHARED_DIR = '''
 def test_archives_sharing_a_directory_keep_one_record_each(sim, one_node):
     inventory, book = one_node(), sim.write('shared.yml', SHARED_DIR)
     assert sim.run(book, inventory).rc == 0
-    records = sim.node('win1').data['artifacts']
+    records = sim.node('win1').managed_registry()['artifacts']
     assert sorted(records) == ['C:\\opt\\cni\\bin\\flannel.exe', 'C:\\opt\\cni\\bin\\win-bridge.exe']
     for unused_run in range(2):
         again = sim.run(book, inventory)
@@ -261,11 +262,13 @@ def test_a_running_program_is_renamed_aside_and_cleaned_up_later(sim, one_node):
     newer = URL.replace('v1.31.4', 'v1.31.5')
     newer_sha = hashlib.sha256(web.body(newer)).hexdigest()
     assert sim.run(playbook(sim, 'sha256:' + newer_sha, newer), inventory).rc == 0
-    files = sim.node('win1').data['files']
-    assert files[DEST]['sha256'] == newer_sha
-    assert [p for p in files if '.kubewin-old-' in p], 'the running kubelet keeps its old file until restarted'
+    node = sim.node('win1')
+    assert node.file(DEST)['sha256'] == newer_sha
+    assert [p for p in node.file_paths() if '.kubewin-old-' in p], 'the running kubelet keeps its old file until restarted'
     with sim.edit_node('win1') as node:
+        # What the service control manager does when the service stops: the process lets go of its file.
         node.data['services']['kubelet']['state'] = 'stopped'
+        filesystem.release(node, 'kubelet')
     newest = URL.replace('v1.31.4', 'v1.31.6')
     assert sim.run(playbook(sim, 'sha256:' + hashlib.sha256(web.body(newest)).hexdigest(), newest), inventory).rc == 0
-    assert not [p for p in sim.node('win1').data['files'] if '.kubewin-old-' in p], 'leftovers removed'
+    assert not [p for p in sim.node('win1').file_paths() if '.kubewin-old-' in p], 'leftovers removed'

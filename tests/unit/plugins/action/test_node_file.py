@@ -34,7 +34,7 @@ def test_write_idempotent_and_secret_never_shown(sim, one_node):
     node = sim.node('win1')
     assert node.file(CNI)['content'] == '{"a": 1}' and node.file(CNI)['acl'] == 'protected'
     assert node.file(KUBECONFIG)['content'] == 'token: s3cr3t-value' and node.file(KUBECONFIG)['acl'] == 'secret'
-    assert sorted(node.data['managed']) == [CNI, KUBECONFIG]
+    assert sorted(node.managed_registry()['files']) == [CNI, KUBECONFIG]
 
     again = sim.run(playbook, inventory)
     assert again.rc == 0 and again.changed('win1') == 0
@@ -79,5 +79,5 @@ def test_absent(sim, one_node):
 ''')
     run = sim.run(absent, inventory)
     assert run.rc == 0 and run.changed('win1') == 1, run.output
-    assert sim.node('win1').file(CNI) is None and CNI not in sim.node('win1').data['managed']
+    assert sim.node('win1').file(CNI) is None and CNI not in sim.node('win1').managed_registry()['files']
     assert sim.run(absent, inventory).changed('win1') == 0

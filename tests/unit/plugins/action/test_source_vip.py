@@ -1,13 +1,10 @@
-"""kubewin.node.source_vip against a simulated node (host-local simulated with its reservation store)."""
+"""kubewin.node.source_vip against a simulated node (host-local.exe as a program model, its reservations files)."""
 
 import json
 
-import pytest
 import yaml
 
-from kubewin_sim.handlers import cni
-from kubewin_sim.node import SimNode, initial_state
-from kubewin_sim.registry import ScriptFailure
+from kubewin_sim.windows import hostlocal
 
 HOST_LOCAL = 'C:\\opt\\cni\\bin\\host-local.exe'
 RECORD = 'C:\\k\\SourceVip.json'
@@ -40,7 +37,7 @@ def set_subnet(sim, subnet):
 
 
 def reserved(sim):
-    return sim.node('win1').data['host_local'][STORE]['reserved']
+    return hostlocal.reservations(sim.node('win1'), STORE)
 
 
 def test_reserved_once_then_stable(sim, one_node):
@@ -48,7 +45,7 @@ def test_reserved_once_then_stable(sim, one_node):
     check = sim.run(book, inventory, '--check', '--diff')
     assert check.rc == 0 and check.changed('win1') == 1, check.output
     assert check.result('vip', 'win1')['result']['source_vip'] is None
-    assert sim.node('win1').file(RECORD) is None and 'host_local' not in sim.node('win1').data
+    assert sim.node('win1').file(RECORD) is None and not sim.node('win1').is_directory(STORE)
 
     run = sim.run(book, inventory)
     assert run.rc == 0, run.output
@@ -101,10 +98,3 @@ def test_failures_name_what_is_missing(sim, one_node):
     missing = sim.run(playbook(sim, 'b.yml', network='vxlan0'), inventory)
     assert missing.rc != 0
     assert "HNS network 'vxlan0' does not exist on the node" in missing.result('vip', 'win1')['result']['msg']
-
-
-@pytest.mark.parametrize('text', ['\ufeff{"cniVersion": "0.3.1"}', '{\x00"\x00c\x00'])
-def test_simulated_host_local_rejects_a_bom_or_utf16_request(text):
-    node = SimNode(initial_state('win1', {}))
-    with pytest.raises(ScriptFailure, match='error parsing configuration'):
-        cni.host_local(node, 'ADD', text, {'CNI_CONTAINERID': 'x', 'CNI_IFNAME': 'y'})
