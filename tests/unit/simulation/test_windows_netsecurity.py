@@ -16,7 +16,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -149,13 +148,21 @@ def firewall_section(node, names):
     return json.loads(ok(node, text)[-1])
 
 
+def reported(name, data):
+    """How Get-KubeWinFirewallRule reports an existing rule: its model fields, its name and exists."""
+    return dict(data, name=name, exists=True)
+
+
 @pytest.mark.parametrize('ports', [['4789'], [], ['10250', '30000-32767']])
-def test_the_firewall_section_matches_the_twin(ports):
+def test_the_firewall_section_reports_the_asked_rules_and_every_kubewin_rule(ports):
     # The rule without a port used to be reported with local_port ['Any'] (the port filter's keyword)
-    # where the twin and firewall_rule's check_applied expect [].
+    # where firewall_rule's check_applied expects [].
     node = fresh_node()
     node.data['firewall_rules'].update({'kubewin-x': rule(local_port=ports, protocol='tcp'), 'other': rule()})
-    assert firewall_section(node, ['other', 'absent']) == node_state(node, ['firewall'], firewall=['other', 'absent'])
+    assert firewall_section(node, ['other', 'absent']) == {'sections': ['firewall'], 'firewall': {
+        'other': reported('other', rule()),
+        'absent': {'name': 'absent', 'exists': False},
+        'kubewin-x': reported('kubewin-x', rule(local_port=ports, protocol='tcp'))}}
 
 
 # -- firewall_rule_apply.ps1 -----------------------------------------------------------------------
@@ -167,17 +174,16 @@ def apply(node, **parameters):
     return outcome
 
 
-def test_apply_creates_then_updates_a_rule_as_the_twin_does():
+def test_apply_creates_then_updates_a_rule():
     # An update used to splat -DisplayName next to -Name into Set-NetFirewallRule: AmbiguousParameterSet.
-    script_node, twin_node = fresh_node(), fresh_node()
-    from kubewin_sim.handlers.firewall import firewall_rule_apply  # pylint: disable=import-outside-toplevel
+    node = fresh_node()
     for display, ports in (('VXLAN', ['4789']), ('VXLAN overlay', ['4789', '4790']), ('VXLAN overlay', [])):
-        parameters = {'Name': 'kubewin-vxlan', 'DisplayName': display, 'Protocol': 'udp', 'LocalPort': ports}
-        outcome = apply(script_node, **parameters)
+        outcome = apply(node, Name='kubewin-vxlan', DisplayName=display, Protocol='udp', LocalPort=ports)
         assert (outcome.exit_code, outcome.errors) == (0, []), outcome
-        twin = firewall_rule_apply(twin_node, dict(parameters, Direction='inbound', Action='allow', Remove=False), None)
-        assert json.loads(outcome.output[-1]) == twin
-        assert script_node.data['firewall_rules'] == twin_node.data['firewall_rules']
+        expected = rule(display_name=display, local_port=ports)
+        assert node.data['firewall_rules'] == {'kubewin-vxlan': expected}
+        assert json.loads(outcome.output[-1]) == {'state': {'sections': ['firewall'], 'firewall': {
+            'kubewin-vxlan': reported('kubewin-vxlan', expected)}}}
 
 
 def test_apply_removes_a_rule():

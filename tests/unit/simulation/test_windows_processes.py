@@ -9,7 +9,6 @@ object, kubeadm.exe - is the Windows model.
 """
 
 import json
-import ntpath
 import os
 import sys
 
@@ -18,7 +17,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from kubewin_sim.handlers.join import kubeadm_join  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh import run_command  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh.commands import Cmdlet  # noqa: E402  pylint: disable=wrong-import-position
@@ -208,6 +206,14 @@ def join_script():
     return text.replace('# kubewin-include: state', STAND_INS) + '\n$Ansible.Result\n'
 
 
+# The script's only files of its own: the JoinConfiguration (it holds the token) and kubeadm's redirected output.
+JOIN_FILES = ['C:\\ProgramData\\kubewin\\join\\join-configuration.yaml' + suffix for suffix in ('', '.out', '.err')]
+
+
+def leftovers(node):
+    return [path for path in JOIN_FILES if node.file(path) is not None]
+
+
 def join(node, configuration=JOIN_CONFIGURATION):
     return run(node, join_script(), {'KubeadmPath': KUBEADM, 'JoinConfiguration': SecureString(configuration),
                                      'KubeletKubeconfig': KUBECONFIG, 'KubeadmFlagsFile': FLAGS, 'TimeoutSeconds': 600})
@@ -223,17 +229,26 @@ def test_a_successful_join_is_reported_as_joined():
     assert state['files'][KUBECONFIG]['exists'] is True
     assert 'containerd-containerd' in state['contents'][FLAGS]['text']
     # The config file holding the token and kubeadm's output files are gone.
-    assert not [path for path in node.data['files'] if path.lower().startswith('c:\\programdata\\kubewin\\join')]
+    assert leftovers(node) == []
 
 
-def test_the_join_changes_the_node_as_the_twin_does():
-    script_node, twin_node = fresh_node(), fresh_node()
-    assert join(script_node).exit_code == 0
-    kubeadm_join(twin_node, {'KubeadmPath': KUBEADM, 'JoinConfiguration': JOIN_CONFIGURATION, 'KubeletKubeconfig': KUBECONFIG,
-                             'KubeadmFlagsFile': FLAGS, 'TimeoutSeconds': 600}, None)
-    assert script_node.data['files'] == twin_node.data['files']
-    assert script_node.data['services'] == twin_node.data['services']
-    assert script_node.data['joined_as'] == twin_node.data['joined_as'] == 'win1'
+def test_the_join_leaves_what_kubeadm_writes_and_a_running_kubelet():
+    # kubeadm.exe's model (windows/kubeadm.py) writes the kubelet's configuration, flags, bootstrap
+    # kubeconfig and the cluster CA, starts the kubelet, and the kubelet's TLS bootstrap writes kubelet.conf.
+    node = fresh_node()
+    kubelet = dict(node.data['services']['kubelet'])
+    assert join(node).exit_code == 0
+    assert {path: node.content_view(path)['text'] for path in (
+        'C:\\var\\lib\\kubelet\\config.yaml', FLAGS, 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf',
+        'C:\\etc\\kubernetes\\pki\\ca.crt', KUBECONFIG)} == {
+        'C:\\var\\lib\\kubelet\\config.yaml': 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n',
+        FLAGS: 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd"\n',
+        'C:\\etc\\kubernetes\\bootstrap-kubelet.conf': '(bootstrap kubeconfig)\n',
+        'C:\\etc\\kubernetes\\pki\\ca.crt': '(cluster CA)\n',
+        KUBECONFIG: '(kubelet kubeconfig of win1)\n'}
+    assert leftovers(node) == []
+    assert node.data['services'] == {'kubelet': dict(kubelet, state='running', starts=1)}
+    assert node.data['joined_as'] == 'win1'
 
 
 def test_a_failed_join_reports_kubeadm_errors_without_the_token():
@@ -243,7 +258,7 @@ def test_a_failed_join_reports_kubeadm_errors_without_the_token():
     assert outcome.exit_code == 1
     assert outcome.errors == ['kubeadm join failed with exit code 1: error execution phase preflight: token <token> was '
                               'rejected | To see the stack trace of this error execute with --v=5 or higher']
-    assert not [path for path in node.data['files'] if ntpath.dirname(path).lower().endswith('join')]
+    assert leftovers(node) == []
 
 
 def test_a_join_that_outlasts_the_timeout_is_killed():
@@ -251,7 +266,7 @@ def test_a_join_that_outlasts_the_timeout_is_killed():
     outcome = run(node, join_script(), {'KubeadmPath': KUBEADM, 'JoinConfiguration': SecureString(JOIN_CONFIGURATION),
                                         'KubeletKubeconfig': KUBECONFIG, 'KubeadmFlagsFile': FLAGS, 'TimeoutSeconds': 1})
     assert outcome.exit_code == 1 and outcome.errors == ['kubeadm join did not finish within 1 s']
-    assert not [path for path in node.data['files'] if ntpath.dirname(path).lower().endswith('join')]
+    assert leftovers(node) == []
 
 
 def test_kubeadm_without_a_known_command_fails():
