@@ -1,6 +1,6 @@
-"""node_info.ps1, whole, run by the engine on the Windows model: every section answers as the node_info twin
-does, and the answer holds its contract (plugins/plugin_utils/_contracts.py). The ovs section on nodes with Open
-vSwitch installed is in test_windows_ovs.py."""
+"""node_info.ps1, whole, run by the engine on the Windows model: every section answers what Windows answers for a
+fresh node (kubewin_sim/node.py initial_state), and the answer holds its contract (plugins/plugin_utils/_contracts.py).
+The ovs section on nodes with Open vSwitch installed is in test_windows_ovs.py."""
 
 import datetime
 import json
@@ -11,25 +11,53 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 
 SECTIONS = ['os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'firewall', 'environment',
             'contents', 'ovs']
 
+# A fresh Windows Server 2022 node with one static address (initial_state): its one adapter, the Containers feature
+# not yet installed (so no HNS), no collection services, no Open vSwitch.
+FRESH_NODE = {
+    'sections': SECTIONS,
+    'reboot_pending': False,
+    'os': {'build': 20348, 'display_version': '21H2', 'edition': 'ServerDatacenter', 'hostname': 'WIN1',
+           'installation_type': 'Server', 'product_name': 'Windows Server 2022 Datacenter',
+           'system_drive_free_bytes': 107374182400, 'ubr': 2582, 'version': '10.0.20348'},
+    'features': {'Containers': 'available'},
+    'adapters': [{'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
+                  'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': True,
+                  'ipv4': [{'address': '10.0.0.11', 'origin': 'Manual', 'prefix_length': 24}],
+                  'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'physical_adapter': None, 'virtual': False}],
+    'routes': [],
+    'hns': {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []},
+    'services': {
+        'kubelet': {'exists': False, 'name': 'kubelet'},
+        # WinRM exists on every Windows Server (the service Ansible reaches the node through).
+        'WinRM': {'exists': True, 'name': 'WinRM', 'display_name': 'Windows Remote Management (WS-Management)',
+                  'description': None, 'state': 'running', 'start_mode': 'auto',
+                  'command_line': 'C:\\Windows\\System32\\svchost.exe -k NetworkService -p',
+                  'account': 'NT AUTHORITY\\NetworkService', 'dependencies': [], 'environment': [], 'exit_code': 0,
+                  'recovery': None, 'nssm': None}},
+    'files': {},
+    'artifacts': {},
+    'firewall': {},
+    'environment': {'NO_PROXY': None},
+    'contents': {},
+    'ovs': {'products': [], 'vsctl': None, 'database': None, 'database_error': None, 'switches': []},
+}
 
-def test_node_info_runs_whole_and_answers_as_its_twin():
+
+def test_node_info_runs_whole_and_answers_for_a_fresh_node():
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
     parameters = {'Sections': SECTIONS, 'Features': ['Containers'], 'Services': ['kubelet', 'WinRM'],
                   'Environment': ['NO_PROXY']}
     result = invoke(node, _pwsh.load_script('node_info'), parameters, error_action='stop')
     assert (result['failed'], result['error']) == (False, [])
     real = _contracts.check('node_info', json.loads(result['result']))
-    twin = node_state(node, SECTIONS, ['Containers'], ['kubelet', 'WinRM'], [], [], ['NO_PROXY'], [])
-    # The same instant: .NET's round-trip format ('o') against Python's isoformat.
+    # The boot instant the node holds (seconds since the epoch), in .NET's round-trip format ('o': seven digits of
+    # fraction, the model's last one 0 as Python keeps microseconds).
     assert datetime.datetime.fromisoformat(real['os'].pop('last_boot').replace('0Z', '+00:00')) == \
-        datetime.datetime.fromisoformat(twin['os'].pop('last_boot'))
-    # WinRM exists on every Windows Server; the twin knows only the services the collection creates.
-    assert real['services'].pop('WinRM')['exists'] is True and twin['services'].pop('WinRM')['exists'] is False
-    assert real == twin
+        datetime.datetime.fromtimestamp(node.data['os']['last_boot'], datetime.timezone.utc)
+    assert real == FRESH_NODE

@@ -1,5 +1,5 @@
 """The event logs of the Windows model (kubewin_sim/windows/eventlog.py: Get-WinEvent -FilterHashtable) and
-node_logs.ps1 run whole by the engine, compared with its twin (kubewin_sim/handlers/lifecycle.py node_logs).
+node_logs.ps1 run whole by the engine on a node with services, logs, events and HNS objects.
 
 Behaviour of Get-WinEvent from reference/5.1/Microsoft.PowerShell.Diagnostics/Get-WinEvent.md and
 GetEventCommand.cs (PowerShell/PowerShell, src/Microsoft.PowerShell.Commands.Diagnostics), named per test.
@@ -15,8 +15,6 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402
-from kubewin_sim import handlers  # noqa: E402,F401  pylint: disable=unused-import
-from kubewin_sim import registry as script_registry  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402
@@ -114,27 +112,28 @@ LOGS = {'C:\\k\\logs\\flanneld.out.log': 'I0301 flanneld lease\r\n',
         'C:\\k\\notes.txt': 'extra path \u00e9\r\n'}
 
 
+SERVICE = {'exists': True, 'description': None, 'state': 'running', 'start_mode': 'auto', 'dependencies': [],
+           'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0, 'nssm': None}
+SERVICES = {
+    'flanneld': dict(SERVICE, name='flanneld', display_name='flanneld', command_line='C:\\k\\nssm.exe',
+                     nssm={'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr',
+                           'app_directory': 'C:\\k', 'app_stdout': 'C:\\k\\logs\\flanneld.out.log',
+                           'app_stderr': 'C:\\k\\logs\\flanneld.err.log', 'app_rotate_bytes': 0}),
+    'kubelet': dict(SERVICE, name='kubelet', display_name='kubelet', command_line=(
+        '"C:\\k\\kube-log-runner.exe" -log-file=C:\\k\\logs\\kubelet.log C:\\k\\kubelet.exe --v=2')),
+    'containerd': dict(SERVICE, name='containerd', display_name='containerd', command_line=(
+        '"C:\\Program Files\\containerd\\containerd.exe" --run-service --log-file "C:\\k\\logs\\containerd.log"'))}
+
+
 def logs_node():
     node = events_node()
     node.data['features']['Containers'] = 'installed'
-    services = node.data['services']
-    base = {'exists': True, 'description': None, 'state': 'running', 'start_mode': 'auto', 'dependencies': [],
-            'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0, 'nssm': None}
-    services['flanneld'] = dict(base, name='flanneld', display_name='flanneld', command_line='C:\\k\\nssm.exe',
-                                nssm={'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr',
-                                      'app_directory': 'C:\\k', 'app_stdout': 'C:\\k\\logs\\flanneld.out.log',
-                                      'app_stderr': 'C:\\k\\logs\\flanneld.err.log', 'app_rotate_bytes': 0})
-    services['kubelet'] = dict(base, name='kubelet', display_name='kubelet', command_line=(
-        '"C:\\k\\kube-log-runner.exe" -log-file=C:\\k\\logs\\kubelet.log C:\\k\\kubelet.exe --v=2'))
-    services['containerd'] = dict(base, name='containerd', display_name='containerd', command_line=(
-        '"C:\\Program Files\\containerd\\containerd.exe" --run-service --log-file "C:\\k\\logs\\containerd.log"'))
+    node.data['services'].update(json.loads(json.dumps(SERVICES)))
     network = node.create_network({'name': 'cbr0', 'type': 'L2Bridge', 'address_prefix': '10.244.1.0/24',
                                    'gateway': '10.244.1.1', 'adapter': 'Ethernet'})
     endpoint = node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')
     node.add_policy_list(['10.96.0.1'], [endpoint['id']])
-    # The same files in the twins' store and in the file system model.
     for path, text in LOGS.items():
-        node.write_file(path, content=text)
         filesystem.make_directories(node, filesystem.parent_of(filesystem.normalize(path)))
         filesystem.write_file(node, path, text.encode('utf-8'))
     return node
@@ -143,9 +142,6 @@ def logs_node():
 PARAMETERS = {'Services': ['flanneld', 'kubelet', 'containerd', 'ghost'],
               'Paths': ['C:\\k\\notes.txt', 'C:\\k\\logs\\kubelet.log', 'C:\\k\\missing.log'],
               'EventProviders': ['docker', 'nssm', 'registered-quiet'], 'EventCount': 2, 'TailBytes': 1024}
-TWIN_HNS_KEYS = {'networks': ('ID', 'Name', 'Type', 'NetworkAdapterName', 'ManagementIP'),
-                 'endpoints': ('ID', 'Name', 'VirtualNetwork', 'VirtualNetworkName', 'IPAddress', 'MacAddress'),
-                 'policy_lists': ('ID', 'References')}
 
 
 def node_logs_script():
@@ -156,31 +152,67 @@ def _instant(text):
     return datetime.datetime.fromisoformat(text)
 
 
-def test_node_logs_runs_whole_and_answers_as_its_twin():
+def _log(path, truncated=False):
+    data = LOGS[path].encode('utf-8')
+    return {'exists': True, 'size': len(data), 'text': data[-PARAMETERS['TailBytes']:].decode('utf-8'),
+            'truncated': truncated}
+
+
+def expected_hns(node):
+    """What HNS's GET /networks, /endpoints and /policylists answer for logs_node's network, endpoint and policy
+    list (the HNS v1 JSON of windows/hns.py), the IDs those of the node's objects, as HNS writes them (upper case)."""
+    network, = node.data['hns']['networks']
+    endpoint, = node.data['hns']['endpoints']
+    policy_list, = node.data['hns']['policy_lists']
+    return {'available': True,
+            'networks': [{'ID': network['id'].upper(), 'Name': 'cbr0', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet',
+                          'ManagementIP': '10.0.0.11', 'IPv6': False, 'Policies': [], 'State': 1,
+                          'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1', 'Policies': []}]}],
+            'endpoints': [{'ID': endpoint['id'].upper(), 'Name': 'cbr0_ep', 'VirtualNetwork': network['id'].upper(),
+                           'VirtualNetworkName': 'cbr0', 'IPAddress': '10.244.1.2', 'MacAddress': '00-15-5D-00-00-01',
+                           'Policies': [], 'State': 1}],
+            'policy_lists': [{'ID': policy_list['id'].upper(), 'Policies': [{'Type': 'ELB', 'VIPs': ['10.96.0.1']}],
+                              'References': ['/endpoints/' + endpoint['id']]}]}
+
+
+def test_node_logs_runs_whole_and_answers_what_the_node_holds():
     node = logs_node()
-    result = invoke(SimNode(json.loads(json.dumps(node.data))), node_logs_script(), PARAMETERS, error_action='stop')
+    result = invoke(node, node_logs_script(), PARAMETERS, error_action='stop')
     assert (result['failed'], result['error'], result['changed']) == (False, [], False)
-    real = json.loads(result['result'])
-    twin = json.loads(json.dumps(script_registry.run(SimNode(json.loads(json.dumps(node.data))),
-                                                     _pwsh.load_script('node_logs'), dict(PARAMETERS), {})))
-    assert _contracts.check('node_logs', real)
-    assert abs(_instant(real.pop('collected_at')) - _instant(twin.pop('collected_at'))) < datetime.timedelta(seconds=60)
-    # Event times: .NET's round-trip format against the instants the node stores.
-    for provider, events in real['events'].items():
-        for mine, theirs in zip(events, twin['events'][provider]):
-            assert _instant(mine.pop('time')) == _instant(theirs.pop('time'))
-    assert real['events'] == twin['events']
-    assert [e['message'] for e in real['events']['docker']] == ['no IPv6', 'API listen on //./pipe/docker_engine']
-    # HNS's own objects hold more than the twin shows; what the twin shows they hold alike.
-    real_hns, twin_hns = real.pop('hns'), twin.pop('hns')
-    assert real_hns['available'] is twin_hns['available'] is True
-    for kind, keys in TWIN_HNS_KEYS.items():
-        assert [{key: item.get(key) for key in keys} for item in real_hns[kind]] == \
-            [{key: item.get(key) for key in keys} for item in twin_hns[kind]]
-    assert real == twin
-    assert real['services']['flanneld']['log_files'] == ['C:\\k\\logs\\flanneld.err.log', 'C:\\k\\logs\\flanneld.out.log']
-    assert real['logs']['C:\\k\\logs\\kubelet.log']['truncated'] is True
-    assert real['logs']['C:\\k\\missing.log'] == {'exists': False}
+    real = _contracts.check('node_logs', json.loads(result['result']))
+    assert abs(_instant(real.pop('collected_at')) - datetime.datetime.now(datetime.timezone.utc)) < \
+        datetime.timedelta(seconds=60)
+    # Event times: .NET's round-trip format of the instants the node stores; the newest EventCount, oldest first.
+    times = {provider: [_instant(event.pop('time')) for event in events] for provider, events in real['events'].items()}
+    assert times == {'docker': [_instant(EVENTS['docker'][1]['time']), _instant(EVENTS['docker'][2]['time'])],
+                     'nssm': [], 'registered-quiet': []}
+    assert real.pop('events') == {
+        'docker': [{'level': 'Warning', 'message': 'no IPv6'},
+                   {'level': 'Information', 'message': 'API listen on //./pipe/docker_engine'}],
+        'nssm': [], 'registered-quiet': []}
+    # HNS's own objects, as ConvertFrom-Json read them: HNS leaves fields without a value out (windows/hns.py), so
+    # an endpoint that is not remote has no IsRemoteEndpoint.
+    assert real.pop('hns') == expected_hns(node)
+    assert real == {
+        'hostname': 'WIN1',
+        'services': {
+            'flanneld': dict(SERVICES['flanneld'],
+                             log_files=['C:\\k\\logs\\flanneld.err.log', 'C:\\k\\logs\\flanneld.out.log']),
+            'kubelet': dict(SERVICES['kubelet'], log_files=['C:\\k\\logs\\kubelet.log']),
+            'containerd': dict(SERVICES['containerd'], log_files=['C:\\k\\logs\\containerd.log']),
+            'ghost': {'exists': False, 'name': 'ghost', 'log_files': []}},
+        'logs': {
+            'C:\\k\\logs\\flanneld.err.log': _log('C:\\k\\logs\\flanneld.err.log'),
+            'C:\\k\\logs\\flanneld.out.log': _log('C:\\k\\logs\\flanneld.out.log'),
+            'C:\\k\\logs\\kubelet.log': _log('C:\\k\\logs\\kubelet.log', truncated=True),
+            'C:\\k\\logs\\containerd.log': _log('C:\\k\\logs\\containerd.log'),
+            'C:\\k\\notes.txt': _log('C:\\k\\notes.txt'),
+            'C:\\k\\missing.log': {'exists': False}},
+        'ovs': {'products': [], 'vsctl': None, 'database': None, 'database_error': None, 'switches': []}}
+    # The tail is the last TailBytes bytes: kubelet.log holds 60 lines of 23 bytes.
+    assert real['logs']['C:\\k\\logs\\kubelet.log']['size'] == 1380
+    assert real['logs']['C:\\k\\logs\\kubelet.log']['text'].startswith('et started\r\nI0301 kubelet started\r\n')
+    assert len(real['logs']['C:\\k\\logs\\kubelet.log']['text']) == 1024
 
 
 def test_node_logs_used_to_overwrite_its_services_parameter():

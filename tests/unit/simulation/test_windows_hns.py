@@ -1,8 +1,8 @@
 """The Host Networking Service model (Add-Type's P/Invoke of vmcompute.dll's HNSCall, the HNS v1 JSON API)
 and the real lib/hns.ps1 run through the PowerShell engine against simulated nodes.
 
-Get-KubeWinHnsState's answer is compared with what the twins report (node.hns_view()) for several node
-states.
+Get-KubeWinHnsState's answer, and the apply scripts' (hns_network_apply.ps1, hns_endpoint_apply.ps1) run whole, are
+checked against what the node holds for several node states, the GUIDs those HNS gave its objects.
 """
 
 import json
@@ -210,20 +210,59 @@ def test_an_unmodelled_request_is_an_engine_gap():
     assert outcome.exit_code == 2 and 'GET /activities/' in outcome.unsupported
 
 
-# -- lib/hns.ps1 against the twins' view ---------------------------------------------------------------
+# -- lib/hns.ps1's view of the HNS objects ---------------------------------------------------------------
+# Each set-up returns what Get-KubeWinHnsState answers for it: literal data, the GUIDs those HNS gave the objects.
+
+CBR0 = {'name': 'cbr0', 'type': 'L2Bridge', 'adapter': 'Ethernet', 'management_ip': '10.0.0.11',
+        'subnets': [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1', 'vsid': None}]}
+CBR0_EP = {'name': 'cbr0_ep', 'ip_address': '10.244.1.2', 'mac_address': '00-15-5D-00-00-01', 'is_remote': False,
+           'network_name': 'cbr0', 'host_attached': False}
+
+
+def _state(networks=(), endpoints=(), policy_lists=()):
+    return {'available': True, 'networks': list(networks), 'endpoints': list(endpoints),
+            'policy_lists': list(policy_lists)}
+
 
 def _l2bridge(node, vsid=None):
     return node.create_network({'name': 'cbr0', 'type': 'L2Bridge', 'address_prefix': '10.244.1.0/24',
                                 'gateway': '10.244.1.1', 'adapter': 'Ethernet', 'vsid': vsid})
 
 
-def _overlay(node):
-    return node.create_network({'name': 'vxlan0', 'type': 'Overlay', 'address_prefix': '10.244.2.0/24',
-                                'gateway': '10.244.2.1', 'adapter': 'Ethernet', 'vsid': 4096})
-
-
 def _no_hns(node):
     node.data['features']['Containers'] = 'available'
+    return {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []}
+
+
+def _no_network(node):
+    return _state()
+
+
+def _l2bridge_without_vsid(node):
+    return _state(networks=[dict(CBR0, id=_l2bridge(node)['id'])])
+
+
+def _overlay(node):
+    network = node.create_network({'name': 'vxlan0', 'type': 'Overlay', 'address_prefix': '10.244.2.0/24',
+                                   'gateway': '10.244.2.1', 'adapter': 'Ethernet', 'vsid': 4096})
+    return _state(networks=[{'id': network['id'], 'name': 'vxlan0', 'type': 'Overlay', 'adapter': 'Ethernet',
+                             'management_ip': '10.0.0.11',
+                             'subnets': [{'address_prefix': '10.244.2.0/24', 'gateway': '10.244.2.1', 'vsid': 4096}]}])
+
+
+def _two_networks(node):
+    cbr0 = _l2bridge(node)
+    nat = node.create_network({'name': 'nat', 'type': 'NAT', 'address_prefix': '172.20.0.0/16'})
+    return _state(networks=[dict(CBR0, id=cbr0['id']), {
+        'id': nat['id'], 'name': 'nat', 'type': 'NAT', 'adapter': None, 'management_ip': None,
+        'subnets': [{'address_prefix': '172.20.0.0/16', 'gateway': None, 'vsid': None}]}])
+
+
+def _one_endpoint(node):
+    network = _l2bridge(node)
+    endpoint = node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')
+    return _state(networks=[dict(CBR0, id=network['id'])],
+                  endpoints=[dict(CBR0_EP, id=endpoint['id'], network_id=network['id'])])
 
 
 def _endpoints(node):
@@ -232,31 +271,31 @@ def _endpoints(node):
     node.attach_host_endpoint(first['id'])
     second = node.create_endpoint('remote', network['id'], '10.244.1.3')
     second['is_remote'] = True
-
-
-def _one_endpoint(node):
-    node.create_endpoint('cbr0_ep', _l2bridge(node)['id'], '10.244.1.2')
+    return _state(networks=[dict(CBR0, id=network['id'])], endpoints=[
+        dict(CBR0_EP, id=first['id'], network_id=network['id'], host_attached=True),
+        {'id': second['id'], 'name': 'remote', 'ip_address': '10.244.1.3', 'mac_address': '00-15-5D-00-00-02',
+         'is_remote': True, 'network_id': network['id'], 'network_name': 'cbr0', 'host_attached': False}])
 
 
 def _policy_lists(node):
-    endpoint = node.create_endpoint('cbr0_ep', _l2bridge(node)['id'], '10.244.1.2')
-    node.add_policy_list(['10.96.0.1'], [endpoint['id']])
-    node.add_policy_list(['10.96.0.10'], [])
+    expected = _one_endpoint(node)
+    endpoint_id = expected['endpoints'][0]['id']
+    first = node.add_policy_list(['10.96.0.1'], [endpoint_id])
+    second = node.add_policy_list(['10.96.0.10'], [])
+    expected['policy_lists'] = [{'id': first['id'], 'vips': ['10.96.0.1'], 'endpoints': [endpoint_id]},
+                                {'id': second['id'], 'vips': ['10.96.0.10'], 'endpoints': []}]
+    return expected
 
 
 def _one_policy_list(node):
-    node.add_policy_list(['10.96.0.1'], [])
-
-
-def _two_networks(node):
-    _l2bridge(node)
-    node.create_network({'name': 'nat', 'type': 'NAT', 'address_prefix': '172.20.0.0/16'})
+    policy_list = node.add_policy_list(['10.96.0.1'], [])
+    return _state(policy_lists=[{'id': policy_list['id'], 'vips': ['10.96.0.1'], 'endpoints': []}])
 
 
 STATES = {
     'no_hns': _no_hns,
-    'no_network': lambda node: None,
-    'l2bridge_without_vsid': _l2bridge,
+    'no_network': _no_network,
+    'l2bridge_without_vsid': _l2bridge_without_vsid,
     'overlay_with_vsid': _overlay,
     'two_networks': _two_networks,
     'one_endpoint': _one_endpoint,
@@ -268,10 +307,10 @@ STATES = {
 
 @pytest.mark.parametrize('strings', [False, True], ids=['policy_objects', 'policy_strings'])
 @pytest.mark.parametrize('name', sorted(STATES))
-def test_get_kubewin_hns_state_matches_the_twins_view(name, strings):
+def test_get_kubewin_hns_state_reports_the_hns_objects(name, strings):
     node = hns_node(hns_policies_as_strings=strings)
-    STATES[name](node)
-    assert state_of(node) == node.hns_view()
+    expected = STATES[name](node)
+    assert state_of(node) == expected
 
 
 def test_new_and_remove_network_bind_and_unbind_the_vswitch():
@@ -282,9 +321,9 @@ $n = New-KubeWinHnsNetwork -Spec ([ordered]@{ name = 'vxlan0'; type = 'Overlay';
 ConvertTo-Json -InputObject $n -Depth 10 -Compress
 ''')
     created = json.loads(outcome.output[-1])
-    assert created == node.hns_view()['networks'][0]
-    assert created['subnets'] == [{'address_prefix': '10.244.2.0/24', 'gateway': '10.244.2.1', 'vsid': 4096}]
-    assert created['management_ip'] == '10.0.0.11'
+    assert created == {'id': node.data['hns']['networks'][0]['id'], 'name': 'vxlan0', 'type': 'Overlay',
+                       'adapter': 'Ethernet', 'management_ip': '10.0.0.11',
+                       'subnets': [{'address_prefix': '10.244.2.0/24', 'gateway': '10.244.2.1', 'vsid': 4096}]}
     assert node.adapter('Ethernet')['ipv4'] == [] and node.adapter('vEthernet (Ethernet)')['ipv4'][0]['address'] == \
         '10.0.0.11'
     ok(node, HNS + "\nRemove-KubeWinHnsNetwork -Id '%s'" % created['id'])
@@ -299,7 +338,7 @@ $n = New-KubeWinHnsNetwork -Spec ([ordered]@{ name = 'nat'; type = 'NAT'; addres
     gateway = $null; adapter = $null; vsid = $null })
 ConvertTo-Json -InputObject $n -Depth 10 -Compress
 ''')
-    assert json.loads(outcome.output[-1]) == node.hns_view()['networks'][0] == {
+    assert json.loads(outcome.output[-1]) == {
         'id': node.data['hns']['networks'][0]['id'], 'name': 'nat', 'type': 'NAT', 'adapter': None,
         'management_ip': None, 'subnets': [{'address_prefix': '172.20.0.0/16', 'gateway': None, 'vsid': None}]}
 
@@ -327,65 +366,90 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
 
 # -- the apply scripts, whole ------------------------------------------------------------------------
 
+# What an HNS change may touch on the node: HNS's objects, the adapters (vSwitch binding, host vNICs), and the
+# connectivity blip a vSwitch bind or unbind causes (its log line, unreachable_until).
+HNS_EFFECTS = {'hns', 'adapters', 'log', 'unreachable_until'}
+
+
 def run_script(node, name, parameters):
-    """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer."""
+    """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer. Nothing on the
+    node but HNS and what it drives changes."""
     from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
+    before = json.loads(json.dumps(node.data))
     result = invoke(node, _pwsh.load_script(name), parameters, error_action='stop')
     assert [entry['exception']['message'] for entry in result['error']] == []
+    assert {key: value for key, value in node.data.items() if key not in HNS_EFFECTS} == \
+        {key: value for key, value in before.items() if key not in HNS_EFFECTS}
     return json.loads(result['result'])
 
 
-def both(node, name, parameters, monkeypatch):
-    """The real script's answer and the twin's, each on its own copy of the node, with the same GUIDs."""
-    from kubewin_sim import handlers, registry  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
-    answers = []
-    for runner in (run_script, lambda n, s, p: registry.run(n, _pwsh.load_script(s), p, {})):
-        counter = iter(range(1, 1000))
-        monkeypatch.setattr('kubewin_sim.node.new_guid', lambda: '00000000-0000-0000-0000-%012d' % next(counter))
-        copy = SimNode(json.loads(json.dumps(node.data)))
-        answers.append((runner(copy, name, dict(parameters)), copy))
-    (real, real_node), (twin, twin_node) = answers
-    assert json.loads(json.dumps(twin)) == real
-    real_node.data['log'] = twin_node.data['log'] = []
-    real_node.data['unreachable_until'] = twin_node.data['unreachable_until'] = 0
-    assert real_node.data == twin_node.data
-    return real, real_node
+def _adapter_names(node):
+    return [adapter['name'] for adapter in node.data['adapters']]
 
 
-def test_hns_endpoint_apply_creates_and_attaches_as_the_twin_does(monkeypatch):
+def test_hns_endpoint_apply_creates_and_attaches():
     node = hns_node()
     network = _l2bridge(node)
-    result, after = both(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'NetworkId': network['id'],
-                                                      'IPAddress': '10.244.1.2', 'AttachHost': True}, monkeypatch)
-    assert result['endpoint']['host_attached'] is True
-    assert after.adapter('vEthernet (cbr0_ep)')['forwarding'] is True
+    result = run_script(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'NetworkId': network['id'],
+                                                     'IPAddress': '10.244.1.2', 'AttachHost': True})
+    endpoint, = node.data['hns']['endpoints']
+    created = dict(CBR0_EP, id=endpoint['id'], network_id=network['id'], host_attached=True)
+    assert result == {'endpoint': created, 'removed': [], 'state': {
+        'sections': ['hns'], 'hns': _state(networks=[dict(CBR0, id=network['id'])], endpoints=[created])}}
+    assert _adapter_names(node) == ['Ethernet', 'vEthernet (Ethernet)', 'vEthernet (cbr0_ep)']
+    vnic = node.adapter('vEthernet (cbr0_ep)')
+    assert vnic['forwarding'] is True and vnic['ipv4'][0]['address'] == '10.244.1.2'
 
 
-def test_hns_endpoint_apply_attaching_again_and_removing(monkeypatch):
+def test_hns_endpoint_apply_attaching_again_and_removing():
     node = hns_node()
-    endpoint = node.create_endpoint('cbr0_ep', _l2bridge(node)['id'], '10.244.1.2')
+    network = _l2bridge(node)
+    endpoint = node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')
     node.attach_host_endpoint(endpoint['id'])
-    result = both(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'AttachId': endpoint['id'], 'AttachHost': True},
-                  monkeypatch)[0]
-    assert result['endpoint']['id'] == endpoint['id']
-    result, after = both(node, 'hns_endpoint_apply', {'RemoveIds': [endpoint['id']]}, monkeypatch)
-    assert result['removed'] == [endpoint['id']] and result['endpoint'] is None
-    assert after.data['hns']['endpoints'] == []
+    result = run_script(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'AttachId': endpoint['id'], 'AttachHost': True})
+    attached = dict(CBR0_EP, id=endpoint['id'], network_id=network['id'], host_attached=True)
+    assert result == {'endpoint': attached, 'removed': [], 'state': {
+        'sections': ['hns'], 'hns': _state(networks=[dict(CBR0, id=network['id'])], endpoints=[attached])}}
+    assert _adapter_names(node) == ['Ethernet', 'vEthernet (Ethernet)', 'vEthernet (cbr0_ep)']
+    result = run_script(node, 'hns_endpoint_apply', {'RemoveIds': [endpoint['id']]})
+    assert result == {'endpoint': None, 'removed': [endpoint['id']], 'state': {
+        'sections': ['hns'], 'hns': _state(networks=[dict(CBR0, id=network['id'])])}}
+    # Deleting the endpoint takes its host vNIC with it.
+    assert node.data['hns']['endpoints'] == [] and _adapter_names(node) == ['Ethernet', 'vEthernet (Ethernet)']
 
 
-def test_hns_network_apply_adds_and_removes_networks_as_the_twin_does(monkeypatch):
+# The adapters section once the vSwitch is bound to Ethernet: its address moved to the host vNIC.
+BOUND_ADAPTERS = [
+    {'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
+     'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': False, 'ipv4': [],
+     'gateway': None, 'dns_servers': [], 'physical_adapter': None, 'virtual': False},
+    {'name': 'vEthernet (Ethernet)', 'description': 'Hyper-V Virtual Ethernet Adapter', 'if_index': 5,
+     'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': True,
+     'ipv4': [{'address': '10.0.0.11', 'origin': 'Manual', 'prefix_length': 24}], 'gateway': '10.0.0.1',
+     'dns_servers': ['10.0.0.1'], 'physical_adapter': 'Ethernet', 'virtual': True}]
+
+
+def test_hns_network_apply_adds_and_removes_networks():
     node = hns_node()
     first = _l2bridge(node)
-    result, after = both(node, 'hns_network_apply', {
+    result = run_script(node, 'hns_network_apply', {
         'Name': 'vxlan0', 'Type': 'Overlay', 'AddressPrefix': '10.244.2.0/24', 'Gateway': '10.244.2.1',
-        'AdapterName': 'Ethernet', 'Vsid': 4096}, monkeypatch)
-    assert result['created']['subnets'] == [{'address_prefix': '10.244.2.0/24', 'gateway': '10.244.2.1', 'vsid': 4096}]
-    assert [a['name'] for a in result['state']['adapters']] == ['Ethernet', 'vEthernet (Ethernet)']
-    result, after = both(after, 'hns_network_apply', {'RemoveIds': [first['id'], result['created']['id']]},
-                         monkeypatch)
-    assert result['state']['hns']['networks'] == [] and [a['name'] for a in result['state']['adapters']] == ['Ethernet']
-    assert after.adapter('Ethernet')['ipv4'][0]['address'] == '10.0.0.11'
+        'AdapterName': 'Ethernet', 'Vsid': 4096})
+    second = node.data['hns']['networks'][1]
+    created = {'id': second['id'], 'name': 'vxlan0', 'type': 'Overlay', 'adapter': 'Ethernet',
+               'management_ip': '10.0.0.11',
+               'subnets': [{'address_prefix': '10.244.2.0/24', 'gateway': '10.244.2.1', 'vsid': 4096}]}
+    assert result == {'created': created, 'removed': [], 'state': {
+        'sections': ['adapters', 'hns'], 'adapters': BOUND_ADAPTERS,
+        'hns': _state(networks=[dict(CBR0, id=first['id']), created])}}
+    result = run_script(node, 'hns_network_apply', {'RemoveIds': [first['id'], second['id']]})
+    # The last network on the vSwitch gone, HNS unbinds it: Ethernet has its address back.
+    unbound = [dict(BOUND_ADAPTERS[0], default_route=True, gateway='10.0.0.1', dns_servers=['10.0.0.1'],
+                    ipv4=[{'address': '10.0.0.11', 'origin': 'Manual', 'prefix_length': 24}])]
+    assert result == {'created': None, 'removed': [first['id'], second['id']], 'state': {
+        'sections': ['adapters', 'hns'], 'adapters': unbound, 'hns': _state()}}
+    assert node.data['hns']['networks'] == [] and _adapter_names(node) == ['Ethernet']
+    assert node.adapter('Ethernet')['ipv4'][0]['address'] == '10.0.0.11'
 
 
 def test_node_logs_dumps_the_objects_hns_returns():

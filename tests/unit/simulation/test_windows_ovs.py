@@ -1,9 +1,8 @@
 """Open vSwitch in the Windows model: msiexec.exe, the WindowsInstaller.Installer object, ovs-vsctl.exe and the
 Hyper-V switch extension cmdlets (windows/msi.py, windows/openvswitch.py, windows/hyperv.py), and the scripts that
-use them run whole by the engine: node_info's ovs section (lib/ovs.ps1) and openvswitch_worker.ps1, each against
-its twin (handlers/core.py node_state, handlers/ovs.py) on an equivalent node."""
+use them run whole by the engine: node_info's ovs section (lib/ovs.ps1) and openvswitch_worker.ps1, their answers
+and the node's state after them written out."""
 
-import copy
 import hashlib
 import json
 import os
@@ -14,8 +13,6 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import ovs  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.ovs import openvswitch_worker  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
@@ -41,10 +38,9 @@ def new_node(transparent=True, msi=True):
         node.create_network({'name': 'external', 'type': 'Transparent', 'address_prefix': '10.244.11.0/24',
                              'gateway': '10.244.11.1', 'adapter': 'Ethernet'})
     if msi:
-        # The downloaded package: in the file system model (the script's Test-Path) and the twins' store.
+        # The downloaded package, a stand-in of its digest and size (windows/filesystem.py).
         filesystem.make_directories(node, 'C:\\ProgramData\\kubewin\\downloads')
         filesystem.write_file(node, MSI, b'', stand_in={'sha256': MSI_SHA256, 'size': 24 * 1024 * 1024})
-        node.write_file(MSI, sha256=MSI_SHA256, size=24 * 1024 * 1024)
     return node
 
 
@@ -72,102 +68,102 @@ def ovs_section(node):
     return _contracts.check('node_info', json.loads(result['result']))['ovs']
 
 
-def twin_section(node):
-    return node_state(node, ['ovs'], [], [], [], [], [], [])['ovs']
-
-
-def as_the_twin_reports(section):
-    """The section as the twin words it. Two things the twin leaves out that Open vSwitch has: each bridge's local
-    port (ovs-vsctl(8) add-br makes a bridge "with no ports (other than bridge itself)", a port and interface of
-    the bridge's name, type internal), and the type of an ordinary port, which the database holds as the empty
-    string ("a synonym for system", vswitchd/vswitch.xml Interface type; the controller reads it so,
-    _ovs.describe_bridge) where the twin says system."""
-    section = copy.deepcopy(section)
-    for name, bridge in ((section.get('database') or {}).get('bridges') or {}).items():
-        assert bridge['ports'].pop(name)['type'] == 'internal'
-        for port in bridge['ports'].values():
-            port['type'] = port['type'] or 'system'
-    return section
-
-
 def services_of(node):
     return {name: (service['state'], service['start_mode']) for name, service in node.data['services'].items()}
 
 
-def test_fresh_node_ovs_section_answers_as_its_twin():
-    node = new_node()
-    assert ovs_section(node) == twin_section(node) == {'products': [], 'vsctl': None, 'database': None,
-                                                       'database_error': None,
-                                                       'switches': [{'name': 'external', 'adapter': 'Ethernet',
-                                                                     'extension': None}]}
+def worker_answer(operation_id, **changes):
+    """The worker's result file for an operation that did nothing, with these changes."""
+    return dict({'operation_id': operation_id, 'state': 'done', 'error': None, 'installed': False,
+                 'reboot_required': False, 'stopped': [], 'started': [], 'bridge_removed': False,
+                 'bridge_rebuilt': False, 'external_ids_set': [], 'external_ids_removed': []}, **changes)
+
+
+# node_info's ovs section once the package is installed with every feature (the product as the Windows Installer
+# object and its Uninstall key describe it; ovs-vsctl.exe in the package's bin folder) and the switch extension
+# enabled on the transparent network's vSwitch.
+INSTALLED = {'products': [{'product_code': ovs.PRODUCT_CODE, 'name': ovs.PRODUCT_NAME, 'version': '2.7.0.485',
+                           'install_location': 'C:\\Program Files\\Cloudbase Solutions\\Open vSwitch\\',
+                           'features': {'OpenvSwitchCLI': 'local', 'OpenvSwitchDriver': 'local', 'OVNHost': 'local'}}],
+             'vsctl': ovs.BIN_DIR + '\\ovs-vsctl.exe', 'database_error': None,
+             'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': True}}]}
+# The bridge the worker builds, as ovs-vsctl lists it: besides the ports asked for, the bridge's local port
+# (ovs-vsctl(8) add-br makes a bridge "with no ports (other than bridge itself)", a port and interface of the
+# bridge's name, type internal), which has no host vNIC of its name, so ovs-vswitchd reports it cannot open it;
+# an ordinary port's type is the empty string ("a synonym for system", vswitchd/vswitch.xml Interface type).
+BR_EX_PORTS = {'br-ex': {'type': 'internal', 'error': 'could not open network device br-ex (No such device)'},
+               'Ethernet': {'type': '', 'error': None},
+               'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
+OVS_SERVICES_RUNNING = {'ovsdb-server': ('running', 'auto'), 'ovs-vswitchd': ('running', 'auto'),
+                        'ovn-controller': ('running', 'auto')}
+
+
+def test_fresh_node_ovs_section():
+    assert ovs_section(new_node()) == {'products': [], 'vsctl': None, 'database': None, 'database_error': None,
+                                       'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': None}]}
 
 
 def test_without_the_hyper_v_module_there_are_no_switches():
     # Get-Command -Name Get-VMSwitch finds nothing where the Hyper-V module is not installed.
     node = new_node(transparent=False)
     node.data['features']['Hyper-V-PowerShell'] = 'available'
-    assert ovs_section(node)['switches'] == twin_section(node)['switches'] == []
+    assert ovs_section(node)['switches'] == []
 
 
-def test_install_and_bridge_run_whole_and_answer_as_the_twin():
+def test_install_and_bridge_run_whole():
     arguments = spec(install={'msi': MSI, 'features': FEATURES}, bridge=BRIDGE, external_ids=EXTERNAL_IDS,
                      services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
-    real, twin = new_node(), new_node()
-    outcome = run_worker(real, arguments)
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
-    assert (outcome['state'], outcome['installed'], outcome['bridge_rebuilt'], outcome['error']) == \
-        ('done', True, True, None)
-    assert services_of(real) == services_of(twin)
-    assert real.data['ovs'] == twin.data['ovs']
-    section = ovs_section(real)
-    assert as_the_twin_reports(section) == twin_section(twin)
-    assert section['database']['bridges']['br-ex']['ports'] == {
-        'br-ex': {'type': 'internal', 'error': 'could not open network device br-ex (No such device)'},
-        'Ethernet': {'type': '', 'error': None},
-        'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
-    assert section['vsctl'] == ovs.BIN_DIR + '\\ovs-vsctl.exe'
-    assert section['switches'] == [{'name': 'external', 'adapter': 'Ethernet', 'extension': {'enabled': True}}]
+    node = new_node()
+    # msiexec starts the services the package installs: the worker finds them running.
+    assert run_worker(node, arguments) == worker_answer('op-ovs', installed=True, bridge_rebuilt=True,
+                                                        external_ids_set=list(EXTERNAL_IDS))
+    assert services_of(node) == OVS_SERVICES_RUNNING
+    assert ovs_section(node) == dict(INSTALLED, database={'bridges': {'br-ex': {'ports': BR_EX_PORTS}},
+                                                          'external_ids': EXTERNAL_IDS})
     # msiexec wrote its log where /l*v said, and the machine PATH has the package's bin folder.
-    log = filesystem.lookup(real, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log')
+    log = filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log')
     assert b'MainEngineThread is returning 0' in filesystem.content_bytes(log)
-    assert real.data['environment']['Path'].endswith(';' + ovs.BIN_DIR + '\\')
+    assert node.data['environment']['Path'].endswith(';' + ovs.BIN_DIR + '\\')
 
-    # Run again on the converged nodes: the bridge is rebuilt the same way, the services are left running.
+    # Run again on the converged node: the bridge is rebuilt the same way, the services are left running.
     again = spec(bridge=BRIDGE, external_ids=EXTERNAL_IDS, services=['ovsdb-server', 'ovs-vswitchd'])
-    outcome = run_worker(real, again, 'op-ovs-2')
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(again), 'op-ovs-2')
-    assert as_the_twin_reports(ovs_section(real)) == twin_section(twin)
+    assert run_worker(node, again, 'op-ovs-2') == worker_answer('op-ovs-2', bridge_rebuilt=True,
+                                                                external_ids_set=list(EXTERNAL_IDS))
+    assert services_of(node) == OVS_SERVICES_RUNNING
+    assert ovs_section(node) == dict(INSTALLED, database={'bridges': {'br-ex': {'ports': BR_EX_PORTS}},
+                                                          'external_ids': EXTERNAL_IDS})
 
 
-def test_msiexec_failing_with_1603_fails_the_worker_as_in_the_twin():
+def test_msiexec_failing_with_1603_fails_the_worker():
     # An ADDLOCAL feature the package does not have: Windows Installer error 2711, msiexec exits 1603.
     arguments = spec(install={'msi': MSI, 'features': ['OpenvSwitchCLI', 'OVSExtras']}, bridge=BRIDGE)
-    real, twin = new_node(), new_node()
-    outcome = run_worker(real, arguments)
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
-    assert outcome['error'] == ('msiexec failed with exit code 1603; see '
-                                'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log on the node')
-    assert ovs_section(real) == twin_section(twin)
-    log = filesystem.content_bytes(filesystem.lookup(real, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log'))
+    node = new_node()
+    assert run_worker(node, arguments) == worker_answer('op-ovs', state='failed', error=(
+        'msiexec failed with exit code 1603; see C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log on the node'))
+    # Nothing installed, nothing built.
+    assert services_of(node) == {}
+    assert ovs_section(node) == {'products': [], 'vsctl': None, 'database': None, 'database_error': None,
+                                 'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': None}]}
+    log = filesystem.content_bytes(filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log'))
     assert b"Error 2711:  The specified Feature name ('OVSExtras') not found in Feature table" in log
     assert b'MainEngineThread is returning 1603' in log
 
 
-def test_taking_the_node_out_of_ovn_answers_as_the_twin():
+def test_taking_the_node_out_of_ovn():
     setup = spec(install={'msi': MSI, 'features': FEATURES}, bridge=BRIDGE, external_ids=EXTERNAL_IDS,
                  services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
-    real, twin = new_node(), new_node()
-    run_worker(real, setup)
-    openvswitch_worker(twin, copy.deepcopy(setup), 'op-ovs')
+    node = new_node()
+    run_worker(node, setup)
     absent = spec(stop=['ovn-controller'], remove_bridge={'name': 'br-ex', 'extension': ovs.EXTENSION,
                                                           'disable_extension_on': ['Ethernet']},
                   remove_external_ids=['ovn-remote', 'ovn-encap-ip', 'ovn-encap-type'])
-    outcome = run_worker(real, absent, 'op-ovs-absent')
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(absent), 'op-ovs-absent')
-    assert (outcome['state'], outcome['bridge_removed']) == ('done', True)
-    assert services_of(real) == services_of(twin)
-    assert ovs_section(real) == twin_section(twin)
-    assert ovs_section(real)['database'] == {'bridges': {}, 'external_ids': {'system-id': 'win1'}}
+    assert run_worker(node, absent, 'op-ovs-absent') == worker_answer(
+        'op-ovs-absent', stopped=['ovn-controller'], bridge_removed=True,
+        external_ids_removed=['ovn-remote', 'ovn-encap-ip', 'ovn-encap-type'])
+    assert services_of(node) == dict(OVS_SERVICES_RUNNING, **{'ovn-controller': ('stopped', 'auto')})
+    assert ovs_section(node) == dict(INSTALLED, database={'bridges': {}, 'external_ids': {'system-id': 'win1'}},
+                                     switches=[{'name': 'external', 'adapter': 'Ethernet',
+                                                'extension': {'enabled': False}}])
 
 
 # -- msiexec.exe (windows/msi.py): exit codes from "MsiExec.exe and InstMsi.exe Error Messages" -------------------
