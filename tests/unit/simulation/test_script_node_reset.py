@@ -1,23 +1,18 @@
 """node_reset_apply.ps1, whole, run by the engine on the Windows model (the service control manager and sc.exe,
-HNS, the file system, host-local's reservation files), compared with its twin (kubewin_sim/handlers/lifecycle.py
-node_reset_apply) on copies of the same node."""
+HNS, the file system, host-local's reservation files): its answer and the node after it, asserted."""
 
+import hashlib
 import json
 import os
 import sys
-
-import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402
-from kubewin_sim import handlers  # noqa: E402,F401  pylint: disable=unused-import
-from kubewin_sim import registry as script_registry  # noqa: E402
-from kubewin_sim.handlers import cni  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import WindowsHost, filesystem, hostlocal  # noqa: E402
+from kubewin_sim.windows import WindowsHost, filesystem, hostlocal, run_on_node  # noqa: E402
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402
 
 DATA_DIR = 'C:\\var\\lib\\cni\\networks'
@@ -36,41 +31,82 @@ def _service(name):
             'account': 'LocalSystem', 'recovery': None, 'exit_code': 0, 'nssm': None}
 
 
+with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', 'files.ps1'), encoding='utf-8') as _handle:
+    FILES = _handle.read()
+STORE = DATA_DIR + '\\cbr0'
+# host-local's files for the reservation of c1 (disk/backend.go Reserve, lock.go), see test_windows_hostlocal.py.
+RESERVATION = {'10.244.1.2': 'c1\r\neth0', 'last_reserved_ip.0': '10.244.1.2', 'lock': ''}
+
+
 def reset_node():
     """containerd, the kubelet and kube-proxy running (kube-proxy depends on the kubelet, the kubelet on
-    containerd), an L2Bridge network with an endpoint a load balancer references, the programs and a kubeconfig
-    in both file stores, and a host-local reservation in each one's store."""
+    containerd), an L2Bridge network with an endpoint a load balancer references, the programs and a kubeconfig,
+    the kubeconfig in the registry of managed files, and a host-local reservation in its data folder."""
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'features': {'Containers': 'installed'}}))
-    for name, command_line in PROGRAMS.items():
+    for name in PROGRAMS:
         node.data['services'][name] = _service(name)
-        program = command_line.split(' --')[0].strip('"')
-        node.write_file(program, sha256='0' * 64, size=1)
     for path in [line.split(' --')[0].strip('"') for line in PROGRAMS.values()] + ['C:\\k\\kubelet.conf']:
         filesystem.make_directories(node, filesystem.parent_of(path))
         filesystem.write_file(node, path, b'binary')
-    node.write_file('C:\\k\\kubelet.conf', content='binary')
+        # processes.py finds a service's program through node.file.
+        node.write_file(path, content='binary')
+    outcome = run_on_node(node, FILES + "Register-KubeWinFile -Path @('C:\\k\\kubelet.conf')")
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    assert managed(node) == ['C:\\k\\kubelet.conf']
     network = node.create_network({'name': 'cbr0', 'type': 'L2Bridge', 'address_prefix': '10.244.1.0/24',
                                    'gateway': '10.244.1.1', 'adapter': 'Ethernet'})
     endpoint = node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')
     node.add_policy_list(['10.96.0.1'], [endpoint['id']])
-    # host-local's reservation: files of the program model for the real script, host_local state for the twin.
+    # host-local's reservation, made by the program model as the CNI runtime would.
     assert hostlocal.host_local(WindowsHost(node), [], REQUEST.encode(), RESERVE).exit_code == 0
-    cni.host_local(node, 'ADD', REQUEST, RESERVE)
+    assert reserved(node) == RESERVATION
     return node
 
 
-def both(node, parameters):
-    """The real script's answer and node, and the twin's, each on its own copy of the node."""
-    real_node, twin_node = (SimNode(json.loads(json.dumps(node.data))) for _ in range(2))
-    result = invoke(real_node, _pwsh.load_script('node_reset_apply'), parameters, error_action='stop')
+def reserved(node):
+    """host-local's store of cbr0 as files: {name: text}."""
+    return {entry['path'].rsplit('\\', 1)[-1]: filesystem.content_bytes(entry).decode()
+            for entry in filesystem.walk(node, STORE) if not entry['dir']}
+
+
+def managed(node):
+    """The paths in the registry of managed files (lib/files.ps1's managed.json)."""
+    entry = filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\managed.json')
+    return list(json.loads(filesystem.content_bytes(entry).decode('utf-8'))['files'])
+
+
+def run_reset(node, parameters):
+    """The real script's answer, checked against its contract, on the node."""
+    result = invoke(node, _pwsh.load_script('node_reset_apply'), parameters, error_action='stop')
     assert (result['failed'], result['error']) == (False, []), result['error']
-    real = _contracts.check('node_reset_apply', json.loads(result['result']))
-    twin = json.loads(json.dumps(script_registry.run(twin_node, _pwsh.load_script('node_reset_apply'),
-                                                     dict(parameters), {})))
-    assert real == twin
-    assert {name: s['state'] for name, s in real_node.data['services'].items()} == \
-        {name: s['state'] for name, s in twin_node.data['services'].items()}
-    return real, real_node, twin_node
+    return _contracts.check('node_reset_apply', json.loads(result['result']))
+
+
+def hns_view(node, endpoints=True):
+    """What Get-KubeWinNodeState reports of the node's HNS objects (the network, and the endpoint with its
+    load balancer unless they were deleted), ids taken from the node's model."""
+    hns = node.data['hns']
+    network = hns['networks'][0]
+    view = {'available': True, 'endpoints': [], 'policy_lists': [], 'networks': [{
+        'adapter': 'Ethernet', 'id': network['id'], 'management_ip': '10.0.0.11', 'name': 'cbr0',
+        'subnets': [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1', 'vsid': None}], 'type': 'L2Bridge'}]}
+    if endpoints:
+        endpoint = hns['endpoints'][0]
+        view['endpoints'] = [{'host_attached': False, 'id': endpoint['id'], 'ip_address': '10.244.1.2',
+                              'is_remote': False, 'mac_address': '00-15-5D-00-00-01', 'name': 'cbr0_ep',
+                              'network_id': network['id'], 'network_name': 'cbr0'}]
+        view['policy_lists'] = [{'endpoints': [endpoint['id']], 'id': hns['policy_lists'][0]['id'],
+                                 'vips': ['10.96.0.1']}]
+    return view
+
+
+# The files section reports the files asked for and every file in the registry of managed files (lib/state.ps1).
+KUBECONFIG_STATE = {'C:\\k\\kubelet.conf': {
+    'exists': True, 'type': 'file', 'size': 6, 'sha256': hashlib.sha256(b'binary').hexdigest(), 'acl': 'inherited'}}
+
+
+def gone(*names):
+    return {name: {'exists': False, 'name': name} for name in names}
 
 
 def _ids(node):
@@ -78,37 +114,59 @@ def _ids(node):
     return {'PolicyListIds': [p['id'] for p in hns['policy_lists']], 'EndpointIds': [e['id'] for e in hns['endpoints']]}
 
 
-@pytest.mark.parametrize('case', ['everything', 'kubelet_only', 'nothing_there'])
-def test_node_reset_apply_runs_whole_and_answers_as_its_twin(case):
+def test_node_reset_apply_removes_everything():
     node = reset_node()
-    parameters = {
-        'everything': dict(_ids(node), Services=['kube-proxy', 'kubelet', 'containerd'],
-                           Paths=['C:\\k', 'C:\\Program Files\\containerd', DATA_DIR, 'C:\\etc\\kubernetes'],
-                           Forget=['C:\\k\\kubelet.conf']),
-        # Stop-Service -Force stops kube-proxy too; it stays, stopped.
-        'kubelet_only': {'Services': ['kubelet'], 'Paths': ['C:\\k\\kubelet.exe']},
-        'nothing_there': {'Services': ['ghost'], 'Paths': ['C:\\nothing'], 'StopTimeoutSeconds': 5},
-    }[case]
-    real, real_node, twin_node = both(node, parameters)
-    if case == 'everything':
-        assert real['state']['hns']['endpoints'] == real['state']['hns']['policy_lists'] == []
-        assert filesystem.lookup(real_node, DATA_DIR) is None and twin_node.data['host_local'] == {}
-        assert sorted(real_node.data['services']) == []
-    if case == 'kubelet_only':
-        assert real_node.data['services']['kube-proxy']['state'] == 'stopped'
-        assert filesystem.lookup(real_node, 'C:\\k\\kube-proxy.exe') is not None
+    network_id = node.data['hns']['networks'][0]['id']
+    paths = ['C:\\k', 'C:\\Program Files\\containerd', DATA_DIR, 'C:\\etc\\kubernetes']
+    real = run_reset(node, dict(_ids(node), Services=['kube-proxy', 'kubelet', 'containerd'], Paths=paths,
+                                Forget=['C:\\k\\kubelet.conf']))
+    # HNS networks are left to hns_network.
+    assert real == {'state': {'sections': ['services', 'hns', 'files'],
+                              'services': gone('kube-proxy', 'kubelet', 'containerd'),
+                              'hns': hns_view(node, endpoints=False),
+                              'files': {path: {'exists': False} for path in paths}}}
+    assert [n['id'] for n in node.data['hns']['networks']] == [network_id]
+    assert node.data['hns']['endpoints'] == node.data['hns']['policy_lists'] == []
+    assert node.data['services'] == {}
+    # host-local's reservations went with its data folder.
+    assert filesystem.lookup(node, DATA_DIR) is None and filesystem.lookup(node, 'C:\\var\\lib\\cni') is not None
+    assert [filesystem.lookup(node, path) for path in paths] == [None] * 4
+    assert managed(node) == []
+
+
+def test_stopping_the_kubelet_stops_kube_proxy_which_stays():
+    # Stop-Service -Force stops the services that depend on it too; only the kubelet is deleted.
+    node = reset_node()
+    real = run_reset(node, {'Services': ['kubelet'], 'Paths': ['C:\\k\\kubelet.exe']})
+    assert real == {'state': {'sections': ['services', 'hns', 'files'], 'services': gone('kubelet'),
+                              'hns': hns_view(node), 'files': dict({'C:\\k\\kubelet.exe': {'exists': False}}, **KUBECONFIG_STATE)}}
+    assert {name: s['state'] for name, s in node.data['services'].items()} == {
+        'containerd': 'running', 'kube-proxy': 'stopped'}
+    assert filesystem.lookup(node, 'C:\\k\\kubelet.exe') is None
+    assert filesystem.lookup(node, 'C:\\k\\kube-proxy.exe') is not None
+    assert reserved(node) == RESERVATION
+    assert managed(node) == ['C:\\k\\kubelet.conf']
+
+
+def test_what_is_not_there_is_left_alone():
+    node = reset_node()
+    before = json.loads(json.dumps(node.data))
+    real = run_reset(node, {'Services': ['ghost'], 'Paths': ['C:\\nothing'], 'StopTimeoutSeconds': 5})
+    assert real == {'state': {'sections': ['services', 'hns', 'files'], 'services': gone('ghost'),
+                              'hns': hns_view(node), 'files': dict({'C:\\nothing': {'exists': False}}, **KUBECONFIG_STATE)}}
+    assert node.data['services'] == before['services'] and node.data['hns'] == before['hns']
+    assert {name: s['state'] for name, s in node.data['services'].items()} == dict.fromkeys(PROGRAMS, 'running')
+    assert reserved(node) == RESERVATION
 
 
 def test_a_program_a_running_service_executes_stops_the_reset():
     # DeleteFile of a running program's image is access denied (windows/filesystem.py); Remove-Item's error under
-    # Stop ends the script. The twin fails too, wording it as a sharing violation.
+    # Stop ends the script.
     node = reset_node()
     parameters = {'Services': [], 'Paths': ['C:\\Program Files\\containerd']}
-    result = invoke(SimNode(json.loads(json.dumps(node.data))), _pwsh.load_script('node_reset_apply'), parameters,
-                    error_action='stop')
+    result = invoke(node, _pwsh.load_script('node_reset_apply'), parameters, error_action='stop')
     assert result['failed'] is True
     assert [e['exception']['message'] for e in result['error']] == [
         "Cannot remove item C:\\Program Files\\containerd\\containerd.exe: Access to the path 'containerd.exe' is denied."]
-    with pytest.raises(Exception, match='Cannot remove item'):
-        script_registry.run(SimNode(json.loads(json.dumps(node.data))), _pwsh.load_script('node_reset_apply'),
-                            parameters, {})
+    assert filesystem.lookup(node, 'C:\\Program Files\\containerd\\containerd.exe') is not None
+    assert node.data['services']['containerd']['state'] == 'running'

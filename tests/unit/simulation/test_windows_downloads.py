@@ -3,8 +3,8 @@
 First the documented behaviour of Invoke-WebRequest (Windows PowerShell 5.1: its reference page and
 WebRequestPSCmdlet.cs as 5.1 shipped it), tar.exe (libarchive's bsdtar, tar/read.c) and ZipFile over the
 simulated web (kubewin_sim/web.py); then the real artifact_fetch.ps1 run by the engine for real
-downloads, compared with what its twin (handlers/artifacts.py) answers on an equivalent node over an
-identical web: the script's result, its failure message, and the SHA-256 and size of what it installed.
+downloads: the script's result (derived from what the web serves), its failure message, and the SHA-256
+and size of what it installed.
 """
 
 import base64
@@ -22,10 +22,8 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.artifacts import artifact_fetch  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh.values import SecureString  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.registry import ScriptFailure  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -191,7 +189,7 @@ def test_zipfile_needs_its_assembly_and_extracts_an_archive_of_the_simulated_web
     assert 'End of Central Directory record could not be found.' in outcome.errors[0]
 
 
-# --- artifact_fetch.ps1, whole, against its twin --------------------------------------------------------------
+# --- artifact_fetch.ps1, whole ----------------------------------------------------------------------------------
 
 def _parameters(url, dest, **more):
     parameters = {'Url': url, 'Dest': dest, 'Algorithm': 'sha256', 'Checksum': sha256(url),
@@ -200,138 +198,144 @@ def _parameters(url, dest, **more):
     return parameters
 
 
-def _twin_parameters(parameters):
-    full = {'Checksum': None, 'ChecksumUrl': None, 'Format': 'file', 'Members': [], 'Names': [], 'Retries': 4,
-            'TimeoutSeconds': 300, 'Proxy': None, 'ProxyUsername': None, 'ProxyPassword': None, 'StagedPath': None,
-            'Version': None}
-    full.update(parameters)
-    return full
+def _fetch(web_dir, parameters, served=None, faults=None, before=None):
+    """Run the real script on a fresh node over the simulated web; ((result, failure message), node)."""
+    web.configure(web_dir, served=served, faults=faults)
+    node = fresh_node()
+    if before:
+        run(node, before)
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    if result['failed']:
+        return (None, result['error'][-1]['exception']['message']), node
+    return (_contracts.check('artifact_fetch', json.loads(result['result'])), None), node
 
 
-def _both(tmp_path, monkeypatch, parameters, served=None, faults=None, before=None):
-    """Run the real script on one node and the twin on another, each over its own copy of the same web.
-    Returns ((result, error message), node) for each."""
-    answers = []
-    for side in ('engine', 'twin'):
-        directory = tmp_path / side
-        directory.mkdir()
-        monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', str(directory))
-        web.configure(str(directory), served=served, faults=faults)
-        node = fresh_node()
-        if side == 'engine':
-            if before:
-                run(node, before)
-            result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
-            answer = (json.loads(result['result']) if not result['failed'] else None,
-                      result['error'][-1]['exception']['message'] if result['failed'] else None)
-            if answer[0] is not None:
-                _contracts.check('artifact_fetch', answer[0])
-        else:
-            try:
-                answer = (artifact_fetch(node, _twin_parameters(parameters), None), None)
-            except ScriptFailure as failure:
-                answer = (None, str(failure))
-        answers.append((answer, node))
-    return answers
+def whole(url):
+    """{'sha256', 'size'} of what the simulated web serves at ``url`` (web.body)."""
+    return {'sha256': sha256(url), 'size': len(web.body(url))}
 
 
-def _installed(engine_node, twin_node, paths):
-    """The SHA-256 and size of each installed file, from the model's file system and from the twin's store."""
+def member(url, archive_sha256, name):
+    """{'sha256', 'size'} of a member of an archive of the simulated web, as tar.exe and ZipFile extract it."""
+    return web.member_identity(url, archive_sha256, name)
+
+
+def expected_result(parameters, installed, attempts=1, sha=None):
+    """What artifact_fetch.ps1 reports once it installed ``installed`` ({path: {'sha256', 'size'}}): the attempts,
+    the verified hash, each file protected, and the artifact's record in the registry of managed files."""
+    return {'attempts': attempts, 'sha': sha or parameters['Checksum'], 'state': {
+        'sections': ['files', 'artifacts'],
+        'files': {path: {'exists': True, 'type': 'file', 'size': identity['size'], 'sha256': identity['sha256'],
+                         'acl': 'protected'} for path, identity in installed.items()},
+        'artifacts': {parameters['ArtifactKey']: {
+            'url': parameters['Url'], 'checksum': parameters['ChecksumSpec'], 'version': parameters['Version'],
+            'files': {path: identity['sha256'] for path, identity in installed.items()}}}}}
+
+
+def _installed(node, paths):
+    """The SHA-256 and size of each file in the model's file system."""
     real = {}
     for path in paths:
-        entry = filesystem.lookup(engine_node, path)
+        entry = filesystem.lookup(node, path)
         real[path] = entry['stand_in'] if entry.get('stand_in') else \
             {'sha256': hashlib.sha256(filesystem.content_bytes(entry)).hexdigest(), 'size': filesystem.size_of(entry)}
-    twin = {path: {'sha256': twin_node.file(path)['sha256'], 'size': twin_node.file(path)['size']} for path in paths}
-    return real, twin
+    return real
 
 
-def _same(answers, paths=()):
-    (engine, engine_node), (twin, twin_node) = answers
-    assert engine == twin
-    real, expected = _installed(engine_node, twin_node, paths)
-    assert real == expected
-    # Nothing of the download is left next to the destination or in TEMP.
-    leftovers = [key for key in filesystem.tree(engine_node) if '.kubewin-download-' in key or 'kubewin-checksum-' in key]
+def _check(fetched, installed=None):
+    """The files ``installed`` are on the node as reported, and nothing of the download is left next to the
+    destination or in TEMP."""
+    answer, node = fetched
+    installed = installed or {}
+    assert _installed(node, installed) == installed
+    leftovers = [key for key in filesystem.tree(node) if '.kubewin-download-' in key or 'kubewin-checksum-' in key]
     assert leftovers == []
-    return engine
+    return answer
 
 
-def test_a_binary_with_its_checksum(tmp_path, monkeypatch):
-    answer = _same(_both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe')), ['C:\\k\\kubelet.exe'])
-    assert answer[0]['attempts'] == 1 and answer[0]['sha'] == sha256(KUBELET)
+def test_a_binary_with_its_checksum(web_dir):
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe')
+    installed = {'C:\\k\\kubelet.exe': whole(KUBELET)}
+    assert _check(_fetch(web_dir, parameters), installed) == (expected_result(parameters, installed), None)
 
 
 @pytest.mark.parametrize('algorithm, suffix', [('sha256', '.sha256'), ('sha512', '.sha512')])
-def test_a_checksum_from_a_hash_file(tmp_path, monkeypatch, algorithm, suffix):
+def test_a_checksum_from_a_hash_file(web_dir, algorithm, suffix):
     parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe', Algorithm=algorithm, ChecksumUrl=KUBELET + suffix,
                              ChecksumSpec='%s:%s%s' % (algorithm, KUBELET, suffix))
     del parameters['Checksum']
-    answer = _same(_both(tmp_path, monkeypatch, parameters), ['C:\\k\\kubelet.exe'])
-    assert answer[0]['sha'] == hashlib.new(algorithm, web.body(KUBELET)).hexdigest()
+    installed = {'C:\\k\\kubelet.exe': whole(KUBELET)}
+    # The reported hash is of the algorithm asked for; the file state's stays SHA-256.
+    assert _check(_fetch(web_dir, parameters), installed) == (
+        expected_result(parameters, installed, sha=hashlib.new(algorithm, web.body(KUBELET)).hexdigest()), None)
 
 
-def test_a_tar_gz_archive_with_members(tmp_path, monkeypatch):
+def test_a_tar_gz_archive_with_members(web_dir):
     members = ['bin/containerd.exe', 'bin/containerd-shim-runhcs-v1.exe', 'bin/ctr.exe']
     names = ['containerd.exe', 'containerd-shim-runhcs-v1.exe', 'ctr.exe']
     parameters = _parameters(CONTAINERD, 'C:\\Program Files\\containerd\\bin', Format='tar.gz', Members=members,
                              Names=names)
-    _same(_both(tmp_path, monkeypatch, parameters), ['C:\\Program Files\\containerd\\bin\\' + name for name in names])
+    installed = {'C:\\Program Files\\containerd\\bin\\' + name: member(CONTAINERD, sha256(CONTAINERD), inside)
+                 for inside, name in zip(members, names)}
+    assert _check(_fetch(web_dir, parameters), installed) == (expected_result(parameters, installed), None)
 
 
-def test_a_tgz_archive_pinned_by_its_digest(tmp_path, monkeypatch):
+def test_a_tgz_archive_pinned_by_its_digest(web_dir):
     # An upstream release the tests have no bytes of: the archive and its members are stand-ins.
     pinned = hashlib.sha256(b'the real cni-plugins archive').hexdigest()
     parameters = _parameters(CNI, 'C:\\opt\\cni\\bin', Format='tar.gz', Members=['win-bridge.exe', 'host-local.exe'],
                              Names=['win-bridge.exe', 'host-local.exe'], Checksum=pinned, ChecksumSpec='sha256:' + pinned)
-    _same(_both(tmp_path, monkeypatch, parameters, served={CNI: {'sha256': pinned, 'size': 4242}}),
-          ['C:\\opt\\cni\\bin\\win-bridge.exe', 'C:\\opt\\cni\\bin\\host-local.exe'])
+    installed = {'C:\\opt\\cni\\bin\\' + name: member(CNI, pinned, name) for name in ['win-bridge.exe', 'host-local.exe']}
+    fetched = _fetch(web_dir, parameters, served={CNI: {'sha256': pinned, 'size': 4242}})
+    assert _check(fetched, installed) == (expected_result(parameters, installed), None)
 
 
-def test_a_zip_archive(tmp_path, monkeypatch):
+def test_a_zip_archive(web_dir):
     parameters = _parameters(DOCKER, 'C:\\Program Files\\docker', Format='zip',
                              Members=['docker/docker.exe', 'docker/dockerd.exe'], Names=['docker.exe', 'dockerd.exe'])
-    _same(_both(tmp_path, monkeypatch, parameters), ['C:\\Program Files\\docker\\docker.exe',
-                                                     'C:\\Program Files\\docker\\dockerd.exe'])
+    installed = {'C:\\Program Files\\docker\\' + name: member(DOCKER, sha256(DOCKER), 'docker/' + name)
+                 for name in ['docker.exe', 'dockerd.exe']}
+    assert _check(_fetch(web_dir, parameters), installed) == (expected_result(parameters, installed), None)
 
 
-def test_a_member_the_archive_lacks(tmp_path, monkeypatch):
+def test_a_member_the_archive_lacks(web_dir):
     parameters = _parameters(DOCKER, 'C:\\Program Files\\docker', Format='zip', Members=['docker/nothere.exe'],
                              Names=['nothere.exe'])
-    answer = _same(_both(tmp_path, monkeypatch, parameters))
-    assert answer[1] == '%s does not contain: docker/nothere.exe' % DOCKER
+    fetched = _fetch(web_dir, parameters)
+    assert _check(fetched) == (None, '%s does not contain: docker/nothere.exe' % DOCKER)
+    assert [key for key in filesystem.tree(fetched[1]) if key.startswith('c:\\program files\\docker\\')] == []
 
 
-def test_transient_faults_are_retried_until_the_download_succeeds(tmp_path, monkeypatch):
-    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'),
-                    faults={KUBELET: ['503', 'timeout', 'reset', '500', '200']})
-    assert _same(answers, ['C:\\k\\kubelet.exe'])[0]['attempts'] == 5
+def test_transient_faults_are_retried_until_the_download_succeeds(web_dir):
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe')
+    installed = {'C:\\k\\kubelet.exe': whole(KUBELET)}
+    fetched = _fetch(web_dir, parameters, faults={KUBELET: ['503', 'timeout', 'reset', '500', '200']})
+    assert _check(fetched, installed) == (expected_result(parameters, installed, attempts=5), None)
 
 
-def test_transient_faults_beyond_the_retries_fail(tmp_path, monkeypatch):
-    answer = _same(_both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe', Retries=1),
-                         faults={KUBELET: ['503', '503', '200']}))
-    assert answer[1] == ('download of %s failed (HTTP 503) after 2 attempts: The remote server returned an error: (503) '
-                         'Server Unavailable.' % KUBELET)
+def test_transient_faults_beyond_the_retries_fail(web_dir):
+    fetched = _fetch(web_dir, _parameters(KUBELET, 'C:\\k\\kubelet.exe', Retries=1), faults={KUBELET: ['503', '503', '200']})
+    assert _check(fetched) == (None, 'download of %s failed (HTTP 503) after 2 attempts: The remote server returned an '
+                                     'error: (503) Server Unavailable.' % KUBELET)
+    assert filesystem.lookup(fetched[1], 'C:\\k\\kubelet.exe') is None
 
 
-def test_a_404_is_not_retried(tmp_path, monkeypatch):
-    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['404', '200']})
-    answer = _same(answers)
-    assert answer[1] == ('download of %s failed (HTTP 404); not retried: The remote server returned an error: (404) '
-                         'Not Found.' % KUBELET)
+def test_a_404_is_not_retried(web_dir):
+    fetched = _fetch(web_dir, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['404', '200']})
+    assert _check(fetched) == (None, 'download of %s failed (HTTP 404); not retried: The remote server returned an '
+                                     'error: (404) Not Found.' % KUBELET)
     # One request only: the 200 is still queued.
-    assert json.loads((tmp_path / 'engine' / 'web.json').read_text())['faults'][KUBELET] == ['200']
+    with open(os.path.join(web_dir, 'web.json'), encoding='utf-8') as handle:
+        assert json.load(handle)['faults'][KUBELET] == ['200']
 
 
-def test_a_corrupt_body_fails_the_checksum_and_keeps_the_previous_file(tmp_path, monkeypatch):
+def test_a_corrupt_body_fails_the_checksum_and_keeps_the_previous_file(web_dir):
     before = "New-Item C:\\k -ItemType Directory | Out-Null; Set-Content C:\\k\\kubelet.exe 'old'"
-    answers = _both(tmp_path, monkeypatch, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['corrupt']},
-                    before=before)
+    fetched = _fetch(web_dir, _parameters(KUBELET, 'C:\\k\\kubelet.exe'), faults={KUBELET: ['corrupt']}, before=before)
     corrupt = hashlib.sha256(b'corrupt' + web.body(KUBELET)).hexdigest()
-    assert _same(answers)[1] == ('checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
-                                 % (KUBELET, sha256(KUBELET), corrupt))
-    assert run(answers[0][1], "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
+    assert _check(fetched) == (None, 'checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
+                                     % (KUBELET, sha256(KUBELET), corrupt))
+    assert run(fetched[1], "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
 
 
 def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_dir):

@@ -1,11 +1,10 @@
 """The FileSystem provider, ACLs and System.IO.File of the Windows model, and the real lib/files.ps1 on them.
 
 The cmdlets' documented behaviour first (reference/5.1 pages named in windows/filesystem.py and acl.py),
-then the real lib/files.ps1, file_write.ps1 and the files/contents/artifacts sections of lib/state.ps1
-run by the engine against a node, compared with what the file_write and node_info handlers report.
+then the real lib/files.ps1, file_write.ps1, artifact_fetch.ps1 with a staged file and the
+files/contents/artifacts sections of lib/state.ps1 run by the engine against a node, their answers asserted.
 """
 
-import copy
 import hashlib
 import importlib.util
 import json
@@ -18,8 +17,6 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.files import file_write as file_write_handler  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh import new_interpreter  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh.values import PSCustomObject, SecureString, SwitchParameter  # noqa: E402  pylint: disable=wrong-import-position
@@ -295,19 +292,13 @@ def test_file_state_trusts_the_registry_while_size_and_time_are_unchanged():
     assert run(node, text) == ['recorded', hashlib.sha256(b'b').hexdigest(), '{"exists":false}']
 
 
-# --- file_write.ps1 and node_info's sections, against the handlers ------------------------------------------
+# --- file_write.ps1 and node_info's sections ------------------------------------------------------------------
 
 CASES = [
     {'Path': HOME + '\\etc\\kubelet.conf', 'Content': 'a=1\n', 'Acl': 'protected'},
     {'Path': HOME + '\\etc\\token', 'SecretContent': 's3cret', 'Acl': 'secret'},
     {'Path': 'C:\\k\\config', 'Content': '', 'Acl': 'protected'},
 ]
-
-
-def _handler_parameters(parameters):
-    full = {'Path': None, 'Content': None, 'SecretContent': None, 'Acl': 'protected', 'Remove': False}
-    full.update(parameters)
-    return full
 
 
 def _script_parameters(parameters):
@@ -319,36 +310,51 @@ def _script_parameters(parameters):
     return out
 
 
+def _written(parameters):
+    """The bytes file_write.ps1 writes: the text as UTF-8 without a byte order mark."""
+    return (parameters.get('Content') or parameters.get('SecretContent') or '').encode('utf-8')
+
+
+def file_state(data, acl):
+    """lib/files.ps1 Get-KubeWinFileState of a file holding ``data``."""
+    return {'exists': True, 'type': 'file', 'size': len(data), 'sha256': hashlib.sha256(data).hexdigest(), 'acl': acl}
+
+
 @pytest.mark.parametrize('parameters', CASES, ids=['content', 'secret', 'empty'])
-def test_file_write_answers_as_the_handler_does(parameters):
-    engine_node, twin_node = fresh_node(), fresh_node()
-    result = run_script(engine_node, 'file_write', _script_parameters(parameters))
-    assert result == file_write_handler(twin_node, _handler_parameters(parameters), None)
-    text = filesystem.content_bytes(filesystem.lookup(engine_node, parameters['Path']))
-    assert text == (parameters.get('Content') or parameters.get('SecretContent') or '').encode('utf-8')
-    assert filesystem.lookup(engine_node, parameters['Path'] + '.kubewin-new') is None
+def test_file_write_writes_the_text_and_reports_the_file(parameters):
+    node = fresh_node()
+    result = run_script(node, 'file_write', _script_parameters(parameters))
+    assert result == {'state': {'sections': ['files'], 'files': {
+        parameters['Path']: file_state(_written(parameters), parameters['Acl'])}}}
+    assert filesystem.content_bytes(filesystem.lookup(node, parameters['Path'])) == _written(parameters)
+    assert filesystem.lookup(node, parameters['Path'] + '.kubewin-new') is None
 
 
-def test_file_write_remove_and_node_info_sections_match_the_handlers():
-    engine_node, twin_node = fresh_node(), fresh_node()
-    for parameters in CASES + [{'Path': CASES[0]['Path'], 'Remove': True}]:
-        assert run_script(engine_node, 'file_write', _script_parameters(parameters)) == \
-            file_write_handler(twin_node, _handler_parameters(parameters), None)
-    # Register-KubeWinFile -TrackContent and an artifact record, by the real function and by the handler's model.
-    run(engine_node, FILES + "Write-KubeWinTextFile -Path C:\\k\\manifest.txt -Text 'v1'\n"
-                             "Register-KubeWinFile -Path @('C:\\k\\manifest.txt') -TrackContent -ArtifactDest C:\\k "
-                             "-Artifact ([ordered]@{ url = 'https://example.invalid/k.zip'; checksum = 'sha256:00' })")
-    twin_node.write_file('C:\\k\\manifest.txt', content='v1')
-    twin_node.register(['C:\\k\\manifest.txt'], track_content=True)
-    twin_node.data['artifacts']['C:\\k'] = {
-        'url': 'https://example.invalid/k.zip', 'checksum': 'sha256:00',
-        'files': {'C:\\k\\manifest.txt': hashlib.sha256(b'v1').hexdigest()}}
+def test_file_write_remove_and_node_info_sections():
+    node = fresh_node()
+    for parameters in CASES:
+        run_script(node, 'file_write', _script_parameters(parameters))
+    removed = run_script(node, 'file_write', _script_parameters({'Path': CASES[0]['Path'], 'Remove': True}))
+    assert removed == {'state': {'sections': ['files'], 'files': {CASES[0]['Path']: {'exists': False}}}}
+    # Register-KubeWinFile -TrackContent and an artifact record.
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\k\\manifest.txt -Text 'v1'\n"
+                      "Register-KubeWinFile -Path @('C:\\k\\manifest.txt') -TrackContent -ArtifactDest C:\\k "
+                      "-Artifact ([ordered]@{ url = 'https://example.invalid/k.zip'; checksum = 'sha256:00' })")
     sections = ['files', 'contents', 'artifacts']
-    asked = ['C:\\missing.txt']
-    output = run(engine_node, STATE + "\nConvertTo-Json -Depth 8 -Compress (Get-KubeWinNodeState -Sections %s -Files %s "
-                                      "-Contents %s)" % (','.join(sections), asked[0], CASES[0]['Path']))
-    expected = node_state(copy.deepcopy(twin_node), sections, files=asked, contents=[CASES[0]['Path']])
-    assert json.loads(output[-1]) == json.loads(json.dumps(expected))
+    output = run(node, STATE + "\nConvertTo-Json -Depth 8 -Compress (Get-KubeWinNodeState -Sections %s -Files C:\\missing.txt "
+                               "-Contents %s)" % (','.join(sections), CASES[0]['Path']))
+    # The files asked for and every registered file (the removed one forgotten); the contents asked for and those
+    # registered with -TrackContent; the artifact records.
+    assert json.loads(output[-1]) == {
+        'sections': sections,
+        'files': {'C:\\missing.txt': {'exists': False},
+                  CASES[1]['Path']: file_state(b's3cret', 'secret'),
+                  CASES[2]['Path']: file_state(b'', 'protected'),
+                  'C:\\k\\manifest.txt': file_state(b'v1', 'inherited')},
+        'contents': {CASES[0]['Path']: {'exists': False, 'text': None},
+                     'C:\\k\\manifest.txt': {'exists': True, 'text': 'v1'}},
+        'artifacts': {'C:\\k': {'url': 'https://example.invalid/k.zip', 'checksum': 'sha256:00',
+                                'files': {'C:\\k\\manifest.txt': hashlib.sha256(b'v1').hexdigest()}}}}
 
 
 # --- artifact_fetch.ps1 with a staged file (no download): Install-KubeWinFile --------------------------------
@@ -356,62 +362,61 @@ def test_file_write_remove_and_node_info_sections_match_the_handlers():
 STAGED = 'C:\\Windows\\TEMP\\kubewin-staged.bin'
 
 
-def _stage(engine_node, twin_node, text):
-    run(engine_node, "New-Item -Path C:\\Windows\\TEMP -ItemType Directory -Force | Out-Null; "
-                     "[System.IO.File]::WriteAllText('%s', '%s')" % (STAGED, text))
-    twin_node.write_file(STAGED, content=text)
+def _stage(node, text):
+    run(node, "New-Item -Path C:\\Windows\\TEMP -ItemType Directory -Force | Out-Null; "
+              "[System.IO.File]::WriteAllText('%s', '%s')" % (STAGED, text))
     return {'Url': 'https://example.invalid/kubelet.exe', 'Dest': 'C:\\k\\kubelet.exe', 'Algorithm': 'sha256',
             'Checksum': hashlib.sha256(text.encode()).hexdigest(), 'ChecksumSpec': 'sha256:pinned',
             'ArtifactKey': 'C:\\k\\kubelet.exe', 'StagedPath': STAGED, 'Version': 'v1.31.0'}
 
 
-def _artifact_handler_parameters(parameters):
-    full = {'ChecksumUrl': None, 'Format': 'file', 'Members': [], 'Names': [], 'Retries': 4, 'TimeoutSeconds': 300,
-            'Proxy': None, 'ProxyUsername': None, 'ProxyPassword': None}
-    full.update(parameters)
-    return full
+def _staged_result(data, checksum_spec):
+    """artifact_fetch.ps1's answer for a staged file: no download attempt, the hash of what it installed, the file
+    protected, and the artifact's record."""
+    digest = hashlib.sha256(data).hexdigest()
+    return {'attempts': 0, 'sha': digest, 'state': {
+        'sections': ['files', 'artifacts'],
+        'files': {'C:\\k\\kubelet.exe': file_state(data, 'protected')},
+        'artifacts': {'C:\\k\\kubelet.exe': {
+            'url': 'https://example.invalid/kubelet.exe', 'checksum': checksum_spec, 'version': 'v1.31.0',
+            'files': {'C:\\k\\kubelet.exe': digest}}}}}
 
 
 def _run_service(node, program):
     node.data['services']['kubelet'] = {'state': 'running', 'command_line': '"%s" --v=2' % program}
 
 
-def test_artifact_fetch_of_a_staged_file_answers_as_the_handler_does():
-    from kubewin_sim.handlers.artifacts import artifact_fetch  # pylint: disable=import-outside-toplevel
-    engine_node, twin_node = fresh_node(), fresh_node()
-    parameters = _stage(engine_node, twin_node, 'binary-1')
-    assert run_script(engine_node, 'artifact_fetch', parameters) == \
-        artifact_fetch(twin_node, _artifact_handler_parameters(parameters), None)
-    assert run(engine_node, "Test-Path '%s'; Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }" % STAGED) == [
+def test_artifact_fetch_of_a_staged_file_installs_it():
+    node = fresh_node()
+    assert run_script(node, 'artifact_fetch', _stage(node, 'binary-1')) == _staged_result(b'binary-1', 'sha256:pinned')
+    assert run(node, "Test-Path '%s'; Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }" % STAGED) == [
         'False', 'kubelet.exe']
+    assert filesystem.content_bytes(filesystem.lookup(node, 'C:\\k\\kubelet.exe')) == b'binary-1'
 
 
-def test_artifact_fetch_without_a_checksum_installs_unverified_as_the_handler_does():
+def test_artifact_fetch_without_a_checksum_installs_unverified():
     # skip_checksum sends neither Checksum nor ChecksumUrl. The script used to fetch the hash file from the empty
     # ChecksumUrl anyway: on Windows Invoke-WebRequest refuses an empty -Uri, the catch took that for a transient
     # failure (no HTTP answer), and every run failed after its retries. The file is staged here (downloads are not
     # modelled); which hash is expected does not depend on how the file arrived.
-    from kubewin_sim.handlers.artifacts import artifact_fetch  # pylint: disable=import-outside-toplevel
-    engine_node, twin_node = fresh_node(), fresh_node()
-    parameters = dict(_stage(engine_node, twin_node, 'binary-1'), ChecksumSpec='none')
+    node = fresh_node()
+    parameters = dict(_stage(node, 'binary-1'), ChecksumSpec='none')
     del parameters['Checksum']
-    result = run_script(engine_node, 'artifact_fetch', parameters)
-    assert result == artifact_fetch(twin_node, _artifact_handler_parameters(dict(parameters, Checksum=None)), None)
-    assert result['sha'] == hashlib.sha256(b'binary-1').hexdigest()
+    assert run_script(node, 'artifact_fetch', parameters) == _staged_result(b'binary-1', 'none')
 
 
 def test_install_over_a_running_program_moves_it_aside_until_it_is_released():
-    engine_node, twin_node = fresh_node(), fresh_node()
-    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-1'))
+    engine_node = fresh_node()
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-1'))
     _run_service(engine_node, 'C:\\k\\kubelet.exe')
-    result = run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-2'))
+    result = run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-2'))
     assert result['state']['files']['C:\\k\\kubelet.exe']['sha256'] == hashlib.sha256(b'binary-2').hexdigest()
     names = run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }")
     assert names[0] == 'kubelet.exe' and len(names) == 2 and names[1].startswith('kubelet.exe.kubewin-old-')
     # The old program stays until the service lets it go; the next install removes it.
     filesystem.release(engine_node, 'kubelet')
     engine_node.data['services']['kubelet']['state'] = 'stopped'
-    run_script(engine_node, 'artifact_fetch', _stage(engine_node, twin_node, 'binary-3'))
+    run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-3'))
     assert run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }") == ['kubelet.exe']
 
 
@@ -466,7 +471,8 @@ def test_zipfile_extracts_to_a_directory_and_refuses_to_overwrite():
                      "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x'); "
                      "Get-ChildItem C:\\x -Recurse | ForEach-Object { $_.FullName }") == [
         'C:\\x\\bin', 'C:\\x\\README', 'C:\\x\\bin\\flanneld.exe']
-    assert 'already exists' in failing(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; [System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
+    assert 'already exists' in failing(node, "Add-Type -AssemblyName System.IO.Compression.FileSystem; "
+                                             "[System.IO.Compression.ZipFile]::ExtractToDirectory('C:\\a.zip', 'C:\\x')").errors[0]
 
 
 def test_the_registry_keeps_a_path_that_is_not_ascii():

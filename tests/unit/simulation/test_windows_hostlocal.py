@@ -1,12 +1,13 @@
 """host-local.exe as a program model (kubewin_sim/windows/hostlocal.py), started as source_vip_apply.ps1 starts it
 ([Diagnostics.Process]::Start with the CNI variables in its environment and the configuration on standard
-input), and source_vip_apply.ps1 run whole by the engine, compared with its twin (kubewin_sim/handlers/cni.py).
+input), and source_vip_apply.ps1 run whole by the engine, its answer and host-local's reservation files asserted.
 
 Behaviour from containernetworking/plugins v1.9.1 (plugins/ipam/host-local and the vendored
 containernetworking/cni v1.3.0 pkg/skel, pkg/types, pkg/utils), named per test.
 """
 
 import codecs
+import hashlib
 import json
 import os
 import sys
@@ -18,8 +19,6 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402
-from kubewin_sim import handlers  # noqa: E402,F401  pylint: disable=unused-import
-from kubewin_sim import registry as script_registry  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402
@@ -58,10 +57,11 @@ function Invoke-HostLocal {
 def fresh_node():
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
     node.data['features']['Containers'] = 'installed'
-    # The program file, in the twins' store (processes.py looks there) and in the file system model.
-    node.write_file(HOST_LOCAL, sha256='0' * 64, size=1)
+    # The program file, in the file system model and through node.write_file (processes.py finds a program with
+    # node.file, which the lead is moving onto the same model).
     filesystem.make_directories(node, 'C:\\opt\\cni\\bin')
     filesystem.write_file(node, HOST_LOCAL, b'', stand_in={'sha256': '0' * 64, 'size': 1})
+    node.write_file(HOST_LOCAL, sha256='0' * 64, size=1)
     filesystem.make_directories(node, 'C:\\k')
     return node
 
@@ -212,35 +212,43 @@ PARAMETERS = {'Network': 'flannel.4096', 'Subnet': '10.244.1.0/24', 'ReleaseSubn
               'Path': 'C:\\ProgramData\\kubewin\\SourceVip.json',
               'RequestPath': 'C:\\ProgramData\\kubewin\\source-vip-request.json', 'HostLocal': HOST_LOCAL,
               'DataDir': DATA_DIR}
-TWIN_STORE = (DATA_DIR + '\\flannel.4096').lower()
+STORE_OF_SOURCE_VIP = DATA_DIR + '\\flannel.4096'
 
 
-def _as_twin_store(node):
-    """The files of the real store in the twin's shape: {'reserved': {ip: 'id/ifname'}, 'last_reserved': ip}."""
-    files = reserved(node, DATA_DIR + '\\flannel.4096')
-    last = files.pop('last_reserved_ip.0', None)
-    assert files.pop('lock') == ''
-    return {'reserved': {ip: text.replace('\r\n', '/') for ip, text in files.items()}, 'last_reserved': last}
+def source_vip_answer(address, gateway):
+    """What source_vip_apply.ps1 reports once host-local reserved ``address``: its answer (PrintTo's
+    four-space MarshalIndent, trimmed) recorded in SourceVip.json, a protected file, and that file in the state."""
+    text = json.dumps({'cniVersion': '0.3.1', 'ips': [{'version': '4', 'address': address + '/24', 'gateway': gateway}],
+                       'dns': {}}, indent=4)
+    data = text.encode('utf-8')
+    path = PARAMETERS['Path']
+    return {'state': {
+        'sections': ['hns', 'files', 'contents'],
+        'hns': {'available': True, 'networks': [], 'endpoints': [], 'policy_lists': []},
+        'files': {path: {'exists': True, 'type': 'file', 'size': len(data), 'sha256': hashlib.sha256(data).hexdigest(),
+                         'acl': 'protected'}},
+        'contents': {path: {'exists': True, 'text': text}}}}
 
 
-@pytest.mark.parametrize('runs', [
-    [PARAMETERS],
-    [PARAMETERS, PARAMETERS],
-    [PARAMETERS, dict(PARAMETERS, Subnet='10.244.7.0/24')],
+@pytest.mark.parametrize('runs, addresses', [
+    ([PARAMETERS], [('10.244.1.2', '10.244.1.1')]),
+    # DEL releases the owner's address first; ADD then goes on from last_reserved_ip.0 (round robin).
+    ([PARAMETERS, PARAMETERS], [('10.244.1.2', '10.244.1.1'), ('10.244.1.3', '10.244.1.1')]),
+    ([PARAMETERS, dict(PARAMETERS, Subnet='10.244.7.0/24')], [('10.244.1.2', '10.244.1.1'), ('10.244.7.2', '10.244.7.1')]),
 ], ids=['first', 'again', 'new_pod_subnet'])
-def test_source_vip_apply_runs_whole_and_answers_as_its_twin(runs):
-    engine, twin = fresh_node(), fresh_node()
-    for parameters in runs:
-        result = invoke(engine, _pwsh.load_script('source_vip_apply'), parameters, error_action='stop')
+def test_source_vip_apply_runs_whole_and_keeps_one_reservation(runs, addresses):
+    node = fresh_node()
+    for parameters, (address, gateway) in zip(runs, addresses):
+        result = invoke(node, _pwsh.load_script('source_vip_apply'), parameters, error_action='stop')
         assert (result['failed'], result['error']) == (False, [])
         real = _contracts.check('source_vip_apply', json.loads(result['result']))
-        expected = script_registry.run(twin, _pwsh.load_script('source_vip_apply'), dict(parameters, ContainerId=(
-            'kubewin-source-vip')), {})
-        assert real == json.loads(json.dumps(expected))
-    assert _as_twin_store(engine) == twin.data['host_local'][TWIN_STORE]
-    # The record is host-local's answer, trimmed.
-    text = real['state']['contents'][PARAMETERS['Path']]['text']
-    assert json.loads(text)['ips'][0]['address'] == twin.data['host_local'][TWIN_STORE]['last_reserved'] + '/24'
+        assert real == source_vip_answer(address, gateway)
+        # The record on disk is the text reported.
+        record = filesystem.lookup(node, PARAMETERS['Path'])
+        assert filesystem.content_bytes(record).decode('utf-8') == real['state']['contents'][PARAMETERS['Path']]['text']
+    # host-local's store (disk/backend.go): only the last address, owned by "<ContainerId>\r\n<CNI_IFNAME>".
+    assert reserved(node, STORE_OF_SOURCE_VIP) == {
+        address: 'kubewin-source-vip\r\nsource-vip', 'last_reserved_ip.0': address, 'lock': ''}
 
 
 def test_source_vip_apply_fails_with_host_locals_error():
