@@ -13,9 +13,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from _detached import run_detached, twin_detached  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import ovs  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.handlers.core import node_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers.ovs import openvswitch_worker  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
@@ -28,11 +28,6 @@ BRIDGE = {'name': 'br-ex', 'adapter': 'Ethernet', 'internal_port': 'vEthernet (E
           'extension': ovs.EXTENSION}
 EXTERNAL_IDS = {'system-id': 'win1', 'ovn-remote': 'tcp:10.127.130.10:6642', 'ovn-encap-ip': '10.0.0.11',
                 'ovn-encap-type': 'geneve'}
-
-
-def _lib(name):
-    with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', name + '.ps1'), encoding='utf-8') as handle:
-        return handle.read()
 
 
 def new_node(transparent=True, msi=True):
@@ -55,15 +50,16 @@ def spec(**changes):
 
 
 def run_worker(node, arguments, operation_id='op-ovs'):
-    """openvswitch_worker.ps1, whole, as detached_start runs it: its arguments file written with
-    Write-KubeWinTextFile, then the script with -OperationId; returns the result file it leaves."""
-    outcome = run_on_node(node, _lib('files') + "\nWrite-KubeWinTextFile -Path (Get-KubeWinOperationPath -OperationId "
-                          "'%s' -Suffix '.args.json') -Text '%s'" % (operation_id, json.dumps(arguments).replace("'", "''")))
-    assert outcome.exit_code == 0, outcome
-    outcome = run_on_node(node, _pwsh.load_script('openvswitch_worker'), {'OperationId': operation_id})
-    assert (outcome.unsupported, outcome.exit_code) == (None, 0), outcome
-    entry = filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\operations\\%s.result.json' % operation_id)
-    return _contracts.check('openvswitch_worker', json.loads(filesystem.content_bytes(entry).decode('utf-8')))
+    """openvswitch_worker.ps1, whole, started by detached_start.ps1 (Win32_Process.Create, powershell.exe -File);
+    returns the result detached_status.ps1 reads back."""
+    status = run_detached(node, 'openvswitch_worker', arguments, operation_id)[1]
+    assert status['state'] == status['result']['state']
+    return _contracts.check('openvswitch_worker', status['result'])
+
+
+def twin_worker(node, arguments, operation_id):
+    """The twin's result for the same run (handlers/ovs.py openvswitch_worker through handlers/core.py)."""
+    return twin_detached(node, 'openvswitch_worker', arguments, operation_id)[1]['result']
 
 
 def ovs_section(node):
@@ -114,7 +110,7 @@ def test_install_and_bridge_run_whole_and_answer_as_the_twin():
                      services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
     real, twin = new_node(), new_node()
     outcome = run_worker(real, arguments)
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
+    assert outcome == twin_worker(twin, arguments, 'op-ovs')
     assert (outcome['state'], outcome['installed'], outcome['bridge_rebuilt'], outcome['error']) == \
         ('done', True, True, None)
     assert services_of(real) == services_of(twin)
@@ -135,7 +131,7 @@ def test_install_and_bridge_run_whole_and_answer_as_the_twin():
     # Run again on the converged nodes: the bridge is rebuilt the same way, the services are left running.
     again = spec(bridge=BRIDGE, external_ids=EXTERNAL_IDS, services=['ovsdb-server', 'ovs-vswitchd'])
     outcome = run_worker(real, again, 'op-ovs-2')
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(again), 'op-ovs-2')
+    assert outcome == twin_worker(twin, again, 'op-ovs-2')
     assert as_the_twin_reports(ovs_section(real)) == twin_section(twin)
 
 
@@ -144,7 +140,7 @@ def test_msiexec_failing_with_1603_fails_the_worker_as_in_the_twin():
     arguments = spec(install={'msi': MSI, 'features': ['OpenvSwitchCLI', 'OVSExtras']}, bridge=BRIDGE)
     real, twin = new_node(), new_node()
     outcome = run_worker(real, arguments)
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(arguments), 'op-ovs')
+    assert outcome == twin_worker(twin, arguments, 'op-ovs')
     assert outcome['error'] == ('msiexec failed with exit code 1603; see '
                                 'C:\\ProgramData\\kubewin\\operations\\op-ovs.msi.log on the node')
     assert ovs_section(real) == twin_section(twin)
@@ -158,12 +154,12 @@ def test_taking_the_node_out_of_ovn_answers_as_the_twin():
                  services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller'])
     real, twin = new_node(), new_node()
     run_worker(real, setup)
-    openvswitch_worker(twin, copy.deepcopy(setup), 'op-ovs')
+    twin_worker(twin, setup, 'op-ovs')
     absent = spec(stop=['ovn-controller'], remove_bridge={'name': 'br-ex', 'extension': ovs.EXTENSION,
                                                           'disable_extension_on': ['Ethernet']},
                   remove_external_ids=['ovn-remote', 'ovn-encap-ip', 'ovn-encap-type'])
     outcome = run_worker(real, absent, 'op-ovs-absent')
-    assert outcome == openvswitch_worker(twin, copy.deepcopy(absent), 'op-ovs-absent')
+    assert outcome == twin_worker(twin, absent, 'op-ovs-absent')
     assert (outcome['state'], outcome['bridge_removed']) == ('done', True)
     assert services_of(real) == services_of(twin)
     assert ovs_section(real) == twin_section(twin)
