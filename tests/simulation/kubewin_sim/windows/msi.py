@@ -35,7 +35,7 @@ import hashlib
 import ntpath
 import time
 
-from .. import ovs
+from .. import ovs, scm
 from ..pwsh.values import PSError, to_string
 from . import filesystem, registry
 
@@ -203,7 +203,7 @@ def _package_version(entry):
 
 def _write_binary(node, path):
     """A file the package installs: a stand-in in the file system model, and in the twins' file store, which
-    services.start still checks, until the stores are one."""
+    scm.start still checks, until the stores are one."""
     sha256 = hashlib.sha256(path.encode()).hexdigest()
     filesystem.make_directories(node, ntpath.dirname(path))
     filesystem.write_file(node, path, b'', stand_in={'sha256': sha256, 'size': 4096})
@@ -217,7 +217,6 @@ def _append_machine_path(node, folder):
 
 
 def _install(node, package, properties, log):
-    from ..handlers import services  # pylint: disable=import-outside-toplevel
     entry = filesystem.lookup(node, package)
     if entry is None or entry['dir']:
         log.write('MSI (c) (A4:2C) [00:00:01:000]: Note: 1: 1708')
@@ -251,7 +250,7 @@ def _install(node, package, properties, log):
     # The package's ServiceControl starts its services at the end of the install.
     for name in ovs.SERVICES:
         if name in node.data['services'] and node.data['services'][name]['state'] != 'running':
-            services.start(node, name)
+            scm.start(node, name)
     node.record('msiexec installed %s (%s)' % (ovs.PRODUCT_NAME, ', '.join(sorted(requested))))
     log.write('MSI (s) (1C:40) [00:00:03:000]: Product: %s -- Installation completed successfully.' % ovs.PRODUCT_NAME)
     if node.profile.get('msi_reboot_required'):

@@ -14,10 +14,10 @@ success).
 
 State is ``node.data['services']`` (lower-case name -> the service), the same the registry's service keys
 show (windows/registry.py). Starting a service runs what the node model makes the program do
-(handlers/services.start: the program file, dependencies, kubewin_sim/programs.py).
+(scm.start: the program file, dependencies, kubewin_sim/programs.py).
 """
 
-from ..handlers import services as node_services
+from .. import scm
 from ..node import SimulationError
 from ..pwsh import operators as ops
 from ..pwsh.types import resolve
@@ -64,7 +64,7 @@ def all_services(node):
 def dependents_in_stop_order(node, name):
     """Every service depending on ``name`` directly or not, as EnumDependentServices returns them: in the
     reverse of the order they start (a service before those it depends on)."""
-    found = [key for key in node_services.dependents(node, name) if _record(node, key) is not None]
+    found = [key for key in scm.dependents(node, name) if _record(node, key) is not None]
     started = []
 
     def start_order(key):
@@ -224,7 +224,7 @@ def _start(ctx, name, command):
     if record.get('builtin'):
         raise Unsupported('starting the built-in service %s' % name)
     try:
-        node_services.start(node, record['name'])
+        scm.start(node, record['name'])
     except (SimulationError, ScriptFailure) as failure:
         node.record('%s: %s' % (record['name'], failure))
         ctx.write_error(_service_error(command, 'CouldNotStartService',
@@ -240,7 +240,7 @@ def _stop(ctx, name, command, force):
     record = _record(node, name)
     if record.get('builtin'):
         raise Unsupported('stopping the built-in service %s' % name)
-    running_dependents = [key for key in node_services.dependents(node, name)
+    running_dependents = [key for key in scm.dependents(node, name)
                           if (_record(node, key) or {}).get('state') == 'running']
     if running_dependents and not force:
         ctx.write_error(_service_error(command, 'ServiceHasDependentServices',
@@ -249,7 +249,7 @@ def _stop(ctx, name, command, force):
                                        ServiceController(node, name)))
         return False
     if record.get('state') != 'stopped' or running_dependents:
-        node_services.stop(node, name)
+        scm.stop(node, name)
     return True
 
 
