@@ -147,3 +147,17 @@ def test_a_worker_that_vanishes_leaves_no_result_as_in_the_twin(monkeypatch):
     assert filesystem.lookup(real, OPERATIONS + 'op-1.result.json') is None
     assert filesystem.lookup(real, OPERATIONS + 'op-1.pid') is not None
     assert ok(real, "$null -eq (Get-Process -Id %d -ErrorAction SilentlyContinue)" % started['process_id']) == ['True']
+
+
+def test_a_restore_that_fails_leaves_the_node_unreachable_as_in_the_twin(monkeypatch):
+    # The profile's static_ip_restore_fails: New-NetIPAddress on the host vNIC fails (error 5010) and the node never
+    # returns at its address. The twin words the error its own way.
+    node = _hns_node(wipe_static_ip=True, static_ip_restore_fails=True)
+    arguments = {'remove_ids': [], 'create': {'name': 'external', 'type': 'L2Bridge', 'adapter': 'Ethernet',
+                                              'address_prefix': '10.244.11.0/24', 'gateway': '10.244.11.1',
+                                              'vsid': None},
+                 'management': MANAGEMENT, 'settle_seconds': 10}
+    (_, status, real), (_, twin_status, twin) = _both(node, 'hns_network_worker', arguments, monkeypatch)
+    assert (status['state'], status['result']['ip_restored']) == (twin_status['state'], False) == ('failed', False)
+    assert status['result']['error'] == 'Instance MSFT_NetIPAddress already exists'
+    assert real.data['unreachable_until'] == twin.data['unreachable_until'] == 1e18
