@@ -1,6 +1,6 @@
 """What the programs the collection runs as services do when the service control manager starts them.
 
-The service handler (handlers/services.py) checks what Windows checks (the
+The service control manager (scm.py) checks what Windows checks (the
 program file, the dependencies); this module adds what the program itself does
 in its first second, as far as it decides whether the service reaches Running:
 

@@ -2,7 +2,7 @@
 
 import json
 
-from kubewin_sim.handlers import flannel
+from kubewin_sim import flannel
 
 from network_play import CONTAINERS_READY, KUBECONFIG, inventory, network, planned, playbook, run, task, text, with_runtime
 

@@ -9,7 +9,7 @@ import pytest
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
-from kubewin_sim.handlers import flannel  # noqa: E402
+from kubewin_sim import flannel  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 
 NET_CONF = 'C:\\etc\\kube-flannel\\net-conf.json'

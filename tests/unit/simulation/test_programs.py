@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 from kubewin_sim import programs  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.handlers import services  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import scm  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.registry import ScriptFailure  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -51,7 +51,7 @@ def test_command_lines_split_as_windows_does(args):
 def test_containerd_starts_with_a_good_config_and_creates_its_folders():
     node = containerd_node()
     add_service(node, 'containerd', EXE, CONTAINERD_ARGS)
-    services.start(node, 'containerd')
+    scm.start(node, 'containerd')
     assert node.data['services']['containerd']['state'] == 'running'
     assert node.is_directory('C:\\ProgramData\\containerd\\root')
 
@@ -68,7 +68,7 @@ def test_containerd_refuses_what_it_cannot_load(major, config, args, reason):
     node = containerd_node(major, config)
     add_service(node, 'containerd', EXE, args)
     with pytest.raises(ScriptFailure, match='did not reach Running'):
-        services.start(node, 'containerd')
+        scm.start(node, 'containerd')
     assert node.data['services']['containerd']['state'] == 'stopped'
     assert reason in node.data['log'][-1]
 
@@ -76,7 +76,7 @@ def test_containerd_refuses_what_it_cannot_load(major, config, args, reason):
 def test_containerd_1_reads_config_version_2():
     node = containerd_node(1, GOOD.replace('version = 3', 'version = 2'))
     add_service(node, 'containerd', EXE, CONTAINERD_ARGS)
-    services.start(node, 'containerd')
+    scm.start(node, 'containerd')
 
 
 @pytest.mark.parametrize('path, args', [(EXE, ['--config', CONFIG]),
@@ -86,7 +86,7 @@ def test_a_program_without_service_code_never_reports_running(path, args):
     node.write_file(path, sha256='cd' * 32, size=10)
     add_service(node, 'svc', path, args)
     with pytest.raises(ScriptFailure, match='error 1053'):
-        services.start(node, 'svc')
+        scm.start(node, 'svc')
 
 
 def test_nssm_runs_cri_dockerd():
@@ -95,5 +95,5 @@ def test_nssm_runs_cri_dockerd():
     for path in (nssm, cri):
         node.write_file(path, sha256='cd' * 32, size=10)
     add_service(node, 'cri-dockerd', nssm, [], nssm={'application': cri, 'app_parameters': '--network-plugin=cni'})
-    services.start(node, 'cri-dockerd')
+    scm.start(node, 'cri-dockerd')
     assert node.data['services']['cri-dockerd']['state'] == 'running'

@@ -39,6 +39,38 @@ def test_new_netroute_writes_both_stores_and_returns_an_instance_of_each():
     assert stored(node) == [('10.244.1.0/24', '10.0.0.21', 4, 256, True, True)]
 
 
+def _wiped_vnic(node):
+    """A host vNIC that came up with a link-local address and DHCP (what the wipe_static_ip profile makes)."""
+    vnic = dict(copy.deepcopy(node.adapter('Ethernet')), name='vEthernet (Ethernet)', if_index=7, gateway=None,
+                dns_servers=[], dhcp=True, ipv4=[{'address': '169.254.7.17', 'prefix_length': 16, 'origin': 'WellKnown'}])
+    node.data['adapters'].append(vnic)
+    return vnic
+
+
+def test_restoring_a_static_address_on_a_wiped_host_vnic():
+    # New-NetIPAddress's page: adding an address where DHCP is enabled disables DHCP; one instance per store.
+    node = fresh_node()
+    vnic = _wiped_vnic(node)
+    out = ok(node, "Get-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet)' -AddressFamily IPv4 | Remove-NetIPAddress "
+                   "-Confirm:$false\n$a = New-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet)' -IPAddress 10.0.0.11 "
+                   "-PrefixLength 24 -DefaultGateway 10.0.0.1\n$a.Count; [string]$a[0].PrefixOrigin\n"
+                   "Set-DnsClientServerAddress -InterfaceAlias 'vEthernet (Ethernet)' -ServerAddresses @('10.0.0.2', '10.0.0.3')")
+    assert out == ['2', 'Manual']
+    assert (vnic['ipv4'], vnic['gateway'], vnic['dhcp'], vnic['dns_servers']) == (
+        [{'address': '10.0.0.11', 'prefix_length': 24, 'origin': 'Manual'}], '10.0.0.1', False, ['10.0.0.2', '10.0.0.3'])
+
+
+def test_new_netipaddress_of_an_address_the_interface_has_is_error_5010():
+    outcome = run_on_node(fresh_node(), 'New-NetIPAddress -InterfaceAlias Ethernet -IPAddress 10.0.0.11 -PrefixLength 24\n'
+                                        "'next'")
+    assert (outcome.exit_code, outcome.output, outcome.errors) == (0, ['next'], ['Instance MSFT_NetIPAddress already exists'])
+
+
+def test_removing_a_manual_address_held_by_both_stores_is_not_modelled():
+    outcome = run_on_node(fresh_node(), 'Get-NetIPAddress -InterfaceAlias Ethernet | Remove-NetIPAddress -Confirm:$false')
+    assert outcome.exit_code == 2 and 'manual address 10.0.0.11' in outcome.unsupported
+
+
 def test_new_netroute_in_the_active_store_only_is_lost_at_boot():
     node = fresh_node()
     ok(node, '$null = New-NetRoute 10.244.1.0/24 -InterfaceIndex 4 -NextHop 10.0.0.21 -RouteMetric 10 -PolicyStore ActiveStore')

@@ -12,6 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from _detached import run_detached  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import ovs  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
@@ -25,11 +26,6 @@ BRIDGE = {'name': 'br-ex', 'adapter': 'Ethernet', 'internal_port': 'vEthernet (E
           'extension': ovs.EXTENSION}
 EXTERNAL_IDS = {'system-id': 'win1', 'ovn-remote': 'tcp:10.127.130.10:6642', 'ovn-encap-ip': '10.0.0.11',
                 'ovn-encap-type': 'geneve'}
-
-
-def _lib(name):
-    with open(os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts', 'lib', name + '.ps1'), encoding='utf-8') as handle:
-        return handle.read()
 
 
 def new_node(transparent=True, msi=True):
@@ -51,15 +47,11 @@ def spec(**changes):
 
 
 def run_worker(node, arguments, operation_id='op-ovs'):
-    """openvswitch_worker.ps1, whole, as detached_start runs it: its arguments file written with
-    Write-KubeWinTextFile, then the script with -OperationId; returns the result file it leaves."""
-    outcome = run_on_node(node, _lib('files') + "\nWrite-KubeWinTextFile -Path (Get-KubeWinOperationPath -OperationId "
-                          "'%s' -Suffix '.args.json') -Text '%s'" % (operation_id, json.dumps(arguments).replace("'", "''")))
-    assert outcome.exit_code == 0, outcome
-    outcome = run_on_node(node, _pwsh.load_script('openvswitch_worker'), {'OperationId': operation_id})
-    assert (outcome.unsupported, outcome.exit_code) == (None, 0), outcome
-    entry = filesystem.lookup(node, 'C:\\ProgramData\\kubewin\\operations\\%s.result.json' % operation_id)
-    return _contracts.check('openvswitch_worker', json.loads(filesystem.content_bytes(entry).decode('utf-8')))
+    """openvswitch_worker.ps1, whole, started by detached_start.ps1 (Win32_Process.Create, powershell.exe -File);
+    returns the result detached_status.ps1 reads back."""
+    status = run_detached(node, 'openvswitch_worker', arguments, operation_id)[1]
+    assert status['state'] == status['result']['state']
+    return _contracts.check('openvswitch_worker', status['result'])
 
 
 def ovs_section(node):

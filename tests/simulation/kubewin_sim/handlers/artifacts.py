@@ -5,7 +5,7 @@ import os
 import uuid
 
 from kubewin_sim import web
-from kubewin_sim.handlers import services
+from kubewin_sim import scm
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -44,7 +44,7 @@ def _expected(p):
 
 def _install(node, target, sha256, size):
     """Install-KubeWinFile: move the old file aside (a running program can be renamed, not replaced)."""
-    in_use = services.programs_in_use(node)
+    in_use = scm.programs_in_use(node)
     for leftover in [path for path in node.data['files'] if path.lower().startswith(target.lower() + '.kubewin-old-')]:
         node.remove_file(leftover)
     old = node.file(target)

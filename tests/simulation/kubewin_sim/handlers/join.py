@@ -4,7 +4,7 @@ import ntpath
 
 import yaml
 
-from kubewin_sim.handlers import services
+from kubewin_sim import scm
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -34,8 +34,8 @@ def kubeadm_join(node, p, context):
                     acl='inherited')
     node.write_file(ntpath.join(config_dir, 'pki', 'ca.crt'), content='(cluster CA)\n', acl='inherited')
     # kubeadm (re)starts the kubelet, which completes its TLS bootstrap and writes its kubeconfig.
-    services.stop(node, 'kubelet')
-    services.start(node, 'kubelet')
+    scm.stop(node, 'kubelet')
+    scm.start(node, 'kubelet')
     if node.file(p['KubeletKubeconfig']) is None:
         raise ScriptFailure('kubeadm join failed with exit code 1: error execution phase kubelet-start: timed out '
                             'waiting for the condition (the kubelet did not write %s)' % p['KubeletKubeconfig'])

@@ -4,7 +4,7 @@ import datetime
 
 from kubewin_sim import ovs
 from kubewin_sim import programs as program_model
-from kubewin_sim.handlers import services as service_handler
+from kubewin_sim import scm
 from kubewin_sim.handlers.core import node_state, service_view
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
@@ -16,7 +16,7 @@ def node_reset_apply(node, p, context):
     for name in p['Services']:
         if name.lower() not in services:
             continue
-        service_handler.stop(node, name)
+        scm.stop(node, name)
         services.pop(name.lower())
     if p['PolicyListIds'] or p['EndpointIds']:
         node.require_hns()
@@ -25,7 +25,7 @@ def node_reset_apply(node, p, context):
     for endpoint_id in p['EndpointIds']:
         node.remove_endpoint(endpoint_id)
     for path in p['Paths']:
-        in_use = service_handler.programs_in_use(node)
+        in_use = scm.programs_in_use(node)
         busy = [program for program in in_use if program == path.lower() or program.startswith(path.lower().rstrip('\\') + '\\')]
         if busy:
             # Remove-Item cannot delete a program a running service executes.

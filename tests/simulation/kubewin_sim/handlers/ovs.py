@@ -3,7 +3,7 @@
 import hashlib
 
 from kubewin_sim import ovs
-from kubewin_sim.handlers import services
+from kubewin_sim import scm
 from kubewin_sim.node import SimulationError
 from kubewin_sim.registry import ScriptFailure, script
 
@@ -39,7 +39,7 @@ def _install(node, install, operation_id):
             'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 1077, 'nssm': None}
     for name in ovs.SERVICES:
         if name in node.data['services'] and node.data['services'][name]['state'] != 'running':
-            services.start(node, name)
+            scm.start(node, name)
     if features.get('OpenvSwitchCLI') == 'local':
         node.write_file(ovs.vsctl_path(node), sha256=hashlib.sha256(b'ovs-vsctl').hexdigest(), size=4096)
     node.record('msiexec installed %s (%s)' % (ovs.PRODUCT_NAME, ', '.join(sorted(install['features']))))
@@ -60,7 +60,7 @@ def _rebuild(node, bridge):
     if not ovs.has_feature(node, 'OpenvSwitchDriver'):
         raise SimulationError("Disable-VMSwitchExtension : Unable to find a switch extension named '%s'."
                               % bridge['extension'])
-    services.stop(node, 'ovs-vswitchd')
+    scm.stop(node, 'ovs-vswitchd')
     ovs.model(node)['extensions'][adapter] = False
     db = ovs.require_db(node)
     db['bridges'].pop(bridge['name'], None)
@@ -71,7 +71,7 @@ def _rebuild(node, bridge):
     ovs.model(node)['extensions'][adapter] = True
     # Until ovs-vswitchd forwards again, the adapter under the bridge carries nothing.
     node.drop_network(node.profile['network_drop_seconds'])
-    services.start(node, 'ovs-vswitchd')
+    scm.start(node, 'ovs-vswitchd')
     node.record('bridge %s rebuilt on %s' % (bridge['name'], adapter))
 
 
@@ -95,7 +95,7 @@ def openvswitch_worker(node, spec, operation_id):
         for name in spec['stop']:
             if name not in node.data['services']:
                 raise SimulationError("Stop-Service : Cannot find any service with service name '%s'." % name)
-            services.stop(node, name)
+            scm.stop(node, name)
             outcome['stopped'].append(name)
         if spec.get('install'):
             outcome['reboot_required'] = _install(node, spec['install'], operation_id)
@@ -105,7 +105,7 @@ def openvswitch_worker(node, spec, operation_id):
         if 'ovsdb-server' not in node.data['services']:
             raise SimulationError("Get-Service : Cannot find any service with service name 'ovsdb-server'.")
         if not ovs.db_running(node):
-            services.start(node, 'ovsdb-server')
+            scm.start(node, 'ovsdb-server')
         if spec['remove_bridge']:
             _remove_bridge(node, spec['remove_bridge'])
             outcome['bridge_removed'] = True
@@ -124,7 +124,7 @@ def openvswitch_worker(node, spec, operation_id):
             if name not in node.data['services']:
                 raise SimulationError("Get-Service : Cannot find any service with service name '%s'." % name)
             if node.data['services'][name]['state'] != 'running':
-                services.start(node, name)
+                scm.start(node, name)
                 outcome['started'].append(name)
         outcome['state'] = 'done'
     except (SimulationError, ScriptFailure) as exc:

@@ -17,16 +17,19 @@ One module per area of Windows. An area module may define:
   block of such a process (ProcessStartInfo.EnvironmentVariables), None for the session's own;
 - ``types(host)``: lower-case full .NET type name -> NetType whose statics act on the node
   (``[System.IO.File]::WriteAllText``);
+- ``CIM_CLASSES``: lower-case CIM class name -> ``function(node)`` giving its instances (Get-CimInstance);
+- ``CIM_METHODS``: (lower-case class, lower-case method) -> ``function(ctx, instance, arguments)`` returning a
+  ``cim.CimMethodResult`` (Invoke-CimMethod; ``instance`` None for a static method such as Win32_Process.Create);
 - ``PROVIDER_CMDLETS``: (lower-case drive, cmdlet name) -> function: the provider cmdlets (Test-Path,
   Get-Item, New-Item...) are registered once, by ``filesystem``, which hands a call on another drive
   (``HKLM:``) to the area that models that provider.
 """
 
 from ..pwsh.commands import Cmdlet
-from . import (addtype, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, msi, nettcpip, netsecurity,
-               openvswitch, processes, registry, services, system)
+from . import (addtype, cim, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, msi, nettcpip, netsecurity,
+               openvswitch, powershell_exe, processes, registry, services, system)
 
-AREAS = (nettcpip, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, kubeadm, msi, openvswitch,
+AREAS = (nettcpip, cim, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, powershell_exe, kubeadm, msi, openvswitch,
          registry, services, system, eventlog, hostlocal)
 
 

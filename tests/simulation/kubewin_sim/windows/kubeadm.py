@@ -12,13 +12,14 @@ CRI socket), the TLS bootstrap kubeconfig (``/etc/kubernetes/bootstrap-kubelet.c
 
 What the simulation believes beyond that is the twin's (kubewin_sim/handlers/join.py): the node's
 ``profile['kubeadm_join_fails']`` makes the join fail with that message, a missing kubelet service fails
-kubelet-start, and the kubelet's bootstrap is kubewin_sim/handlers/services.py's.
+kubelet-start, and the kubelet's bootstrap is kubewin_sim/scm.py's.
 """
 
 import ntpath
 
 import yaml
 
+from .. import scm
 from ..node import SimulationError
 from ..programs import option
 
@@ -78,10 +79,9 @@ def _join(node, argv):
             % ntpath.join(KUBELET_DIR, 'kubeadm-flags.env'),
             '[kubelet-start] Starting the kubelet',
             '[kubelet-start] Waiting for the kubelet to perform the TLS Bootstrap']
-    from ..handlers import services  # pylint: disable=import-outside-toplevel
     try:
-        services.stop(node, 'kubelet')
-        services.start(node, 'kubelet')
+        scm.stop(node, 'kubelet')
+        scm.start(node, 'kubelet')
     except SimulationError as error:
         return _failed(out, 'error execution phase kubelet-start: %s' % error)
     if node.file(KUBELET_KUBECONFIG) is None:

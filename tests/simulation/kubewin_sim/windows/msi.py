@@ -35,7 +35,7 @@ import hashlib
 import ntpath
 import time
 
-from .. import ovs
+from .. import ovs, scm
 from ..pwsh.values import PSError, to_string
 from . import filesystem, registry
 
@@ -215,7 +215,6 @@ def _append_machine_path(node, folder):
 
 
 def _install(node, package, properties, log):
-    from ..handlers import services  # pylint: disable=import-outside-toplevel
     entry = filesystem.lookup(node, package)
     if entry is None or entry['dir']:
         log.write('MSI (c) (A4:2C) [00:00:01:000]: Note: 1: 1708')
@@ -249,7 +248,7 @@ def _install(node, package, properties, log):
     # The package's ServiceControl starts its services at the end of the install.
     for name in ovs.SERVICES:
         if name in node.data['services'] and node.data['services'][name]['state'] != 'running':
-            services.start(node, name)
+            scm.start(node, name)
     node.record('msiexec installed %s (%s)' % (ovs.PRODUCT_NAME, ', '.join(sorted(requested))))
     log.write('MSI (s) (1C:40) [00:00:03:000]: Product: %s -- Installation completed successfully.' % ovs.PRODUCT_NAME)
     if node.profile.get('msi_reboot_required'):

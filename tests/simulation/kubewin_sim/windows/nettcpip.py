@@ -4,7 +4,8 @@ Objects and properties from the CIM classes behind the cmdlets (Windows Manageme
 reference, ROOT/StandardCimv2: MSFT_NetAdapter, MSFT_NetIPAddress, MSFT_NetIPInterface, MSFT_NetRoute,
 MSFT_DNSClientServerAddress) and the cmdlets' pages in MicrosoftDocs/windows-powershell-docs
 (docset/winserver2022-ps: netadapter/Get-NetAdapter, nettcpip/Get-NetIPAddress, Get-NetIPInterface,
-Get-NetRoute, New-NetRoute, Remove-NetRoute, dnsclient/Get-DnsClientServerAddress). The enum-valued properties are the generated
+Get-NetRoute, New-NetRoute, Remove-NetRoute, New-NetIPAddress, Remove-NetIPAddress,
+dnsclient/Get-DnsClientServerAddress, Set-DnsClientServerAddress). The enum-valued properties are the generated
 enums of the cmdletization layer, so [string] shows the name and ConvertTo-Json the number. A filter
 that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML cmdlets do.
 """
@@ -312,7 +313,111 @@ def remove_netroute(ctx, params, input_items):
     return out
 
 
+def _one_adapter(ctx, params, class_name):
+    adapters = _selected_adapters(ctx, params)
+    if not adapters:
+        ctx.write_error(_not_found(class_name, 'SELECT * FROM %s' % class_name))
+        return None
+    return adapters[0]
+
+
+def new_netipaddress(ctx, params, input_items):
+    """New-NetIPAddress -IPAddress -PrefixLength [-DefaultGateway] on one interface (IPv4), in both stores.
+
+    Its page: adding an address to an interface with DHCP enabled disables DHCP; the default gateway must be in the
+    address's subnet. An address the interface already has is Win32 error 5010 (ERROR_OBJECT_ALREADY_EXISTS),
+    written as New-NetRoute writes it. The node profile's ``static_ip_restore_fails`` makes adding an address to a
+    host vNIC fail so and leaves the node unreachable for good (the twins' hns_network_worker does the same).
+    """
+    for unmodelled in ('PolicyStore', 'Type', 'SkipAsSource', 'ValidLifetime', 'PreferredLifetime', 'CimSession',
+                       'AsJob'):
+        if params.get(unmodelled) is not None:
+            raise Unsupported('New-NetIPAddress -%s' % unmodelled)
+    if not _family_ok(params):
+        raise Unsupported('New-NetIPAddress -AddressFamily IPv6')
+    node = ctx.host.node
+    adapter = _one_adapter(ctx, params, 'MSFT_NetIPInterface')
+    if adapter is None:
+        return []
+    address = to_string(params['IPAddress'])
+    prefix_length = int(params['PrefixLength']) if params.get('PrefixLength') is not None else 32
+    interface = ipaddress.IPv4Interface('%s/%d' % (address, prefix_length))
+    gateway = to_string(params['DefaultGateway']) if params.get('DefaultGateway') is not None else None
+    if gateway is not None and ipaddress.IPv4Address(gateway) not in interface.network:
+        raise Unsupported('New-NetIPAddress -DefaultGateway %s outside %s (the error is not modelled)'
+                          % (gateway, interface.network))
+    if gateway is not None and adapter.get('gateway') not in (None, gateway):
+        raise Unsupported('New-NetIPAddress -DefaultGateway on an interface that has another default gateway')
+    exists = any(entry['address'] == address for entry in adapter['ipv4'])
+    if exists or (node.profile.get('static_ip_restore_fails') and adapter['name'].startswith('vEthernet (')):
+        if not exists:
+            node.data['unreachable_until'] = 1e18  # never returns at its address
+        ctx.write_error(PSError('Instance MSFT_NetIPAddress already exists', _CIM_EXCEPTION,
+                                'Windows System Error 5010,New-NetIPAddress', 'ResourceExists'))
+        return []
+    if ctx.what_if():
+        return []
+    adapter['ipv4'].append({'address': address, 'prefix_length': prefix_length, 'origin': 'Manual'})
+    adapter['dhcp'] = False
+    if gateway is not None:
+        adapter['gateway'] = gateway
+    return [NetIPAddress(IPAddress=address, InterfaceIndex=UInt32(adapter['if_index']), InterfaceAlias=adapter['name'],
+                         AddressFamily=ADDRESS_FAMILY(2), PrefixLength=Byte(prefix_length),
+                         PrefixOrigin=PREFIX_ORIGIN.parse('Manual'), PolicyStore=store)
+            for store in ('ActiveStore', 'PersistentStore')]
+
+
+def remove_netipaddress(ctx, params, input_items):
+    """Remove-NetIPAddress -InputObject (MSFT_NetIPAddress instances, piped or given): "removes an IP address and its
+    configuration" (its page). The model keeps an interface's addresses in one list, not per store: it removes an
+    address held by the active store only (a DHCP or link-local one, as Get-NetIPAddress shows them); removing a
+    manual address, held by both stores, or the Query parameter set, is not modelled."""
+    selection = set(params) - {'PassThru', 'InputObject'}
+    if selection or (params.get('InputObject') is None and input_items is None):
+        raise Unsupported('Remove-NetIPAddress -%s (only the InputObject parameter set is modelled)'
+                          % (sorted(selection) or ['IPAddress'])[0])
+    items = enumerate_value(params['InputObject']) if params.get('InputObject') is not None else input_items
+    out = []
+    for item in items:
+        if not isinstance(item, NetIPAddress):
+            raise Unsupported('Remove-NetIPAddress -InputObject of %s' % type(item).__name__)
+        adapter = next((a for a in _adapters(ctx.host.node) if a['if_index'] == int(item.InterfaceIndex)), None)
+        entry = next((e for e in (adapter or {}).get('ipv4') or [] if e['address'] == item.IPAddress), None)
+        if entry is None:
+            ctx.write_error(_not_found('MSFT_NetIPAddress', 'SELECT * FROM MSFT_NetIPAddress'))
+            continue
+        if entry['origin'] == 'Manual':
+            raise Unsupported('Remove-NetIPAddress of the manual address %s (held by both stores)' % item.IPAddress)
+        if ctx.what_if():
+            continue
+        adapter['ipv4'].remove(entry)
+        if params.get('PassThru'):
+            out.append(item)
+    return out
+
+
+def set_dnsclientserveraddress(ctx, params, input_items):
+    """Set-DnsClientServerAddress -InterfaceAlias|-InterfaceIndex -ServerAddresses: the interface's DNS servers, set
+    statically ("the DNS servers will override any DHCP configuration for that interface", its page)."""
+    for unmodelled in ('InputObject', 'ResetServerAddresses', 'Validate', 'CimSession', 'AsJob'):
+        if params.get(unmodelled) is not None:
+            raise Unsupported('Set-DnsClientServerAddress -%s' % unmodelled)
+    adapters = _selected_adapters(ctx, params)
+    if not adapters:
+        ctx.write_error(_not_found('MSFT_DNSClientServerAddress', 'SELECT * FROM MSFT_DNSClientServerAddress'))
+        return []
+    servers = _values(params.get('ServerAddresses')) or []
+    if ctx.what_if():
+        return []
+    for adapter in adapters:
+        adapter['dns_servers'] = list(servers)
+    return []
+
+
 CMDLETS = {
+    'New-NetIPAddress': new_netipaddress,
+    'Remove-NetIPAddress': remove_netipaddress,
+    'Set-DnsClientServerAddress': set_dnsclientserveraddress,
     'Set-NetIPInterface': set_netipinterface,
     'Get-NetAdapter': get_netadapter,
     'Get-NetIPAddress': get_netipaddress,

@@ -28,6 +28,15 @@ of the parent's environment the script may change). Reading the output of a prog
 input would hang the script: an engine gap, never a made-up answer. StreamReader.ReadToEndAsync returns a
 Task whose Result is the rest of the stream.
 
+Win32_Process.Create (Invoke-CimMethod -ClassName Win32_Process -MethodName Create; Microsoft's "Create method of
+the Win32_Process class", Win32 reference, cimwin32prov): CommandLine is split as CommandLineToArgvW splits it and its
+program started; ReturnValue 0 with the new ProcessId, 9 (Path Not Found) when the program is not there, 21 (Invalid
+Parameter) for an empty command line. A process it starts is outside every session, and it outlives the call: the
+model runs it to completion inside Create (its effects, a network drop among them, happen now; a node cut off stays so
+for the drop's duration) and keeps it in ``node.data['processes']`` as a process that has exited, so Get-Process -Id
+answers as for a process that is gone. The node profile's ``worker_vanishes`` makes such a process die before it does
+anything (killed, as the job object of a WinRM session kills its processes): it writes nothing.
+
 Properties whose .NET getter throws (ExitCode before exit, StandardOutput when not redirected, Handle
 after exit without a handle) read as $null, as PowerShell's member access reports them.
 """
@@ -36,13 +45,17 @@ import contextvars
 import ntpath
 
 from ..pwsh.types import NetType, register
-from ..pwsh.values import AUTOMATION_NULL, Hashtable, PSError, Unsupported, enumerate_value, is_enumerable, to_string
+from ..pwsh.values import (AUTOMATION_NULL, Hashtable, PSError, UInt32, Unsupported, enumerate_value, is_enumerable,
+                           to_string)
 from ..pwsh import operators as ops
 from ..programs import split_command_line
+from .cim import CimMethodResult
 
 # The WindowsHost of the script running now ([Diagnostics.Process]::Start is a static method: it has no ctx).
 CURRENT_HOST = contextvars.ContextVar('kubewin_current_host', default=None)
 _FIRST_ID = 4100
+# Ids of the processes Win32_Process.Create starts (node.data['processes']), apart from a session's own.
+_CREATED_FIRST_ID = 8100
 
 
 def _text(lines):
@@ -419,6 +432,32 @@ def get_process(ctx, params, input_items):
         out.extend(process for process in found if process not in out)
     return out
 
+
+def win32_process_create(ctx, instance, arguments):
+    """Win32_Process.Create(CommandLine): see the module's docstring."""
+    unmodelled = set(arguments) - {'commandline'}
+    if unmodelled:
+        raise Unsupported('Win32_Process.Create %s' % sorted(unmodelled)[0])
+    line = to_string(arguments.get('commandline') or '')
+    words = split_command_line(line)
+    if not words:
+        return CimMethodResult(21)  # Invalid Parameter
+    host = ctx.host
+    if _program_path(host, words[0]) is None:
+        return CimMethodResult(9)  # Path Not Found
+    node = host.node
+    created = node.data.setdefault('processes', [])
+    record = {'id': _CREATED_FIRST_ID + 4 * len(created), 'command_line': line, 'running': False, 'exit_code': None}
+    created.append(record)
+    if node.profile.get('worker_vanishes'):
+        node.record('process %d (%s) died before it ran' % (record['id'], line))
+    else:
+        record['exit_code'] = host.run_program(words[0], words[1:], None).exit_code
+        node.record('process %d (%s) exited with code %d' % (record['id'], line, record['exit_code']))
+    return CimMethodResult(0, ProcessId=UInt32(record['id']))
+
+
+CIM_METHODS = {('win32_process', 'create'): win32_process_create}
 
 CMDLETS = {
     'Start-Process': start_process,

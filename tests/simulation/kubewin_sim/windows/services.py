@@ -14,17 +14,17 @@ success).
 
 State is ``node.data['services']`` (lower-case name -> the service), the same the registry's service keys
 show (windows/registry.py). Starting a service runs what the node model makes the program do
-(handlers/services.start: the program file, dependencies, kubewin_sim/programs.py).
+(scm.start: the program file, dependencies, kubewin_sim/programs.py).
 """
 
-from ..handlers import services as node_services
+from .. import scm
 from ..node import SimulationError
 from ..pwsh import operators as ops
 from ..pwsh.types import resolve
 from ..pwsh.values import PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable, is_null, to_string
 from ..registry import ScriptFailure
 from . import registry
-from .cim import CimInstance
+from .cim import CimInstance, CimMethodResult
 
 STATUS = resolve('System.ServiceProcess.ServiceControllerStatus').enum
 START_MODE = resolve('System.ServiceProcess.ServiceStartMode').enum
@@ -64,7 +64,7 @@ def all_services(node):
 def dependents_in_stop_order(node, name):
     """Every service depending on ``name`` directly or not, as EnumDependentServices returns them: in the
     reverse of the order they start (a service before those it depends on)."""
-    found = [key for key in node_services.dependents(node, name) if _record(node, key) is not None]
+    found = [key for key in scm.dependents(node, name) if _record(node, key) is not None]
     started = []
 
     def start_order(key):
@@ -224,7 +224,7 @@ def _start(ctx, name, command):
     if record.get('builtin'):
         raise Unsupported('starting the built-in service %s' % name)
     try:
-        node_services.start(node, record['name'])
+        scm.start(node, record['name'])
     except (SimulationError, ScriptFailure) as failure:
         node.record('%s: %s' % (record['name'], failure))
         ctx.write_error(_service_error(command, 'CouldNotStartService',
@@ -240,7 +240,7 @@ def _stop(ctx, name, command, force):
     record = _record(node, name)
     if record.get('builtin'):
         raise Unsupported('stopping the built-in service %s' % name)
-    running_dependents = [key for key in node_services.dependents(node, name)
+    running_dependents = [key for key in scm.dependents(node, name)
                           if (_record(node, key) or {}).get('state') == 'running']
     if running_dependents and not force:
         ctx.write_error(_service_error(command, 'ServiceHasDependentServices',
@@ -249,7 +249,7 @@ def _stop(ctx, name, command, force):
                                        ServiceController(node, name)))
         return False
     if record.get('state') != 'stopped' or running_dependents:
-        node_services.stop(node, name)
+        scm.stop(node, name)
     return True
 
 
@@ -495,41 +495,19 @@ def win32_services(node):
     return out
 
 
-class CimMethodResult:
-    """What Invoke-CimMethod returns for a WMI method: its out parameters, ReturnValue among them."""
-
-    NET = 'Microsoft.Management.Infrastructure.CimMethodResult'
-    PROPERTIES = ('ReturnValue', 'PSComputerName')
-
-    def __init__(self, value):
-        self.ReturnValue = UInt32(value)  # pylint: disable=invalid-name
-        self.PSComputerName = None  # pylint: disable=invalid-name
-
-
-def invoke_cimmethod(ctx, params, input_items):
+def win32_service_change(ctx, target, arguments):
     """Win32_Service.Change (PathName, DisplayName ...; a parameter left out is not changed)."""
-    method = to_string(params.get('MethodName'))
-    targets = params.get('InputObject')
-    targets = list(enumerate_value(targets)) if is_enumerable(targets) else [targets]
-    targets += list(input_items or [])
-    out = []
-    for target in targets:
-        if not isinstance(target, Win32Service) or method.lower() != 'change':
-            raise Unsupported('Invoke-CimMethod %s on %s' % (method, getattr(target, 'CLASS', target)))
-        arguments = params.get('Arguments')
-        record = ctx.host.node.data['services'].get(target.Name.lower())
-        if record is None:
-            out.append(CimMethodResult(1060))  # ERROR_SERVICE_DOES_NOT_EXIST as the method's return value
-            continue
-        supported = {'pathname': 'command_line', 'displayname': 'display_name'}
-        for key, value in (arguments.items() if arguments is not None else []):
-            field = supported.get(to_string(key).lower())
-            if field is None:
-                raise Unsupported('Win32_Service.Change %s' % key)
-            if not is_null(value):
-                record[field] = to_string(value)
-        out.append(CimMethodResult(0))
-    return out
+    record = ctx.host.node.data['services'].get(target.Name.lower())
+    if record is None:
+        return CimMethodResult(1060)  # ERROR_SERVICE_DOES_NOT_EXIST as the method's return value
+    supported = {'pathname': 'command_line', 'displayname': 'display_name'}
+    for key, value in arguments.items():
+        field = supported.get(key)
+        if field is None:
+            raise Unsupported('Win32_Service.Change %s' % key)
+        if not is_null(value):
+            record[field] = to_string(value)
+    return CimMethodResult(0)
 
 
 CMDLETS = {
@@ -539,7 +517,7 @@ CMDLETS = {
     'Restart-Service': restart_service,
     'Set-Service': set_service,
     'New-Service': new_service,
-    'Invoke-CimMethod': invoke_cimmethod,
 }
 PROGRAMS = {'sc.exe': sc_exe}
 CIM_CLASSES = {'win32_service': win32_services}
+CIM_METHODS = {('win32_service', 'change'): win32_service_change}

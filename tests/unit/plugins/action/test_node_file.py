@@ -1,5 +1,7 @@
 """kubewin.node.node_file against a simulated node."""
 
+from kubewin_sim.windows import filesystem
+
 FILE = '''
 - hosts: windows_nodes
   gather_facts: false
@@ -59,7 +61,8 @@ def test_acl_drift_is_repaired(sim, one_node):
     inventory, playbook = one_node(), sim.write('a.yml', FILE.format(content='one', secret='x'))
     assert sim.run(playbook, inventory).rc == 0
     with sim.edit_node('win1') as node:
-        node.file(KUBECONFIG)['acl'] = 'inherited'
+        # Someone gave the file back the folder's inherited ACL.
+        filesystem.lookup(node, KUBECONFIG).update(protected=False, rules=[])
     run = sim.run(playbook, inventory)
     assert run.result('kubeconfig', 'win1')['changed'] is True
     assert sim.node('win1').file(KUBECONFIG)['acl'] == 'secret'

@@ -1,6 +1,6 @@
 """What flanneld does on a Windows node when its service starts (flannel with --kube-subnet-mgr).
 
-Not a script simulation: ``services.start`` calls ``run`` when the program a
+Not a script simulation: ``scm.start`` calls ``run`` when the program a
 service runs (directly, or as nssm's Application) is ``flanneld.exe``. flanneld
 
 1. reads its kubeconfig (``--kubeconfig-file``) and its net-conf

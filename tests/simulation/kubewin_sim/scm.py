@@ -1,0 +1,119 @@
+"""The service control manager's behaviour over ``node.data['services']``, as the collection meets it: starting a
+service (what Windows checks: the start mode, the dependencies, the program files, nssm's output files; then what the
+program does in its first second, ``programs.py``, the kubelet's TLS bootstrap and flanneld, ``flannel.py``),
+stopping one with its dependents, the dependents themselves (ServiceController.DependentServices), and the program
+files running services hold. The Windows model's services area (windows/services.py) and the script twins call it.
+"""
+
+import ntpath
+
+from kubewin_sim import flannel
+from kubewin_sim import programs as program_model
+from kubewin_sim.node import SimulationError
+from kubewin_sim.registry import ScriptFailure
+
+# Services every Windows Server has (hns and vmcompute come with the Containers feature).
+BUILTIN = {'winrm', 'tcpip', 'lanmanserver', 'eventlog'}
+CONTAINER_BUILTIN = {'hns', 'vmcompute'}
+
+
+def _split(command_line):
+    """The program of a service command line (enough for the simulation: quoted or first token)."""
+    text = command_line.strip()
+    if text.startswith('"'):
+        return text[1:text.index('"', 1)]
+    return text.split(' ', 1)[0]
+
+
+def programs_in_use(node):
+    """The program files of running services, which Windows will not let anyone overwrite."""
+    used = set()
+    for service in node.data['services'].values():
+        if service.get('state') == 'running' and service.get('command_line'):
+            used.add(_split(service['command_line']).lower())
+            if service.get('nssm'):
+                used.add(service['nssm']['application'].lower())
+    return used
+
+
+def _exists(node, name):
+    lowered = name.lower()
+    if lowered in node.data['services'] or lowered in BUILTIN:
+        return True
+    return lowered in CONTAINER_BUILTIN and node.hns_available()
+
+
+def start(node, name, starting=()):
+    """StartService, with what Windows checks (the program file, the dependencies) and what the program does (programs.py)."""
+    service = node.data['services'][name.lower()]
+    if service['start_mode'] == 'disabled':
+        raise SimulationError("Service '%s' cannot be started: the service is disabled." % name)
+    for dependency in service['dependencies']:
+        if not _exists(node, dependency):
+            raise SimulationError("Service '%s' cannot be started: the dependency service %s does not exist."
+                                  % (name, dependency))
+    for dependency in service['dependencies']:
+        if dependency.lower() in starting:
+            raise SimulationError("Service '%s' cannot be started: a circular service dependency was specified."
+                                  % name)
+        if dependency.lower() in node.data['services'] and node.data['services'][dependency.lower()]['state'] != 'running':
+            start(node, dependency, tuple(starting) + (name.lower(),))
+    programs = [_split(service['command_line'])]
+    if service.get('nssm'):
+        programs.append(service['nssm']['application'])
+    missing = [program for program in programs if node.file(program) is None]
+    outputs = {(service.get('nssm') or {}).get(key) for key in ('app_stdout', 'app_stderr')} - {None, ''}
+    if any(not node.is_directory(ntpath.dirname(path)) for path in outputs):
+        # nssm cannot open its output file (CreateFile makes no folders) and starts nothing.
+        service.update(state='stopped', exit_code=1)
+        raise SimulationError("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
+                              'Service %s will not be started.' % (name, name))
+    if missing:
+        service.update(state='stopped', exit_code=2)
+        raise SimulationError("Service '%s' cannot be started: The system cannot find the file specified (%s)."
+                              % (name, missing[0]))
+    if name.lower() in [n.lower() for n in node.profile.get('service_start_failures', [])]:
+        service.update(state='stopped', exit_code=1)
+        raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+    program_model.start(node, name, service)
+    service.update(state='running', exit_code=0)
+    service['starts'] = service.get('starts', 0) + 1
+    program_model.started(node, name, service)
+    if name.lower() == 'kubelet':
+        _tls_bootstrap(node, service)
+    if flannel.is_flanneld(service):
+        flannel.run(node, service)
+
+
+def _flag(command_line, flag):
+    for part in command_line.replace('"', '').split(' '):
+        if part.startswith(flag + '='):
+            return part[len(flag) + 1:]
+    return None
+
+
+def _tls_bootstrap(node, service):
+    """A kubelet with a bootstrap kubeconfig and no kubeconfig gets its client certificate and writes one."""
+    kubeconfig = _flag(service['command_line'], '--kubeconfig')
+    bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
+    if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
+        node.write_file(kubeconfig, content='(kubelet kubeconfig of %s)\n' % node.data['hostname'].lower())
+
+
+def dependents(node, name):
+    """Services that depend on ``name``, directly or through others (ServiceController.DependentServices)."""
+    found, queue = [], [name.lower()]
+    while queue:
+        current = queue.pop()
+        for key, service in node.data['services'].items():
+            if current in [d.lower() for d in service.get('dependencies') or []] and key not in found:
+                found.append(key)
+                queue.append(key)
+    return found
+
+
+def stop(node, name):
+    """Stop-Service -Force: the service and every service depending on it."""
+    for dependent in dependents(node, name):
+        node.data['services'][dependent].update(state='stopped', exit_code=0)
+    node.data['services'][name.lower()].update(state='stopped', exit_code=0)
