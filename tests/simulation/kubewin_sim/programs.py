@@ -24,7 +24,6 @@ import re
 import tomllib
 
 from kubewin_sim import cluster as sim_cluster
-from kubewin_sim.windows import filesystem
 from kubewin_sim.registry import ScriptFailure
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
@@ -83,6 +82,7 @@ def _release_major(node, program):
 
 def _containerd(node, program, argv):
     # server.CreateTopLevelDirectories runs before the log file is opened.
+    from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel  # windows imports this module
     for directory in (CONTAINERD_ROOT, CONTAINERD_STATE):
         # os.MkdirAll: the folder and every missing parent.
         filesystem.make_directories(node, directory)

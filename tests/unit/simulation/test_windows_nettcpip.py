@@ -1,6 +1,7 @@
 """Static routes (kubewin_sim/windows/nettcpip.py: New-NetRoute, Remove-NetRoute over node.data['routes']) and
 node_routes_apply.ps1, whole, run by the engine the way win_powershell runs it."""
 
+import copy
 import json
 import os
 import sys

@@ -108,7 +108,7 @@ def test_install_and_bridge_run_whole():
     node = new_node()
     # msiexec starts the services the package installs: the worker finds them running.
     assert run_worker(node, arguments) == worker_answer('op-ovs', installed=True, bridge_rebuilt=True,
-                                                        external_ids_set=list(EXTERNAL_IDS))
+                                                        external_ids_set=sorted(EXTERNAL_IDS))
     assert services_of(node) == OVS_SERVICES_RUNNING
     assert ovs_section(node) == dict(INSTALLED, database={'bridges': {'br-ex': {'ports': BR_EX_PORTS}},
                                                           'external_ids': EXTERNAL_IDS})
@@ -120,7 +120,7 @@ def test_install_and_bridge_run_whole():
     # Run again on the converged node: the bridge is rebuilt the same way, the services are left running.
     again = spec(bridge=BRIDGE, external_ids=EXTERNAL_IDS, services=['ovsdb-server', 'ovs-vswitchd'])
     assert run_worker(node, again, 'op-ovs-2') == worker_answer('op-ovs-2', bridge_rebuilt=True,
-                                                                external_ids_set=list(EXTERNAL_IDS))
+                                                                external_ids_set=sorted(EXTERNAL_IDS))
     assert services_of(node) == OVS_SERVICES_RUNNING
     assert ovs_section(node) == dict(INSTALLED, database={'bridges': {'br-ex': {'ports': BR_EX_PORTS}},
                                                           'external_ids': EXTERNAL_IDS})
