@@ -164,23 +164,6 @@ class SimNode:
                 return adapter
         return None
 
-    def _default_route_index(self):
-        candidates = [a for a in self.data['adapters'] if a.get('gateway') and a['status'] == 'Up']
-        return candidates[-1]['if_index'] if candidates else None
-
-    def adapters_view(self):
-        default_index = self._default_route_index()
-        view = []
-        for adapter in sorted(self.data['adapters'], key=lambda a: a['if_index']):
-            entry = copy.deepcopy(adapter)
-            entry['virtual'] = adapter['name'].startswith('vEthernet (')
-            entry['physical_adapter'] = adapter['name'][11:-1] if entry['virtual'] else None
-            entry['default_route'] = adapter['if_index'] == default_index
-            view.append({key: entry[key] for key in (
-                'name', 'description', 'if_index', 'mac_address', 'status', 'virtual', 'physical_adapter',
-                'default_route', 'ipv4', 'gateway', 'dns_servers', 'dhcp')})
-        return view
-
     def _vswitch_adapters(self):
         return {n['adapter'] for n in self.data['hns']['networks']
                 if n['type'].lower() in EXTERNAL_TYPES and n.get('adapter')}
@@ -219,22 +202,7 @@ class SimNode:
         self.drop_network(self.profile['network_drop_seconds'])
         self.record('vSwitch removed from %s' % adapter_name)
 
-    def set_static_ip(self, alias, address, prefix_length, gateway, dns_servers):
-        adapter = self.adapter(alias)
-        if adapter is None:
-            raise SimulationError('no adapter %s' % alias)
-        adapter.update(ipv4=[{'address': address, 'prefix_length': int(prefix_length), 'origin': 'Manual'}],
-                       gateway=gateway, dns_servers=list(dns_servers or []), dhcp=False)
-
     # -- routes ---------------------------------------------------------------------------
-
-    def routes_view(self):
-        """lib/netconfig.ps1 Get-KubeWinStaticRoutes."""
-        aliases = {adapter['if_index']: adapter['name'] for adapter in self.data['adapters']}
-        return [{'destination': route['destination'], 'next_hop': route['next_hop'],
-                 'interface_alias': aliases.get(route['interface_index']), 'interface_index': route['interface_index'],
-                 'metric': route['metric'], 'active': route['active'], 'persistent': route['persistent']}
-                for route in self.data.setdefault('routes', [])]
 
     def add_route(self, destination, next_hop, interface_alias, metric, active=True, persistent=True):
         """New-NetRoute: in both stores unless told otherwise."""
@@ -257,17 +225,6 @@ class SimNode:
 
     # -- HNS ------------------------------------------------------------------------------
 
-    def hns_view(self):
-        if not self.hns_available():
-            return {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []}
-        endpoints = []
-        for endpoint in self.data['hns']['endpoints']:
-            entry = copy.deepcopy(endpoint)
-            entry['host_attached'] = self.adapter('vEthernet (%s)' % endpoint['name']) is not None
-            endpoints.append(entry)
-        return {'available': True, 'networks': copy.deepcopy(self.data['hns']['networks']), 'endpoints': endpoints,
-                'policy_lists': copy.deepcopy(self.data['hns'].setdefault('policy_lists', []))}
-
     def add_policy_list(self, vips, endpoint_ids):
         """POST /policylists/: a load balancer over these endpoints."""
         policy_list = {'id': new_guid(), 'vips': list(vips), 'endpoints': [e.lower() for e in endpoint_ids]}
@@ -280,10 +237,6 @@ class SimNode:
         if not match:
             raise SimulationError('HNS failed with error : Element not found.')
         lists.remove(match[0])
-
-    def require_hns(self):
-        if not self.hns_available():
-            raise SimulationError('HNS is not available')
 
     def create_network(self, spec):
         adapter_name = spec.get('adapter')
@@ -398,15 +351,6 @@ class SimNode:
         if entry is not None and not entry['dir']:
             del filesystem.tree(self)[entry['path'].lower()]
 
-    def remove_tree(self, path):
-        """Remove a file, or a folder with everything under it, as Remove-Item -Recurse -Force would
-        when nothing holds them."""
-        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
-        entry = filesystem.lookup(self, path)
-        if entry is not None:
-            for key in [entry['path'].lower()] + filesystem.descendants(self, entry['path']):
-                filesystem.tree(self).pop(key, None)
-
     def content_view(self, path):
         entry = self.file(path)
         if entry is None:
@@ -420,16 +364,6 @@ class SimNode:
         from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
         entry = filesystem.lookup(self, path)
         return entry is not None and entry['dir']
-
-    def file_view(self, path):
-        from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
-        entry = self.file(path)
-        if entry is not None:
-            return {'exists': True, 'type': 'file', 'size': entry['size'], 'sha256': entry['sha256'],
-                    'acl': entry['acl']}
-        if self.is_directory(path):
-            return {'exists': True, 'type': 'directory', 'acl': acl_profile(filesystem.lookup(self, path))}
-        return {'exists': False}
 
     def file_paths(self):
         """The full path of every file on the node."""

@@ -15,10 +15,6 @@ What lib/ovs.ps1 reads and openvswitch_worker.ps1 changes, kept in ``node.data['
   the same name, a system port an adapter bound to a vSwitch.
 """
 
-import copy
-
-from kubewin_sim.node import SimulationError
-
 EXTENSION = 'Cloudbase Open vSwitch Extension'
 PRODUCT_CODE = '{7A4E3A9C-6B1E-4B53-9F0C-2D1A6C0E8B11}'
 PRODUCT_NAME = 'Cloudbase Open vSwitch for Hyper-V'
@@ -51,27 +47,9 @@ def has_feature(node, feature):
     return bool(found) and found['features'].get(feature) == 'local'
 
 
-def vsctl_path(node):
-    return BIN_DIR + '\\ovs-vsctl.exe' if has_feature(node, 'OpenvSwitchCLI') else None
-
-
 def db_running(node):
     service = node.data['services'].get('ovsdb-server')
     return bool(service) and service.get('state') == 'running'
-
-
-def require_db(node):
-    """ovs-vsctl without a running ovsdb-server."""
-    if not vsctl_path(node):
-        raise SimulationError("The term 'ovs-vsctl.exe' is not recognized as the name of a cmdlet, function, "
-                              'script file, or operable program.')
-    if not db_running(node):
-        raise SimulationError('ovs-vsctl: unix:C:\\ProgramData\\openvswitch\\db.sock: database connection failed '
-                              '(No such file or directory)')
-    db = model(node)
-    if db['db'] is None:
-        db['db'] = {'bridges': {}, 'external_ids': {}}
-    return db['db']
 
 
 def vswitch_adapters(node):
@@ -94,33 +72,3 @@ def interface_error(node, name, kind):
     if node.adapter(name) is None or name not in vswitch_adapters(node):
         return 'could not add network device %s to ofproto (No such device)' % name
     return None
-
-
-def database_view(node):
-    db = _read(node)['db'] or {'bridges': {}, 'external_ids': {}}
-    bridges = {}
-    for bridge, entry in db['bridges'].items():
-        ports = {}
-        for port, kind in entry['ports'].items():
-            ports[port] = {'type': kind, 'error': interface_error(node, port, kind)}
-        bridges[bridge] = {'ports': ports}
-    return {'bridges': bridges, 'external_ids': dict(db['external_ids'])}
-
-
-def view(node):
-    """lib/ovs.ps1 Get-KubeWinOvsState."""
-    found = product(node)
-    products = []
-    if found:
-        products.append({'product_code': found['product_code'], 'name': found['name'], 'version': found['version'],
-                         'install_location': BIN_DIR.rsplit('\\', 1)[0] + '\\', 'features': dict(found['features'])})
-    running = bool(vsctl_path(node)) and db_running(node)
-    switches = []
-    if node.data['features'].get('Hyper-V-PowerShell') == 'installed':
-        for adapter in vswitch_adapters(node):
-            extension = None
-            if has_feature(node, 'OpenvSwitchDriver'):
-                extension = {'enabled': bool(_read(node)['extensions'].get(adapter))}
-            switches.append({'name': switch_name(node, adapter), 'adapter': adapter, 'extension': extension})
-    return {'products': products, 'vsctl': vsctl_path(node), 'database': database_view(node) if running else None,
-            'database_error': None, 'switches': copy.deepcopy(switches)}

@@ -24,7 +24,6 @@ import re
 import tomllib
 
 from kubewin_sim import cluster as sim_cluster
-from kubewin_sim.registry import ScriptFailure
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
 CONTAINERD_STATE = 'C:\\ProgramData\\containerd\\state'
@@ -32,6 +31,10 @@ CONTAINERD_STATE = 'C:\\ProgramData\\containerd\\state'
 NOT_SERVICE_AWARE = {'cri-dockerd.exe'}
 # Programs that run as a service only when told so.
 SERVICE_FLAG = {'containerd.exe': '--run-service', 'dockerd.exe': '--run-service'}
+
+
+class ProgramFailure(Exception):
+    """A service's program did not reach Running; the message is what Start-Service's caller reports."""
 
 
 def split_command_line(text):
@@ -142,7 +145,7 @@ def _running_version(node, argv):
 
 
 def start(node, name, service):
-    """Raise ScriptFailure as node_service_apply.ps1 would report the program's failure to start."""
+    """Raise ProgramFailure as node_service_apply.ps1 would report the program's failure to start."""
     argv = split_command_line(service['command_line'])
     program = service['nssm']['application'] if service.get('nssm') else argv[0]
     if service.get('nssm'):
@@ -152,7 +155,7 @@ def start(node, name, service):
                                     or (base in SERVICE_FLAG and SERVICE_FLAG[base] not in argv[1:])):
         service.update(state='stopped', exit_code=1053)
         node.record('%s: %s does not report to the service control manager' % (name, program))
-        raise ScriptFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
+        raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
                             'control request in a timely fashion. (error 1053)' % name)
     check = CHECKS.get(base)
     reason = check(node, program, argv) if check else None
@@ -165,7 +168,7 @@ def start(node, name, service):
     if reason:
         service.update(state='stopped', exit_code=1)
         node.record('%s exited: %s' % (name, reason))
-        raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+        raise ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
 
 
 def log_file_of(service):

@@ -2,7 +2,7 @@
 service (what Windows checks: the start mode, the dependencies, the program files, nssm's output files; then what the
 program does in its first second, ``programs.py``, the kubelet's TLS bootstrap and flanneld, ``flannel.py``),
 stopping one with its dependents, the dependents themselves (ServiceController.DependentServices), and the program
-files running services hold. The Windows model's services area (windows/services.py) and the script twins call it.
+files running services hold. The Windows model's services area (windows/services.py), kubeadm.exe and msiexec call it.
 """
 
 import ntpath
@@ -10,7 +10,6 @@ import ntpath
 from kubewin_sim import flannel
 from kubewin_sim import programs as program_model
 from kubewin_sim.node import SimulationError
-from kubewin_sim.registry import ScriptFailure
 
 # Services every Windows Server has (hns and vmcompute come with the Containers feature).
 BUILTIN = {'winrm', 'tcpip', 'lanmanserver', 'eventlog'}
@@ -74,7 +73,7 @@ def start(node, name, starting=()):
                               % (name, missing[0]))
     if name.lower() in [n.lower() for n in node.profile.get('service_start_failures', [])]:
         service.update(state='stopped', exit_code=1)
-        raise ScriptFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+        raise program_model.ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
     program_model.start(node, name, service)
     service.update(state='running', exit_code=0)
     service['starts'] = service.get('starts', 0) + 1

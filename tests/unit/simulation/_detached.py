@@ -1,11 +1,9 @@
 """A detached worker run as the collection runs it (plugins/plugin_utils/_node_action.py run_detached): detached_start.ps1
-with the worker's text and arguments, then detached_status.ps1, each whole in the engine as win_powershell runs it,
-and the twins' answers to the same two scripts on an equivalent node."""
+with the worker's text and arguments, then detached_status.ps1, each whole in the engine as win_powershell runs it."""
 
 import json
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh
-from kubewin_sim import handlers, registry  # noqa: F401  pylint: disable=unused-import
 from kubewin_sim.windows.win_powershell import invoke
 
 
@@ -24,10 +22,3 @@ def run_detached(node, worker, arguments, operation_id):
     """detached_start's answer and detached_status's, in the engine."""
     started = _answer(node, 'detached_start', _start_parameters(worker, arguments, operation_id))
     return started, _answer(node, 'detached_status', {'OperationId': operation_id})
-
-
-def twin_detached(node, worker, arguments, operation_id):
-    """The same two scripts answered by their twins (handlers/core.py)."""
-    started = registry.run(node, _pwsh.load_script('detached_start'), _start_parameters(worker, arguments, operation_id),
-                           {})
-    return started, registry.run(node, _pwsh.load_script('detached_status'), {'OperationId': operation_id}, {})

@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..',
 from kubewin_sim import programs  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import scm  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.registry import ScriptFailure  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.programs import ProgramFailure  # noqa: E402  pylint: disable=wrong-import-position
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._flags import windows_command_line  # noqa: E402
 
@@ -67,7 +67,7 @@ def test_containerd_starts_with_a_good_config_and_creates_its_folders():
 def test_containerd_refuses_what_it_cannot_load(major, config, args, reason):
     node = containerd_node(major, config)
     add_service(node, 'containerd', EXE, args)
-    with pytest.raises(ScriptFailure, match='did not reach Running'):
+    with pytest.raises(ProgramFailure, match='did not reach Running'):
         scm.start(node, 'containerd')
     assert node.data['services']['containerd']['state'] == 'stopped'
     assert reason in node.data['log'][-1]
@@ -85,7 +85,7 @@ def test_a_program_without_service_code_never_reports_running(path, args):
     node = containerd_node()
     node.write_file(path, sha256='cd' * 32, size=10)
     add_service(node, 'svc', path, args)
-    with pytest.raises(ScriptFailure, match='error 1053'):
+    with pytest.raises(ProgramFailure, match='error 1053'):
         scm.start(node, 'svc')
 
 

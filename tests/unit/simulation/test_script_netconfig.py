@@ -68,12 +68,3 @@ def test_static_routes_are_a_list_of_any_length(count):
     assert routes == [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
                        'interface_alias': 'Ethernet', 'interface_index': 4, 'metric': 256, 'active': True,
                        'persistent': True} for index in range(count)]
-
-
-def test_the_answers_match_what_the_node_info_handler_reports():
-    # While node_info still has its Python handler, the real script must answer as it does (the handler
-    # goes when every cmdlet node_info calls is modelled).
-    node = fresh_node()
-    node.add_route('10.244.1.0/24', '10.0.0.21', 'Ethernet', 256)
-    assert answer(node, 'adapters', 'Get-KubeWinAdapters') == node.adapters_view()
-    assert answer(node, 'routes', 'Get-KubeWinStaticRoutes') == node.routes_view()

@@ -1,9 +1,8 @@
 """Detached workers in the Windows model: Win32_Process.Create (windows/processes.py, Microsoft's "Create method of the
 Win32_Process class"), powershell.exe -File (windows/powershell_exe.py, about_PowerShell_exe), and
-hns_network_worker.ps1 run whole through detached_start.ps1 and detached_status.ps1, each compared with the twins
-(handlers/core.py) on an equivalent node. openvswitch_worker.ps1 runs the same way in test_windows_ovs.py."""
+hns_network_worker.ps1 run whole through detached_start.ps1 and detached_status.ps1. openvswitch_worker.ps1 runs the
+same way in test_windows_ovs.py."""
 
-import json
 import os
 import sys
 import time
@@ -13,7 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from _detached import run_detached, twin_detached  # noqa: E402  pylint: disable=wrong-import-position
+from _detached import run_detached  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -89,75 +88,67 @@ def _hns_node(**profile):
     return node
 
 
-def _both(node, worker, arguments, monkeypatch):
-    """Both runs, each on its own copy of the node, with the same GUIDs."""
-    runs = []
-    for runner in (run_detached, twin_detached):
-        counter = iter(range(1, 1000))
-        monkeypatch.setattr('kubewin_sim.node.new_guid', lambda: '00000000-0000-0000-0000-%012d' % next(counter))
-        copy = SimNode(json.loads(json.dumps(node.data)))
-        runs.append(runner(copy, worker, arguments, 'op-1') + (copy,))
-    return runs
-
-
 MANAGEMENT = {'adapter': 'Ethernet', 'address': '10.0.0.11', 'prefix_length': 24, 'gateway': '10.0.0.1',
               'dns_servers': ['10.0.0.1'], 'dhcp': False}
 
 
+def _worker(node, arguments):
+    started, status = run_detached(node, 'hns_network_worker', arguments, 'op-1')
+    assert started == {'operation_id': 'op-1', 'process_id': started['process_id']}
+    return status
+
+
+def _create(network_type):
+    return {'name': 'external', 'type': network_type, 'adapter': 'Ethernet', 'address_prefix': '10.244.11.0/24',
+            'gateway': '10.244.11.1', 'vsid': 4096 if network_type == 'Overlay' else None}
+
+
 @pytest.mark.parametrize('network_type, wipe', [('Overlay', True), ('L2Bridge', False)])
-def test_the_hns_worker_creates_the_first_vswitch_as_the_twin_does(network_type, wipe, monkeypatch):
+def test_the_hns_worker_creates_the_first_vswitch(network_type, wipe):
     node = _hns_node(wipe_static_ip=wipe)
-    arguments = {'remove_ids': [], 'create': {'name': 'external', 'type': network_type, 'adapter': 'Ethernet',
-                                              'address_prefix': '10.244.11.0/24', 'gateway': '10.244.11.1',
-                                              'vsid': 4096 if network_type == 'Overlay' else None},
-                 'management': MANAGEMENT, 'settle_seconds': 10}
-    (started, status, real), (twin_started, twin_status, twin) = _both(node, 'hns_network_worker', arguments,
-                                                                       monkeypatch)
-    assert started == dict(twin_started, process_id=started['process_id'])
-    assert status == json.loads(json.dumps(twin_status))
-    assert (status['state'], status['result']['ip_restored'], status['result']['error']) == ('done', wipe, None)
+    arguments = {'remove_ids': [], 'create': _create(network_type), 'management': MANAGEMENT, 'settle_seconds': 10}
+    status = _worker(node, arguments)
+    [network] = node.data['hns']['networks']
+    assert (network['name'], network['type'], network['adapter']) == ('external', network_type, 'Ethernet')
+    assert status == {'operation_id': 'op-1', 'state': 'done', 'result': dict(
+        status['result'], operation_id='op-1', state='done', removed=[], ip_restored=wipe, error=None)}
+    assert status['result']['created']['id'].lower() == network['id'].lower()
     # The vSwitch dropped the network; the host vNIC has the management configuration (restored when wiped).
-    assert real.data['unreachable_until'] > time.time() and twin.data['unreachable_until'] > time.time()
-    assert real.data['adapters'] == twin.data['adapters'] and real.data['hns'] == twin.data['hns']
-    vnic = real.adapter('vEthernet (Ethernet)')
+    assert node.data['unreachable_until'] > time.time()
+    vnic = node.adapter('vEthernet (Ethernet)')
     assert (vnic['ipv4'], vnic['gateway'], vnic['dhcp']) == (
         [{'address': '10.0.0.11', 'prefix_length': 24, 'origin': 'Manual'}], '10.0.0.1', False)
-    log = filesystem.content_bytes(filesystem.lookup(real, OPERATIONS + 'op-1.log')).decode('ascii')
+    log = filesystem.content_bytes(filesystem.lookup(node, OPERATIONS + 'op-1.log')).decode('ascii')
     assert log.rstrip('\r\n').endswith('finished: done')
     assert ('static IPv4 configuration of \'vEthernet (Ethernet)\' was lost' in log) is wipe
 
 
-def test_the_hns_worker_removing_an_unknown_network_fails_as_the_twin_does(monkeypatch):
+def test_the_hns_worker_removing_an_unknown_network_fails():
     arguments = {'remove_ids': ['00000000-0000-0000-0000-0000000000aa'], 'create': None, 'management': None,
                  'settle_seconds': 10}
-    (_, status, _), (_, twin_status, _) = _both(_hns_node(), 'hns_network_worker', arguments, monkeypatch)
-    assert status['state'] == twin_status['state'] == 'failed'
-    assert status['result']['removed'] == twin_status['result']['removed'] == []
+    status = _worker(_hns_node(), arguments)
+    assert (status['state'], status['result']['removed'], status['result']['created']) == ('failed', [], None)
+    assert status['result']['error'] == ('HNS DELETE /networks/00000000-0000-0000-0000-0000000000aa failed: '
+                                         'The network was not found. ')
 
 
-def test_a_worker_that_vanishes_leaves_no_result_as_in_the_twin(monkeypatch):
+def test_a_worker_that_vanishes_leaves_no_result():
     node = _hns_node(worker_vanishes=True)
-    arguments = {'remove_ids': [], 'create': {'name': 'external', 'type': 'L2Bridge', 'adapter': 'Ethernet',
-                                              'address_prefix': '10.244.11.0/24', 'gateway': '10.244.11.1',
-                                              'vsid': None},
-                 'management': MANAGEMENT, 'settle_seconds': 10}
-    (started, status, real), (_, twin_status, twin) = _both(node, 'hns_network_worker', arguments, monkeypatch)
-    assert status == twin_status == {'operation_id': 'op-1', 'state': 'unknown', 'result': None}
-    assert real.data['hns']['networks'] == twin.data['hns']['networks'] == []
-    assert filesystem.lookup(real, OPERATIONS + 'op-1.result.json') is None
-    assert filesystem.lookup(real, OPERATIONS + 'op-1.pid') is not None
-    assert ok(real, "$null -eq (Get-Process -Id %d -ErrorAction SilentlyContinue)" % started['process_id']) == ['True']
+    arguments = {'remove_ids': [], 'create': _create('L2Bridge'), 'management': MANAGEMENT, 'settle_seconds': 10}
+    started, status = run_detached(node, 'hns_network_worker', arguments, 'op-1')
+    assert status == {'operation_id': 'op-1', 'state': 'unknown', 'result': None}
+    assert node.data['hns']['networks'] == []
+    assert filesystem.lookup(node, OPERATIONS + 'op-1.result.json') is None
+    assert filesystem.lookup(node, OPERATIONS + 'op-1.pid') is not None
+    assert ok(node, "$null -eq (Get-Process -Id %d -ErrorAction SilentlyContinue)" % started['process_id']) == ['True']
 
 
-def test_a_restore_that_fails_leaves_the_node_unreachable_as_in_the_twin(monkeypatch):
+def test_a_restore_that_fails_leaves_the_node_unreachable():
     # The profile's static_ip_restore_fails: New-NetIPAddress on the host vNIC fails (error 5010) and the node never
-    # returns at its address. The twin words the error its own way.
+    # returns at its address.
     node = _hns_node(wipe_static_ip=True, static_ip_restore_fails=True)
-    arguments = {'remove_ids': [], 'create': {'name': 'external', 'type': 'L2Bridge', 'adapter': 'Ethernet',
-                                              'address_prefix': '10.244.11.0/24', 'gateway': '10.244.11.1',
-                                              'vsid': None},
-                 'management': MANAGEMENT, 'settle_seconds': 10}
-    (_, status, real), (_, twin_status, twin) = _both(node, 'hns_network_worker', arguments, monkeypatch)
-    assert (status['state'], status['result']['ip_restored']) == (twin_status['state'], False) == ('failed', False)
+    arguments = {'remove_ids': [], 'create': _create('L2Bridge'), 'management': MANAGEMENT, 'settle_seconds': 10}
+    status = _worker(node, arguments)
+    assert (status['state'], status['result']['ip_restored']) == ('failed', False)
     assert status['result']['error'] == 'Instance MSFT_NetIPAddress already exists'
-    assert real.data['unreachable_until'] == twin.data['unreachable_until'] == 1e18
+    assert node.data['unreachable_until'] == 1e18

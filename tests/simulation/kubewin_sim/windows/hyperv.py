@@ -12,7 +12,7 @@ ships (Microsoft Windows Filtering Platform, enabled; Microsoft NDIS Capture, di
 driver feature is installed (windows/msi.py), the Open vSwitch extension, disabled until enabled; its state is
 ``node.data['ovs']['extensions']`` per adapter, which goes with the switch (node.py).
 
-The messages for a switch or an extension that is not there are the twins' wording (handlers/ovs.py); the Hyper-V
+The messages for a switch or an extension that is not there are the simulation's own wording: the Hyper-V
 module's exact text is not in its reference pages.
 """
 

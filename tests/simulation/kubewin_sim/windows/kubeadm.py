@@ -10,7 +10,7 @@ CRI socket), the TLS bootstrap kubeconfig (``/etc/kubernetes/bootstrap-kubelet.c
 (C:\\etc\\kubernetes, C:\\var\\lib\\kubelet). Progress goes to standard output, a failure to standard error
 ("error execution phase ...", then the hint about --v=5) with exit code 1.
 
-What the simulation believes beyond that is the twin's (kubewin_sim/handlers/join.py): the node's
+What the simulation believes beyond that is its own: the node's
 ``profile['kubeadm_join_fails']`` makes the join fail with that message, a missing kubelet service fails
 kubelet-start, and the kubelet's bootstrap is kubewin_sim/scm.py's.
 """

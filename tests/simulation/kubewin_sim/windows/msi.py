@@ -25,8 +25,7 @@ appended to the machine PATH (Environment PATH, Part="last", System="yes"), the 
 services with start mode auto, started at the end of the install), with the feature that brings each service
 as kubewin_sim/ovs.py has it (the Cloudbase package adds OVNHost with ovn-controller).
 
-State: the installed products are ``node.data['ovs']['products']`` (kubewin_sim/ovs.py, which the OVS twins read
-too): product code, name, version and the state of each feature. A node profile may hold
+State: the installed products are ``node.data['ovs']['products']`` (kubewin_sim/ovs.py): product code, name, version and the state of each feature. A node profile may hold
 ``msi_install_in_progress`` (another installation holds the Windows Installer service: 1618) and
 ``msi_reboot_required`` (the install completes at the next boot: 3010).
 """
@@ -196,7 +195,8 @@ class _Log:
 
 
 def _package_version(entry):
-    """The ProductVersion of the package file: derived from its digest (the twin's rule, handlers/ovs.py)."""
+    """The ProductVersion of the package file: derived from its digest (the simulation's own rule:
+    the tests have no real package to read it from)."""
     digest = (entry.get('stand_in') or {}).get('sha256') or hashlib.sha256(filesystem.content_bytes(entry)).hexdigest()
     return '2.7.0.%d' % (int(digest[:4], 16) % 1000)
 

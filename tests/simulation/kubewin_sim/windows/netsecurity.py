@@ -6,8 +6,7 @@ Remove-NetFirewallRule) and the CIM classes they return (ROOT/StandardCimv2 MSFT
 MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the model holds:
 
 - A rule is ``firewall_rules[name] = {display_name, enabled (bool), direction, action, protocol,
-  local_port (list of str)}`` with lower-case direction/action/protocol, the shape the firewall twin
-  (kubewin_sim/handlers/firewall.py) and core.firewall_view report. ``protocol`` 'any' and
+  local_port (list of str)}`` with lower-case direction/action/protocol. ``protocol`` 'any' and
   ``local_port`` [] mean no port filter.
 - Enabled, Direction, Action and Profile are the cmdletization layer's generated enums (MSFT_NetFirewallRule:
   Enabled 1 True / 2 False, Direction 1 Inbound / 2 Outbound, Action 0 NotConfigured / 2 Allow / 4 Block,

@@ -327,7 +327,7 @@ def new_netipaddress(ctx, params, input_items):
     Its page: adding an address to an interface with DHCP enabled disables DHCP; the default gateway must be in the
     address's subnet. An address the interface already has is Win32 error 5010 (ERROR_OBJECT_ALREADY_EXISTS),
     written as New-NetRoute writes it. The node profile's ``static_ip_restore_fails`` makes adding an address to a
-    host vNIC fail so and leaves the node unreachable for good (the twins' hns_network_worker does the same).
+    host vNIC fail so and leaves the node unreachable for good.
     """
     for unmodelled in ('PolicyStore', 'Type', 'SkipAsSource', 'ValidLifetime', 'PreferredLifetime', 'CimSession',
                        'AsJob'):

@@ -23,7 +23,7 @@ ovs-vsctl receives its arguments through the 5.1 command line (processes.native_
 reaches it as ``external_ids:k=v``.
 
 State: ``node.data['ovs']['db']`` as kubewin_sim/ovs.py keeps it (``bridges``: name -> ``ports``: port -> type
-``internal``/``system``; ``external_ids``), which the twins read and write too; a bridge's local port is implied
+``internal``/``system``; ``external_ids``); a bridge's local port is implied
 by the bridge, not stored. UUIDs are derived from the names (stable, as a row keeps its UUID). An interface's
 ``error`` is what ovs-vswitchd reports (ovs.interface_error). A change without ``--no-wait`` waits for ovs-vswitchd,
 which is not modelled (an engine gap); the scripts always pass ``--no-wait``.

@@ -22,7 +22,7 @@ from ..node import SimulationError
 from ..pwsh import operators as ops
 from ..pwsh.types import resolve
 from ..pwsh.values import PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable, is_null, to_string
-from ..registry import ScriptFailure
+from ..programs import ProgramFailure
 from . import registry
 from .cim import CimInstance, CimMethodResult
 
@@ -225,7 +225,7 @@ def _start(ctx, name, command):
         raise Unsupported('starting the built-in service %s' % name)
     try:
         scm.start(node, record['name'])
-    except (SimulationError, ScriptFailure) as failure:
+    except (SimulationError, ProgramFailure) as failure:
         node.record('%s: %s' % (record['name'], failure))
         ctx.write_error(_service_error(command, 'CouldNotStartService',
                                        "Service '%s' cannot be started due to the following error: Cannot start service "
