@@ -156,7 +156,7 @@ def start(node, name, service):
         service.update(state='stopped', exit_code=1053)
         node.record('%s: %s does not report to the service control manager' % (name, program))
         raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
-                            'control request in a timely fashion. (error 1053)' % name)
+                             'control request in a timely fashion. (error 1053)' % name)
     check = CHECKS.get(base)
     reason = check(node, program, argv) if check else None
     # The process that starts is the binary on disk now; a binary replaced later runs only after a restart.

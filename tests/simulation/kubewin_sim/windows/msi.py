@@ -25,7 +25,8 @@ appended to the machine PATH (Environment PATH, Part="last", System="yes"), the 
 services with start mode auto, started at the end of the install), with the feature that brings each service
 as kubewin_sim/ovs.py has it (the Cloudbase package adds OVNHost with ovn-controller).
 
-State: the installed products are ``node.data['ovs']['products']`` (kubewin_sim/ovs.py): product code, name, version and the state of each feature. A node profile may hold
+State: the installed products are ``node.data['ovs']['products']`` (kubewin_sim/ovs.py): product code, name,
+version and the state of each feature. A node profile may hold
 ``msi_install_in_progress`` (another installation holds the Windows Installer service: 1618) and
 ``msi_reboot_required`` (the install completes at the next boot: 3010).
 """
