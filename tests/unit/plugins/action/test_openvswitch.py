@@ -55,8 +55,11 @@ def test_check_converge_then_nothing(sim):
     services = sim.node('win1').data['services']
     assert {name: services[name]['state'] for name in ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')} == {
         'ovsdb-server': 'running', 'ovs-vswitchd': 'running', 'ovn-controller': 'running'}
-    assert result['openvswitch']['bridge']['ports'] == {
+    # The two ports the collection adds; the bridge's own local port (br-ex) is listed beside them.
+    ports = result['openvswitch']['bridge']['ports']
+    assert {name: ports[name] for name in ('Ethernet', 'vEthernet (Ethernet)')} == {
         'Ethernet': {'type': 'system', 'error': None}, 'vEthernet (Ethernet)': {'type': 'internal', 'error': None}}
+    assert sorted(ports) == ['Ethernet', 'br-ex', 'vEthernet (Ethernet)']
 
     again = sim.run(book, inventory)
     assert again.rc == 0 and again.changed('win1') == 0, again.output
