@@ -13,7 +13,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..')
 WRAPPER = os.path.join(ROOT, 'tests', 'simulation', 'ansible-playbook')
 # flannel host-gw, containerd: the kubewin_sim_cluster of its cp1 sets the cluster's flannel backend.
 INVENTORY = os.path.join('tests', 'e2e', 'inventories', 'l2bridge-flannel')
-FLANNEL = yaml.safe_load(open(os.path.join(ROOT, 'roles', 'flannel', 'defaults', 'main.yml'), encoding='utf-8'))
+with open(os.path.join(ROOT, 'roles', 'flannel', 'defaults', 'main.yml'), encoding='utf-8') as _defaults:
+    FLANNEL = yaml.safe_load(_defaults)
 
 # What site.yml's flannel role downloads on an l2bridge containerd node: sdn-cni and nssm are pinned in the
 # catalog, flanneld by the inventory's artifacts_checksum_overrides. Versions as the role has them.
