@@ -89,7 +89,7 @@ def main(argv=None):
         workdir = tempfile.mkdtemp(prefix='kubewin-bench-%d-' % size)
         inventory = write_inventory(os.path.join(workdir, 'inventory'), size)
         sim = e2e.Simulation(os.path.join(workdir, 'sim'))
-        hosts, _ = e2e.windows_hosts(inventory)
+        hosts = e2e.windows_hosts(inventory)[0]
         e2e.prepare(sim, inventory)
         site = os.path.join(e2e.ROOT, 'playbooks', 'site.yml')
         fresh_result, fresh = measure(sim, site, inventory, hosts, args.forks)

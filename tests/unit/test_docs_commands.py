@@ -161,7 +161,7 @@ def module_spec(fqcn):
 
 def check_ansible(words):
     problems = []
-    found, _ = options(words[1:])
+    found = options(words[1:])[0]
     values = dict(found)
     module = values.get('-m') or values.get('--module-name')
     if module and module.startswith('kubewin.node.'):
@@ -247,7 +247,7 @@ def shown_commands():
 
 def test_the_guides_show_commands():
     # The extraction itself: these are in the guides today, in each of the forms read above.
-    shown = {text for _, _, text in shown_commands()}
+    shown = {shown[2] for shown in shown_commands()}
     for expected in ('make plan PLAN_INVENTORY=inventory/prod', 'ansible-playbook -i inventory/prod playbooks/site.yml',
                      'tests/e2e/run tests/e2e/inventories/overlay --report /tmp/overlay.json'):
         assert expected in shown, expected
@@ -264,7 +264,7 @@ def test_the_checks_find_what_is_wrong():
     assert check('ansible-doc -t role kubewin.node.nope')
 
 
-@pytest.mark.parametrize('guide, line, command', shown_commands(), ids=lambda v: str(v))
+@pytest.mark.parametrize('guide, line, command', shown_commands(), ids=str)
 def test_every_command_in_the_guides_refers_to_what_exists(guide, line, command):
     assert not check(command), '%s:%d: %s' % (guide, line, command)
 
