@@ -9,6 +9,11 @@ import sys
 
 import yaml
 
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim.node import peek  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 WRAPPER = os.path.join(ROOT, 'tests', 'simulation', 'ansible-playbook')
 # flannel host-gw, containerd: the kubewin_sim_cluster of its cp1 sets the cluster's flannel backend.
@@ -63,6 +68,7 @@ def test_the_wrapper_runs_a_shipped_inventory_without_preparation(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert 'checksum mismatch' not in output
-    node = json.loads((state / 'win-1.json').read_text())
-    installed = {path.rsplit('\\', 1)[-1] for path in node['files']}
-    assert {'sdnbridge.exe', 'sdnoverlay.exe', 'nssm.exe', 'flanneld.exe'} <= installed, sorted(installed)
+    node = peek(str(state), 'win-1')
+    for path in ('C:\\opt\\cni\\bin\\sdnbridge.exe', 'C:\\opt\\cni\\bin\\sdnoverlay.exe', 'C:\\k\\nssm.exe',
+                 'C:\\k\\flanneld.exe'):
+        assert node.file(path), path
