@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from kubewin_sim import catalog_web, cluster as sim_cluster  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import cluster as sim_cluster  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-import-position
 
 # A node on which nothing changes costs one node_info call; the goal leaves room for two more.
@@ -92,16 +92,11 @@ SNAPSHOT = '''
 '''
 
 
-def prepare(sim, inventory, data):
-    """Serve the artifact catalog, create the cluster and the nodes as the inventory describes them."""
-    catalog_web.serve_catalog(sim.state_dir, ROOT)
-    # The control plane's kubewin_sim_cluster describes the cluster as it was before kubewin.node
-    # (flannel backend, version, ...), as each node's kubewin_sim describes the node.
-    control_plane = (data.get('kube_control_plane', {}).get('hosts') or [None])[0]
-    profile = data.get('_meta', {}).get('hostvars', {}).get(control_plane, {}).get('kubewin_sim_cluster')
-    if profile:
-        with sim.edit_cluster(profile):
-            pass
+def prepare(sim, inventory):
+    """Create the cluster and the nodes as the inventory describes them. The wrapper
+    (tests/simulation/ansible-playbook) serves the artifact catalog, and the cluster is created from
+    the control-plane host's kubewin_sim_cluster (the state before kubewin.node: flannel backend,
+    version, ...), as each node from its kubewin_sim."""
     if sim.run(sim.write('snapshot.yml', SNAPSHOT), inventory).rc != 0:
         raise SystemExit('could not create the simulated nodes')
 
@@ -119,7 +114,7 @@ def main(argv=None):
     sim = Simulation(workdir)
     hosts, data = windows_hosts(inventory)
     extra = [arg for value in args.extra_vars for arg in ('-e', value)]
-    prepare(sim, inventory, data)
+    prepare(sim, inventory)
     problems = []
     report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}}
     site = os.path.join(ROOT, 'playbooks', 'site.yml')

@@ -71,7 +71,7 @@ class Scenario:
         self.extra = [arg for value in extra for arg in ('-e', value)]
         self.problems = []
         self.runs = {}
-        e2e.prepare(self.sim, self.inventory, self.data)
+        e2e.prepare(self.sim, self.inventory)
 
     def run(self, label, *more, expect_failure=False):
         started = time.monotonic()

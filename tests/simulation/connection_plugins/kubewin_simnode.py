@@ -36,8 +36,18 @@ options:
     default: {}
     vars:
       - name: kubewin_sim
+  cluster_profile:
+    description:
+      - Settings of the simulated cluster when it is created (see tests/simulation/README.md), on a host
+        that is not a Windows node (the control-plane host, where the fake kubernetes.core modules run).
+      - Handed to them as C($KUBEWIN_SIM_CLUSTER), which it overrides for this host.
+    type: dict
+    default: {}
+    vars:
+      - name: kubewin_sim_cluster
 '''
 
+import json
 import os
 import time
 
@@ -45,7 +55,7 @@ from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.connection.local import Connection as LocalConnection
 from ansible.utils.display import Display
 
-from kubewin_sim import calls, fake, inprocess, node as sim_node
+from kubewin_sim import calls, cluster as sim_cluster, fake, inprocess, node as sim_node
 
 display = Display()
 
@@ -68,6 +78,11 @@ class Connection(LocalConnection):
         host = self._node_host()
         if host is None:
             os.environ.pop(fake.HOST_ENV, None)
+            # The inventory describes the cluster on its control-plane host, as it describes each node on
+            # the node; the fake kubernetes.core modules create the cluster from it on first use.
+            cluster_profile = self.get_option('cluster_profile')
+            if cluster_profile:
+                os.environ[sim_cluster.PROFILE_ENV] = json.dumps(cluster_profile)
             return
         state_dir = os.environ[fake.STATE_DIR_ENV]
         existing = sim_node.peek(state_dir, host)

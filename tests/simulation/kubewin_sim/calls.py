@@ -71,9 +71,14 @@ def difference(before, after):
     return report
 
 
+def snapshot(state_dir):
+    """The counters a later ``report`` is measured from."""
+    return {'nodes': counters(state_dir), 'api': api_counters(state_dir)}
+
+
 def main(argv):
     if argv[1] == 'snapshot':
-        print(json.dumps({'nodes': counters(argv[2]), 'api': api_counters(argv[2])}))
+        print(json.dumps(snapshot(argv[2])))
     elif argv[1] == 'report':
         before = json.loads(argv[3])
         report = difference(before['nodes'], counters(argv[2]))

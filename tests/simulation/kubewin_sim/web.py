@@ -96,6 +96,13 @@ def configure(state_dir, served=None, archives=None, faults=None):
         data['faults'].update(faults or {})
 
 
+def serve_unless_configured(state_dir, served):
+    """Declare what URLs serve, keeping what a test declared for the same URL before."""
+    with _web(state_dir) as data:
+        for url, what in served.items():
+            data['served'].setdefault(url, what)
+
+
 def identity(data, url):
     """{'sha256', 'sha512', 'size'} of what ``url`` serves when nothing goes wrong, with 'body' (the bytes)
     unless ``served`` pins it by its digest."""

@@ -1,4 +1,4 @@
-"""playbooks/plan.yml renders the example inventory, and refuses a bad plan before writing anything."""
+"""playbooks/plan.yml renders every example inventory under inventory/, and refuses a bad plan before writing anything."""
 
 import json
 import os
@@ -6,10 +6,13 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 EXAMPLE = os.path.join(ROOT, 'inventory', 'example')
+# Every other example: one per topology and runtime, each checked below against what its comments promise.
+EXAMPLES = sorted(name for name in os.listdir(os.path.join(ROOT, 'inventory')) if name != 'example')
 
 
 def run_plan(inventory, plan_dir):
@@ -46,3 +49,49 @@ def test_bad_plan_fails_with_the_filter_message_and_writes_nothing(tmp_path):
     assert result.returncode != 0
     assert '11.0.0.0/8' in result.stdout and '/12' in result.stdout
     assert not (tmp_path / 'plan').exists()
+
+
+def rendered(plan_dir, node, name='cni.conf'):
+    return json.loads((plan_dir / node / name).read_text())
+
+
+def l2bridge_static(plan_dir):
+    # No flannel: the bridge plugin itself on each node's own range, routes instead of a net-conf.
+    cni = rendered(plan_dir, 'win-node-2')
+    assert cni['name'] == 'cbr0' and cni['type'] == 'sdnbridge' and cni['ipam']['subnet'] == '10.244.2.0/24'
+    assert not (plan_dir / 'win-node-2' / 'net-conf.json').exists()
+
+
+def overlay(plan_dir):
+    cni = rendered(plan_dir, 'win-ovl-1')
+    assert cni['name'] == 'flannel.4096' and cni['delegate']['type'] == 'sdnoverlay'
+    # kubewin_management_ip, not the DNS name Kerberos needs in ansible_host, is the provider address.
+    assert cni['delegate']['AdditionalArgs'][2]['Value']['Settings']['ProviderAddress'] == '10.127.130.41'
+    assert rendered(plan_dir, 'win-ovl-1', 'net-conf.json')['Backend'] == {
+        'Type': 'vxlan', 'VNI': 4096, 'Port': 4789, 'Name': 'flannel.4096'}
+
+
+def overlay_docker(plan_dir):
+    cni = rendered(plan_dir, 'win-dkr-2')
+    assert cni['name'] == 'flannel.4096' and cni['delegate']['type'] == 'win-overlay'
+    assert rendered(plan_dir, 'win-dkr-2', 'net-conf.json')['Backend']['Type'] == 'vxlan'
+
+
+def ovn(plan_dir):
+    cni = rendered(plan_dir, 'win-ovn-2')
+    assert cni['type'] == 'ovn_cni.exe' and cni['ipam']['subnet'] == '10.244.12.0/24'
+
+
+EXPECTED = {'example-l2bridge-static': l2bridge_static, 'example-overlay': overlay,
+            'example-overlay-docker': overlay_docker, 'example-ovn': ovn}
+
+
+def test_every_example_inventory_is_checked():
+    assert EXAMPLES == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize('name', EXAMPLES)
+def test_example_inventories_render(tmp_path, name):
+    result = run_plan(os.path.join(ROOT, 'inventory', name), tmp_path / 'plan')
+    assert result.returncode == 0, result.stdout + result.stderr
+    EXPECTED[name](tmp_path / 'plan')

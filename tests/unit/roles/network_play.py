@@ -1,21 +1,14 @@
 """What the network role tests share: an inventory, the playbook that builds the facts, verifiable downloads."""
 
 import hashlib
-from pathlib import Path
 
 import yaml
 
 from kubewin_sim import web
 
-ROOT = Path(__file__).resolve().parents[3]
-CATALOG = yaml.safe_load((ROOT / 'roles' / 'artifacts' / 'vars' / 'main.yml').read_text(encoding='utf-8'))[
-    'artifacts_catalog']
-# The catalog pins these; the simulated web serves for them what upstream serves (the pinned hash).
-PINNED = {
-    'https://github.com/microsoft/windows-container-networking/releases/download/v0.3.3/'
-    'windows-container-networking-cni-amd64-v0.3.3.zip': CATALOG['sdn-cni']['versions']['0.3.3'],
-    'https://nssm.cc/release/nssm-2.24.zip': CATALOG['nssm']['versions']['2.24'],
-}
+# The catalog's pins (sdn-cni, nssm) need nothing here: the simulation wrapper makes their URLs serve what the pins
+# describe, as upstream does.
+
 # flannel publishes no hash for flanneld.exe: it is pinned by the user, here to what the web serves.
 FLANNELD = 'https://github.com/flannel-io/flannel/releases/download/v0.28.9/flanneld.exe'
 
@@ -83,8 +76,6 @@ def with_runtime(sim, hosts=('win1',), service='containerd', **profile):
 
 
 def run(sim, book, inventory_path, *args, **extra):
-    web.configure(sim.state_dir, served={url: {'sha256': pin.split(':', 1)[1], 'size': 4096}
-                                         for url, pin in PINNED.items()})
     extra.setdefault('artifacts_checksum_overrides', {
         'flanneld': {'0.28.9': 'sha256:' + hashlib.sha256(web.body(FLANNELD)).hexdigest()}})
     extra_vars = sim.write('extra.yml', yaml.safe_dump(extra)) if extra else None

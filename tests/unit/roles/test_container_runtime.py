@@ -15,17 +15,13 @@ CONTAINERD_EXE = CONTAINERD_DIR + '\\containerd.exe'
 CONFIG = CONTAINERD_DIR + '\\config.toml'
 CERTS = CONTAINERD_DIR + '\\certs.d'
 CRICTL_CONFIG = 'C:\\k\\crictl.yaml'
-DOCKER_URL = 'https://download.docker.com/win/static/stable/x86_64/docker-27.5.1.zip'
 CRI_DOCKERD_URL = ('https://github.com/Mirantis/cri-dockerd/releases/download/v0.3.26/'
                    'cri-dockerd-0.3.26.win.amd64.zip')
-# Neither publishes a hash: the tests pin what the simulated web serves.
+# Docker 27.5.1 and nssm 2.24 are pinned in the catalog, and the simulation wrapper makes their URLs serve
+# what the pins describe. cri-dockerd publishes no hash: the tests pin what the simulated web serves.
 DOCKER_OVERRIDES = {
-    'docker': {'27.5.1': 'sha256:' + hashlib.sha256(web.body(DOCKER_URL)).hexdigest()},
     'cri-dockerd': {'0.3.26': 'sha256:' + hashlib.sha256(web.body(CRI_DOCKERD_URL)).hexdigest()},
 }
-# nssm 2.24 is pinned in the catalog: the simulated web serves what nssm.cc serves.
-NSSM_URL = 'https://nssm.cc/release/nssm-2.24.zip'
-NSSM_SHA256 = '727d1e42275c605e0f04aba98095c38a8e1e46def453cdffce42869428aa6743'
 ROLE_TASKS = 'kubewin.node.container_runtime : '
 
 
@@ -248,7 +244,6 @@ def test_proxy_credentials_are_not_logged(sim):
 # -- Docker Engine and cri-dockerd -----------------------------------------------------------
 
 def docker_inventory(sim, overrides=None):
-    web.configure(sim.state_dir, served={NSSM_URL: {'sha256': NSSM_SHA256, 'size': 351793}})
     return inventory(sim, runtime='docker', artifacts_checksum_overrides=overrides or DOCKER_OVERRIDES)
 
 
@@ -293,8 +288,8 @@ def test_docker_check_converge_idempotent(sim):
 
 def test_new_docker_binaries_restart_docker_then_cri_dockerd(sim):
     newer = 'https://download.docker.com/win/static/stable/x86_64/docker-28.0.1.zip'
-    overrides = dict(DOCKER_OVERRIDES, docker=dict(DOCKER_OVERRIDES['docker'], **{
-        '28.0.1': 'sha256:' + hashlib.sha256(web.body(newer)).hexdigest()}))
+    # 28.0.1 is not in the catalog: the test pins what the simulated web serves for it.
+    overrides = dict(DOCKER_OVERRIDES, docker={'28.0.1': 'sha256:' + hashlib.sha256(web.body(newer)).hexdigest()})
     inv = docker_inventory(sim, overrides)
     assert sim.run(playbook(sim), inv).rc == 0
     run = sim.run(playbook(sim, 'newer.yml', container_runtime_docker_version='28.0.1'), inv)
