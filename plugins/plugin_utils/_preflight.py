@@ -61,12 +61,15 @@ UNCHECKED_VARIABLE = 'kubewin_unchecked_variables'
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
               'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
               'kube_proxy', 'verify')
+# What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
+# it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
+# role on its own (included by another playbook): the IP plan, the transport, the versions when given.
 PLAYBOOKS = {
-    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': True},
     'site': {'groups': (WINDOWS_GROUP, CONTROL_PLANE_GROUP), 'roles': SITE_ROLES, 'version_required': True,
              'artifacts': True},
     # A reset installs nothing and runs whatever versions the nodes have.
     'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False},
+    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',
@@ -283,7 +286,8 @@ def _check_versions(inventory: Mapping, spec: Mapping, role_value: t.Callable[[s
                          % VERSION_VARIABLE)
         return {}
     policies = {}
-    for runtime in sorted(set(inventory['container_runtimes'].values())):
+    # A runtime that is not one of the known ones is a problem of its own already.
+    for runtime in sorted(set(inventory['container_runtimes'].values()) & set(_ip_plan.CONTAINER_RUNTIMES)):
         policy_input = dict(versions, container_runtime=runtime)
         if runtime == 'docker':
             policy_input['cri_dockerd_version'] = plain(role_value('container_runtime', 'container_runtime_cri_dockerd_version'))
@@ -296,6 +300,17 @@ def _check_versions(inventory: Mapping, spec: Mapping, role_value: t.Callable[[s
                     problem = '%s %s: %s' % (VERSION_VARIABLE, versions['kubernetes_version'], problem)
                 problems.add(problem + _version_hint(versions['kubernetes_version']))
     return policies
+
+
+def _network_choice(plan: Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+    """Topology and routing of a plan that failed elsewhere, so its artifacts are still checked; None if they are bad too."""
+    topology = plan.get('topology')
+    if topology not in _ip_plan.TOPOLOGIES:
+        return None
+    routing = plan.get('l2bridge_routing') or _ip_plan.default_l2bridge_routing(topology)
+    if routing is not None and routing not in _ip_plan.L2BRIDGE_ROUTINGS:
+        return None
+    return {'topology': topology, 'l2bridge_routing': routing}
 
 
 def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], t.Any]) -> list[dict[str, t.Any]]:
@@ -372,13 +387,14 @@ def _resolve(catalog: Mapping, install: Mapping, base_urls: t.Any, overrides: t.
                                          {name: {str(key): item for key, item in pins.items()}
                                           for name, pins in overrides.items()})
     except _artifact_catalog.CatalogError as error:
-        if str(error).endswith('artifacts_checksum_overrides'):
+        # A component upstream publishes no hash for needs a pin; a release the catalog lacks is better changed.
+        if 'no pinned checksum' in str(error):
             return '%s: {%s: {"%s": "sha256:<the hash you verified>"}}' % (error, install['component'], version)
         return str(error)
 
 
 def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', default_connection: str = 'ssh') -> dict[str, t.Any]:
-    """Check an inventory for ``playbook`` (plan, site or reset) without contacting a host.
+    """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
 
     Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
     'versions', 'artifacts'}``; the last six are what the checks computed (the plan role hands them
@@ -391,8 +407,9 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     groups = {name: list(members or []) for name, members in (groups or {}).items()}
     nodes = groups.get(WINDOWS_GROUP) or []
     _check_groups(groups, spec, problems)
-    hosts = list(dict.fromkeys(nodes + [host for host in groups.get(CONTROL_PLANE_GROUP) or []
-                                         if CONTROL_PLANE_GROUP in spec['groups']]))
+    # The control-plane hosts' variables are read too where the playbook runs roles there.
+    control_plane = groups.get(CONTROL_PLANE_GROUP) or [] if CONTROL_PLANE_GROUP in spec['groups'] else []
+    hosts = list(dict.fromkeys(nodes + control_plane))
     variables = _read_variables(hostvars, hosts, spec['roles'], problems)
     result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,
                                 'versions': {}, 'artifacts': {}, 'warnings': [], 'notes': []}
@@ -418,9 +435,10 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before
-            if spec['artifacts'] and result['cluster'] is not None:
-                result['artifacts'] = _check_artifacts(nodes, found, result['versions'], version_ok, role_value_of,
-                                                       problems)
+            network = result['cluster'] or _network_choice(result['inventory']['plan'])
+            if spec['artifacts'] and network is not None:
+                result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
+                                                       role_value_of, problems)
     result['problems'] = problems.lines
     result['message'] = message(problems.lines, playbook, result['notes'])
     return result
@@ -430,5 +448,5 @@ def message(problems: t.Sequence[str], playbook: str, notes: t.Sequence[str] = (
     """The failure message: a count, then one problem per line, then the notes."""
     if not problems:
         return ''
-    return '\n'.join(['%d problem(s) in the inventory for %s.yml, found before any host was contacted:'
-                      % (len(problems), playbook)] + ['- ' + line for line in problems] + list(notes))
+    return '\n'.join(['%d problem(s) in the inventory for %s, found before any host was contacted:'
+                      % (len(problems), playbook + '.yml' if playbook != 'plan' else 'the IP plan')] + ['- ' + line for line in problems] + list(notes))

@@ -181,4 +181,3 @@ def test_every_plan_value_has_a_consumer_or_is_only_sizing():
                          ids=lambda value: value if isinstance(value, str) else '')
 def test_plan_value_reaches_its_component(key, component, check):
     assert check(), '%s (kubewin_%s) does not reach %s' % (PLAN[key], key, component)
-
