@@ -408,7 +408,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     nodes = groups.get(WINDOWS_GROUP) or []
     _check_groups(groups, spec, problems)
     # The control-plane hosts' variables are read too where the playbook runs roles there.
-    control_plane = groups.get(CONTROL_PLANE_GROUP) or [] if CONTROL_PLANE_GROUP in spec['groups'] else []
+    control_plane = (groups.get(CONTROL_PLANE_GROUP) or []) if CONTROL_PLANE_GROUP in spec['groups'] else []
     hosts = list(dict.fromkeys(nodes + control_plane))
     variables = _read_variables(hostvars, hosts, spec['roles'], problems)
     result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,

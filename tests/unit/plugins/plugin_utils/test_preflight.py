@@ -179,3 +179,21 @@ def test_the_kubernetes_binaries_come_from_the_role_list_at_the_kubernetes_versi
     assert "map('combine', {'version': plan_versions.kubernetes_version})" in text
     assert _preflight.BINARIES_VARIABLE in _roles.role_defaults(_preflight.BINARIES_ROLE)
     assert set(_preflight.CONDITIONS) == {entry[3] for entry in _preflight.INSTALLS}
+
+
+def _documented(path):
+    text = (ROOT / path).read_text(encoding='utf-8')
+    # Example output (a refused typo among it) is not documentation of a name.
+    text = re.sub(r'\.\. code-block:: text\n\n(?:(?:   .*)?\n)+', '', text)
+    return set(re.findall(r'\bkubewin_[a-z0-9_]*[a-z0-9]\b', text))
+
+
+def test_the_known_variables_are_the_documented_ones():
+    # The inventory guide documents exactly the variables the preflight knows; the README's tables a part of them.
+    known = set(_preflight.INVENTORY_VARIABLES)
+    assert _documented('docs/docsite/rst/inventory.rst') == known
+    assert _documented('README.md') - {'kubewin_node'} <= known
+    readme_tables = set(re.findall(r'^\| `(kubewin_[a-z0-9_]+)`', (ROOT / 'README.md').read_text(encoding='utf-8'), re.M))
+    assert readme_tables | {'kubewin_max_fail_percentage'} == known
+    # The test bed's own host variables are documented with it.
+    assert {'kubewin_sim', 'kubewin_sim_cluster'} <= _documented('docs/docsite/rst/testing.rst')
