@@ -165,12 +165,12 @@ _PAIR = re.compile(r"""['"]?component['"]?:\s*['"]?([\w.-]+)['"]?,?\s*['"]?versi
 def _installed_by(role):
     text = ''.join(path.read_text(encoding='utf-8') for folder in ('tasks', 'vars')
                    for path in sorted((ROOT / 'roles' / role / folder).glob('*.yml')))
-    return {(component, variable) for component, variable in _PAIR.findall(text)}
+    return set(_PAIR.findall(text))
 
 
 @pytest.mark.parametrize('role', sorted({entry[0] for entry in _preflight.INSTALLS}))
 def test_the_install_table_matches_the_roles(role):
-    table = {(component, variable) for owner, component, variable, _ in _preflight.INSTALLS if owner == role}
+    table = {(entry[1], entry[2]) for entry in _preflight.INSTALLS if entry[0] == role}
     assert _installed_by(role) == table
 
 
