@@ -14,13 +14,15 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import _transport
 display = Display()
 
 
+def controller_connection() -> str:
+    """What a host that sets no ansible_connection gets: ansible-playbook -c, else the configured default."""
+    return context.CLIARGS.get('connection') or C.DEFAULT_TRANSPORT
+
+
 def transport_preflight(hostvars: t.Mapping[str, t.Mapping[str, t.Any]], hosts: t.Sequence[str],
                         default_connection: str | None = None) -> dict[str, t.Any]:
     """The preflight, with the controller's own default connection and a warning for accepted risks."""
-    if not default_connection:
-        # What a host that sets no ansible_connection gets: ansible-playbook -c, else the configured default.
-        default_connection = context.CLIARGS.get('connection') or C.DEFAULT_TRANSPORT
-    report = _transport.transport_preflight(hostvars, list(hosts or []), default_connection)
+    report = _transport.transport_preflight(hostvars, list(hosts or []), default_connection or controller_connection())
     if report['accepted']:
         display.warning(_transport.acceptance_warning(report['accepted']))
     return report

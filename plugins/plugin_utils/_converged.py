@@ -36,11 +36,11 @@ import hashlib
 import json
 import os
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _roles, _snapshot
 
 RECORD_PATH = 'C:\\ProgramData\\kubewin\\converged.json'
 RECORD_VERSION = 1
-COLLECTION_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTION_ROOT = _roles.COLLECTION_ROOT
 # The roles site.yml runs on a Windows node; their documented options are inputs.
 NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
@@ -64,19 +64,7 @@ def _digest(value):
 @functools.lru_cache(maxsize=None)
 def role_options():
     """The option names of the node roles' argument specs."""
-    import yaml  # pylint: disable=import-outside-toplevel  # only the controller needs it
-    # Every host's decision reads the specs again (each task runs in a new worker): libyaml's loader is ten times faster.
-    loader = getattr(yaml, 'CSafeLoader', yaml.SafeLoader)
-    names = set()
-    for role in NODE_ROLES:
-        path = os.path.join(COLLECTION_ROOT, 'roles', role, 'meta', 'argument_specs.yml')
-        if not os.path.exists(path):
-            continue
-        with open(path, encoding='utf-8') as handle:
-            specs = (yaml.load(handle, Loader=loader) or {}).get('argument_specs') or {}  # nosec: a safe loader
-        for entry_point in specs.values():
-            names.update((entry_point or {}).get('options') or {})
-    return frozenset(names)
+    return frozenset().union(*(_roles.role_options(role) for role in NODE_ROLES))
 
 
 @functools.lru_cache(maxsize=None)

@@ -173,6 +173,15 @@ def _verbosity(value: t.Any) -> int:
     return value
 
 
+def _max_pods(data: Mapping) -> str | None:
+    value = data.get("max_pods")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise FlagsError(f"max_pods must be a positive integer (kubelet's --max-pods), got {value!r}")
+    return str(value)
+
+
 def _choice(key: str, value: t.Any, choices: t.Sequence[str]) -> str:
     if value not in choices:
         raise FlagsError(f"{key} must be one of {', '.join(choices)}; got {value!r}")
@@ -223,6 +232,7 @@ KUBELET_KEYS = (
     "container_runtime",
     "cluster_dns",
     "cluster_domain",
+    "max_pods",
     "system_reserved",
     "windows_priorityclass",
     "windows_build",
@@ -406,6 +416,11 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
     optional = {
         "--node-ip": None if data.get("node_ip") is None else _ip_address("node_ip", data["node_ip"]),
         "--cluster-dns": _cluster_dns(data),
+        # The plan sizes each node's pod subnet for max_pods; the kubelet's own default is 110. kubeadm writes a
+        # cluster-wide KubeletConfiguration (maxPods) for every node, and a command-line flag overrides the
+        # config file (kubernetes/website, "Set Kubelet Parameters Via A Configuration File"), so the flag is
+        # how this node honours the plan.
+        "--max-pods": _max_pods(data),
         "--system-reserved": _system_reserved(data),
         "--node-labels": ",".join(f"{k}={v}" for k, v in sorted(_node_labels(data).items())) or None,
         "--register-with-taints": ",".join(_taints(data)) or None,

@@ -130,9 +130,27 @@ _IPV4_ONLY = "dual-stack/IPv6 is not supported yet (IPv4 only in this release)"
 # ---------------------------------------------------------------------------------------------
 
 
+def kind_of(value: t.Any) -> str:
+    """What a value is, in the words an inventory author uses (Ansible hands lists and dicts over as its own
+    lazy types, whose class names mean nothing to them)."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, Mapping):
+        return "a dictionary"
+    if isinstance(value, (list, tuple, set)) or (hasattr(value, "__iter__") and hasattr(value, "__len__")):
+        return "a list"
+    return type(value).__name__
+
+
 def _require_text(key: str, value: t.Any, expected: str) -> str:
     if not isinstance(value, str):
-        raise IPPlanError(f"{key} must be {expected}, got {value!r} ({type(value).__name__})")
+        raise IPPlanError(f"{key} must be {expected}, got {value!r} ({kind_of(value)})")
     return value.strip()
 
 
@@ -185,7 +203,7 @@ def coerce_int(key: str, value: t.Any, minimum: int, maximum: int | None = None)
     elif isinstance(value, str) and _INTEGER_TEXT_RE.fullmatch(value.strip()):
         number = int(value.strip())
     else:
-        raise IPPlanError(f"{key} must be an integer, got {value!r} ({type(value).__name__})")
+        raise IPPlanError(f"{key} must be an integer, got {value!r} ({kind_of(value)})")
     if number < minimum or (maximum is not None and number > maximum):
         bounds = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
         raise IPPlanError(f"{key} must be {bounds}, got {number}")
@@ -219,13 +237,13 @@ def _coerce_cluster_domain(value: t.Any) -> str:
 
 def _require_list(key: str, value: t.Any) -> t.Sequence[t.Any]:
     if not isinstance(value, (list, tuple)):
-        raise IPPlanError(f"{key} must be a list, got {value!r} ({type(value).__name__})")
+        raise IPPlanError(f"{key} must be a list, got {value!r} ({kind_of(value)})")
     return value
 
 
 def _require_mapping(key: str, value: t.Any) -> Mapping:
     if not isinstance(value, Mapping):
-        raise IPPlanError(f"{key} must be a dictionary, got {value!r} ({type(value).__name__})")
+        raise IPPlanError(f"{key} must be a dictionary, got {value!r} ({kind_of(value)})")
     return value
 
 

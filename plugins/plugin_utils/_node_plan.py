@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import ntpath
 import typing as t
+from collections.abc import Mapping
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError
@@ -86,7 +87,11 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     runtimes = {host: _variable(hostvars[host], 'kubewin_container_runtime') or DEFAULT_CONTAINER_RUNTIME
                 for host in hosts}
     versions = {key: _same_everywhere(hostvars, hosts, key) for key in VERSION_VARIABLES}
-    versions['acknowledged_cves'] = list(versions['acknowledged_cves'] or [])
+    cves = versions['acknowledged_cves']
+    if cves is not None and (isinstance(cves, (str, bytes)) or not isinstance(cves, (list, tuple))):
+        raise IPPlanError('kubewin_acknowledged_cves must be a list of CVE ids such as [CVE-2024-9042], got %r (%s)'
+                          % (cves, _ip_plan.kind_of(cves)))
+    versions['acknowledged_cves'] = list(cves or [])
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
             'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths'))}
 
@@ -94,6 +99,9 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
 def node_paths(overrides):
     """The node layout: NODE_PATHS with the inventory's kubewin_node_paths applied."""
     overrides = overrides or {}
+    if not isinstance(overrides, Mapping):
+        raise IPPlanError("kubewin_node_paths must be a dictionary of folders such as {kubernetes_dir: 'D:\\k'}, got %r (%s)"
+                          % (overrides, _ip_plan.kind_of(overrides)))
     unknown = sorted(set(overrides) - set(NODE_PATHS))
     if unknown:
         raise IPPlanError('kubewin_node_paths has unknown keys %s; known: %s' % (unknown, ', '.join(sorted(NODE_PATHS))))

@@ -22,8 +22,18 @@ def run_plan(inventory, plan_dir):
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 
+def pinned_example(tmp_path):
+    """The example inventory with the pin a site adds for flanneld, whose upstream publishes no hash file: plan.yml
+    refuses to render a fleet it could not install. The pin is made up; nothing is downloaded."""
+    inventory = tmp_path / 'inventory'
+    shutil.copytree(EXAMPLE, inventory)
+    (inventory / 'group_vars' / 'all' / 'pins.yml').write_text(yaml.safe_dump(
+        {'artifacts_checksum_overrides': {'flanneld': {'0.28.9': 'sha256:' + '1' * 64}}}))
+    return str(inventory)
+
+
 def test_example_inventory_renders(tmp_path):
-    result = run_plan(EXAMPLE, tmp_path / 'plan')
+    result = run_plan(pinned_example(tmp_path), tmp_path / 'plan')
     assert result.returncode == 0, result.stdout + result.stderr
     nodes = sorted(p.name for p in (tmp_path / 'plan').iterdir() if p.is_dir())
     assert nodes == ['win-node-1', 'win-node-2', 'win-node-3']
@@ -39,13 +49,12 @@ def test_example_inventory_renders(tmp_path):
 
 
 def test_bad_plan_fails_with_the_filter_message_and_writes_nothing(tmp_path):
-    inventory = tmp_path / 'inventory'
-    shutil.copytree(EXAMPLE, inventory)
-    variables = inventory / 'group_vars' / 'all' / 'kubewin.yml'
+    inventory = pinned_example(tmp_path)
+    variables = tmp_path / 'inventory' / 'group_vars' / 'all' / 'kubewin.yml'
     data = yaml.safe_load(variables.read_text())
     data.update(kubewin_service_cidr='11.0.0.0/8', kubewin_dns_service_ip='11.0.0.10')
     variables.write_text(yaml.safe_dump(data))
-    result = run_plan(str(inventory), tmp_path / 'plan')
+    result = run_plan(inventory, tmp_path / 'plan')
     assert result.returncode != 0
     assert '11.0.0.0/8' in result.stdout and '/12' in result.stdout
     assert not (tmp_path / 'plan').exists()

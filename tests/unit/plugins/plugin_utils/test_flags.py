@@ -138,6 +138,12 @@ def test_kubelet_minimal_input_and_hostname_is_lower_cased():
     ]
 
 
+def test_kubelet_max_pods_is_the_plans():
+    assert value_of(kubelet_args({**KUBELET, "max_pods": 60})["args"], "--max-pods") == "60"
+    # Not given: no flag, the kubelet configuration's value stands.
+    assert not any(arg.startswith("--max-pods") for arg in kubelet_args(KUBELET)["args"])
+
+
 def test_kubelet_with_docker_talks_to_cri_dockerd():
     args = kubelet_args({**KUBELET, "container_runtime": "docker"})["args"]
     assert value_of(args, "--container-runtime-endpoint") == "npipe:////./pipe/cri-dockerd"
@@ -225,6 +231,8 @@ def test_kubelet_refuses_bad_taints(taint, message):
         ({"system_reserved": {"gpu": "1"}}, "system_reserved resource must be one of cpu, memory, ephemeral-storage, pid; got 'gpu'"),
         ({"kubeconfig": 'C:\\k\\"config'}, "kubeconfig must be a path without quotes or line breaks"),
         ({"verbosity": 11}, "verbosity must be an integer from 0 to 10"),
+        ({"max_pods": 0}, "max_pods must be a positive integer (kubelet's --max-pods), got 0"),
+        ({"max_pods": "60"}, "max_pods must be a positive integer (kubelet's --max-pods), got '60'"),
         ({"container_runtime": "cri-o"}, "container_runtime must be one of containerd, docker; got 'cri-o'"),
         ({"service_manager": "winsw"}, "service_manager must be one of scm, nssm; got 'winsw'"),
         ({"kubernetes_version": "1.28.9"}, "kubernetes_version 1.28.9 is outside the range this collection supports (1.29-1.37)"),

@@ -271,7 +271,7 @@ def test_malformed_cidr(value):
 
 
 def test_cidr_must_be_text():
-    rejects(plan(cluster_cidr=10), "cluster_cidr must be an IPv4 CIDR such as 10.244.0.0/16, got 10 (int)")
+    rejects(plan(cluster_cidr=10), "cluster_cidr must be an IPv4 CIDR such as 10.244.0.0/16, got 10 (a number)")
 
 
 def test_host_bits_name_the_canonical_form():

@@ -1,0 +1,452 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one check of an inventory before any host is contacted, shared by plan.yml, site.yml and reset.yml.
+
+Internal to kubewin.node, not a public API. The public interface is the ``kubewin.node.preflight``
+filter, which the ``plan`` role runs first.
+
+It collects every problem instead of stopping at the first, so an operator fixes an inventory in
+one round: the groups the playbook reads, every ``kubewin_*`` and role variable name (an unknown one
+is a typo the playbook would silently ignore), the IP plan, the WinRM transport, the version policy
+and every artifact the fleet will install, resolved with its checksum for each node's topology and
+runtime. Each problem is one line that names the inventory variable, its value and the fix; the
+rules themselves stay where they are (_ip_plan, _versions, _transport, _artifact_catalog), this
+module only gathers their verdicts and names the variables.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import typing as t
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleError
+from ansible_collections.kubewin.node.plugins.plugin_utils import (
+    _artifact_catalog,
+    _ip_plan,
+    _node_plan,
+    _roles,
+    _transport,
+    _versions,
+)
+
+PREFIX = _node_plan.VARIABLE_PREFIX
+WINDOWS_GROUP = 'windows_nodes'
+CONTROL_PLANE_GROUP = 'kube_control_plane'
+
+# ---------------------------------------------------------------------------------------------
+# The inventory variables kubewin.node reads: the one list, which the inventory guide and the
+# README document (tests/unit/test_docs.py holds them to it).
+# ---------------------------------------------------------------------------------------------
+
+# Set per Windows node.
+NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_container_runtime',
+                  _transport.ALLOW_VARIABLE)
+# The same on every Windows node: the IP plan (minus its node list, which comes from the hosts),
+# the versions and the node layout.
+CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
+    'kubewin_node_paths',)
+# Read by the playbooks themselves (or by this check).
+PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_serial', 'kubewin_max_fail_percentage', 'kubewin_early_end',
+                      'kubewin_unchecked_variables')
+INVENTORY_VARIABLES = NODE_VARIABLES + CLUSTER_VARIABLES + PLAYBOOK_VARIABLES
+# Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst) and the
+# node state snapshot fact the prerequisites role sets.
+OTHER_KNOWN_VARIABLES = ('kubewin_sim', 'kubewin_sim_cluster', 'kubewin_node')
+UNCHECKED_VARIABLE = 'kubewin_unchecked_variables'
+
+# What each playbook needs of the inventory, and which roles' variables it reads.
+SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
+              'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
+              'kube_proxy', 'verify')
+# What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
+# it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
+# role on its own (included by another playbook): the IP plan, the transport, the versions when given.
+PLAYBOOKS = {
+    'site': {'groups': (WINDOWS_GROUP, CONTROL_PLANE_GROUP), 'roles': SITE_ROLES, 'version_required': True,
+             'artifacts': True},
+    # A reset installs nothing and runs whatever versions the nodes have.
+    'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False},
+    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False},
+}
+GROUP_PURPOSE = {
+    WINDOWS_GROUP: 'the Windows workers',
+    CONTROL_PLANE_GROUP: ('the Linux control-plane hosts; site.yml runs the control_plane and verify roles on the '
+                          'first one'),
+}
+
+# ---------------------------------------------------------------------------------------------
+# What a node installs, per role: (role, component, the variable that holds its version, when).
+# The roles build the same lists in their tasks (tests/unit/plugins/plugin_utils/test_preflight.py
+# reads them and fails when the two differ). The Kubernetes binaries are the components listed in
+# kubernetes_binaries_components, at kubewin_kubernetes_version.
+# ---------------------------------------------------------------------------------------------
+
+INSTALLS = (
+    ('container_runtime', 'containerd', 'container_runtime_containerd_version', 'containerd'),
+    ('container_runtime', 'crictl', 'container_runtime_crictl_version', 'always'),
+    ('container_runtime', 'docker', 'container_runtime_docker_version', 'docker'),
+    ('container_runtime', 'cri-dockerd', 'container_runtime_cri_dockerd_version', 'cri_dockerd'),
+    ('container_runtime', 'nssm', 'container_runtime_nssm_version', 'cri_dockerd'),
+    ('flannel', 'flanneld', 'flannel_version', 'flannel'),
+    ('flannel', 'nssm', 'flannel_nssm_version', 'flannel'),
+    ('flannel', 'flannel-cni', 'flannel_cni_version', 'flannel'),
+    ('flannel', 'cni-plugins', 'flannel_cni_plugins_version', 'flannel'),
+    ('flannel', 'sdn-cni', 'flannel_sdn_cni_version', 'flannel_containerd'),
+    ('network_l2bridge', 'cni-plugins', 'network_l2bridge_cni_plugins_version', 'l2bridge_without_flannel'),
+    ('network_l2bridge', 'sdn-cni', 'network_l2bridge_sdn_cni_version', 'l2bridge_without_flannel_containerd'),
+    ('network_ovn', 'openvswitch', 'network_ovn_openvswitch_version', 'ovn'),
+)
+BINARIES_ROLE = 'kubernetes_binaries'
+BINARIES_VARIABLE = 'kubernetes_binaries_components'
+VERSION_VARIABLE = 'kubewin_kubernetes_version'
+CONDITIONS = {
+    'always': lambda node: True,
+    'containerd': lambda node: node['runtime'] == 'containerd',
+    'docker': lambda node: node['runtime'] == 'docker',
+    'cri_dockerd': lambda node: node['runtime'] == 'docker' and node['needs_cri_dockerd'],
+    'flannel': lambda node: node['routing'] == 'flannel',
+    'flannel_containerd': lambda node: node['routing'] == 'flannel' and node['runtime'] == 'containerd',
+    'l2bridge_without_flannel': lambda node: node['topology'] == 'l2bridge' and node['routing'] != 'flannel',
+    'l2bridge_without_flannel_containerd': lambda node: (node['topology'] == 'l2bridge' and node['routing'] != 'flannel'
+                                                         and node['runtime'] == 'containerd'),
+    'ovn': lambda node: node['topology'] == 'ovn',
+}
+ARTIFACT_ROLE_VARIABLES = ('artifacts_base_urls', 'artifacts_checksum_overrides')
+
+# The names the rules' messages use for what the inventory calls otherwise.
+_MESSAGE_NAMES = dict(
+    {key: PREFIX + key for key in _ip_plan.PLAN_KEYS if key != 'nodes'},
+    **{key: PREFIX + key for key in _node_plan.VERSION_VARIABLES},
+    management_ip='kubewin_management_ip', pod_cidr='kubewin_pod_cidr', container_runtime='kubewin_container_runtime',
+    cri_dockerd_version='container_runtime_cri_dockerd_version', pause_image='container_runtime_pause_image',
+)
+_MESSAGE_NAME_RE = re.compile(r'(?<![\w.\-])(%s)(?![\w\-])' % '|'.join(sorted(_MESSAGE_NAMES, key=len, reverse=True)))
+# The IP plan labels a node nodes[<index>] (<name>); the inventory knows it by its name.
+_NODE_LABEL_RE = re.compile(r'nodes\[\d+\] \(([^)]*)\) ')
+
+
+def inventory_names(message: str) -> str:
+    """A rule's message with the inventory's variable names (cluster_cidr -> kubewin_cluster_cidr)."""
+    message = _NODE_LABEL_RE.sub(r'\1: ', message)
+    message = re.sub(r'^nodes: ', '', message)
+    return _MESSAGE_NAME_RE.sub(lambda match: _MESSAGE_NAMES[match.group(1)], message)
+
+
+def plain(value: t.Any) -> t.Any:
+    """Ansible's lazy containers and tagged scalars as plain Python values."""
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set)) or (not isinstance(value, (str, bytes)) and hasattr(value, '__iter__')):
+        return [plain(item) for item in value]
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    return value
+
+
+def _short(value: t.Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + '...'
+
+
+def _hosts_text(hosts: t.Sequence[str], total: int | None = None, what: str = 'hosts') -> str:
+    if total is not None and len(hosts) == total and total > 1:
+        return 'all %d %s' % (total, what)
+    shown = ', '.join(hosts[:3])
+    return shown + (' and %d more' % (len(hosts) - 3) if len(hosts) > 3 else '')
+
+
+class _Problems:
+    """Problems in the order found, each once."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> None:
+        line = ' '.join(str(line).split())
+        if line not in self.lines:
+            self.lines.append(line)
+
+
+# ---------------------------------------------------------------------------------------------
+# The checks
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_groups(groups: Mapping, spec: Mapping, problems: _Problems) -> None:
+    for group in spec['groups']:
+        if not list(groups.get(group) or []):
+            problems.add('the inventory has no hosts in the group %s (%s): add it, with its hosts'
+                         % (group, GROUP_PURPOSE[group]))
+    both = sorted(set(groups.get(WINDOWS_GROUP) or []) & set(groups.get(CONTROL_PLANE_GROUP) or []))
+    if both:
+        problems.add('%s: in both %s and %s; the control plane runs on Linux hosts, the Windows nodes join it: '
+                     'keep each host in one of them' % (', '.join(both), WINDOWS_GROUP, CONTROL_PLANE_GROUP))
+
+
+def _role_of(name: str, roles: t.Sequence[str]) -> str | None:
+    owners = [role for role in roles if name.startswith(role + '_')]
+    return max(owners, key=len) if owners else None
+
+
+def _read_variables(hostvars: Mapping, hosts: t.Sequence[str], roles: t.Sequence[str],
+                    problems: _Problems) -> dict[str, dict[str, t.Any]]:
+    """Each host's kubewin_* and role variables, templated and plain; a value that cannot be templated is a problem."""
+    prefixes = (PREFIX,) + tuple(role + '_' for role in roles)
+    read: dict[str, dict[str, t.Any]] = {}
+    for host in hosts:
+        host_vars = hostvars[host]
+        values = read[host] = {}
+        for name in list(host_vars.keys()):
+            if not (name.startswith(prefixes) or name == 'ansible_host'):
+                continue
+            try:
+                values[name] = plain(host_vars[name])
+            except AnsibleError as error:
+                problems.add('%s: %s cannot be read: %s' % (host, name, str(error).splitlines()[0]))
+    return read
+
+
+def _check_names(variables: Mapping[str, Mapping[str, t.Any]], roles: t.Sequence[str], problems: _Problems) -> bool:
+    known_kubewin = set(INVENTORY_VARIABLES + OTHER_KNOWN_VARIABLES)
+    options = {role: _roles.role_options(role) for role in roles}
+    candidates = sorted(known_kubewin.union(*options.values()))
+    unchecked: set[str] = set()
+    for values in variables.values():
+        listed = values.get(UNCHECKED_VARIABLE) or []
+        unchecked.update(str(item) for item in (listed if isinstance(listed, list) else [listed]))
+    # One line per unknown name and value, naming the hosts that have it (group_vars/all gives it to every host).
+    unknown: dict[tuple[str, str], list[str]] = {}
+    for host, values in variables.items():
+        for name, value in values.items():
+            if name in unchecked or name == 'ansible_host':
+                continue
+            role = None if name.startswith(PREFIX) else _role_of(name, roles)
+            if (role is None and name in known_kubewin) or (role is not None and name in options[role]):
+                continue
+            unknown.setdefault((name, _short(value)), []).append(host)
+    for (name, value), hosts in unknown.items():
+        close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+        owner = 'a kubewin.node inventory variable' if name.startswith(PREFIX) else (
+            'an option of the role kubewin.node.%s' % _role_of(name, roles))
+        fix = ('did you mean %s?' % close[0]) if close else (
+            'see the inventory guide' if name.startswith(PREFIX) else
+            'ansible-doc -t role kubewin.node.%s lists them' % _role_of(name, roles))
+        problems.add('%s: %s (on %s) is not %s; %s' % (name, value, _hosts_text(hosts, len(variables)), owner, fix))
+    return bool(unknown)
+
+
+def _check_runtimes(runtimes: Mapping[str, t.Any], problems: _Problems) -> bool:
+    bad: dict[str, list[str]] = {}
+    for host, runtime in runtimes.items():
+        if runtime not in _ip_plan.CONTAINER_RUNTIMES:
+            bad.setdefault(_short(runtime), []).append(host)
+    for value, hosts in bad.items():
+        problems.add('kubewin_container_runtime: %s (on %s) must be one of %s'
+                     % (value, _hosts_text(hosts), ', '.join(_ip_plan.CONTAINER_RUNTIMES)))
+    return not bad
+
+
+def _check_plan(variables: Mapping, nodes: t.Sequence[str], problems: _Problems) -> dict[str, t.Any]:
+    found: dict[str, t.Any] = {}
+    try:
+        found['inventory'] = _node_plan.plan_input(variables, nodes)
+    except _ip_plan.IPPlanError as error:
+        problems.add(inventory_names(str(error)))
+        return found
+    inventory = found['inventory']
+    if not _check_runtimes(inventory['container_runtimes'], problems):
+        return found
+    try:
+        found['cluster'] = _ip_plan.normalize_plan(inventory['plan'])
+        found['nodes'] = _node_plan.node_network(inventory['plan'], inventory['container_runtimes'])
+    except _ip_plan.IPPlanError as error:
+        problems.add(inventory_names(str(error)))
+    return found
+
+
+def _version_hint(value: t.Any) -> str:
+    if isinstance(value, float):
+        return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
+                'release, e.g. %s: "1.30.14"' % (value, VERSION_VARIABLE))
+    return ''
+
+
+def _check_versions(inventory: Mapping, spec: Mapping, role_value: t.Callable[[str, str], t.Any],
+                    problems: _Problems) -> dict[str, t.Any]:
+    """The version policy for each container runtime in the fleet; {runtime: policy} when it passes."""
+    versions = inventory['versions']
+    if versions.get('kubernetes_version') is None:
+        if spec['version_required']:
+            problems.add('%s is not set: the release of the nodes\' kubelet, kube-proxy and kubeadm, such as "1.33.13" '
+                         '(the artifact catalog, roles/artifacts/vars/main.yml, lists the releases it verifies)'
+                         % VERSION_VARIABLE)
+        return {}
+    policies = {}
+    # A runtime that is not one of the known ones is a problem of its own already.
+    for runtime in sorted(set(inventory['container_runtimes'].values()) & set(_ip_plan.CONTAINER_RUNTIMES)):
+        policy_input = dict(versions, container_runtime=runtime)
+        if runtime == 'docker':
+            policy_input['cri_dockerd_version'] = plain(role_value('container_runtime', 'container_runtime_cri_dockerd_version'))
+        try:
+            policies[runtime] = _versions.version_policy(policy_input)
+        except _versions.VersionPolicyError as error:
+            for problem in error.problems:
+                problem = inventory_names(problem)
+                if VERSION_VARIABLE not in problem:
+                    problem = '%s %s: %s' % (VERSION_VARIABLE, versions['kubernetes_version'], problem)
+                problems.add(problem + _version_hint(versions['kubernetes_version']))
+    return policies
+
+
+def _network_choice(plan: Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+    """Topology and routing of a plan that failed elsewhere, so its artifacts are still checked; None if they are bad too."""
+    topology = plan.get('topology')
+    if topology not in _ip_plan.TOPOLOGIES:
+        return None
+    routing = plan.get('l2bridge_routing') or _ip_plan.default_l2bridge_routing(topology)
+    if routing is not None and routing not in _ip_plan.L2BRIDGE_ROUTINGS:
+        return None
+    return {'topology': topology, 'l2bridge_routing': routing}
+
+
+def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], t.Any]) -> list[dict[str, t.Any]]:
+    """What the roles install on one node: [{component, version, variable}], in the order of site.yml's stages.
+
+    ``node`` has topology, routing (l2bridge_routing), runtime and needs_cri_dockerd; ``role_value(role,
+    name)`` is the value the node's roles see for a variable (the inventory's, else the role default).
+    """
+    installs = []
+    for role, component, variable, when in INSTALLS[:5]:
+        if CONDITIONS[when](node):
+            installs.append({'component': component, 'version': role_value(role, variable), 'variable': variable})
+    if node['kubernetes_version'] is not None:
+        for component in role_value(BINARIES_ROLE, BINARIES_VARIABLE) or []:
+            # The ovn topology runs no kube-proxy (kubernetes_binaries leaves it out).
+            if not (component == 'kube-proxy' and node['topology'] == 'ovn'):
+                installs.append({'component': component, 'version': node['kubernetes_version'],
+                                 'variable': VERSION_VARIABLE})
+    for role, component, variable, when in INSTALLS[5:]:
+        if CONDITIONS[when](node):
+            installs.append({'component': component, 'version': role_value(role, variable), 'variable': variable})
+    return installs
+
+
+def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
+                     role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                     problems: _Problems) -> dict[str, list[dict[str, t.Any]]]:
+    cluster = found['cluster']
+    catalog = _roles.role_vars('artifacts').get('artifacts_catalog') or {}
+    resolved: dict[str, list[dict[str, t.Any]]] = {}
+    failures: dict[tuple[str, str], tuple[list[str], list[str], str]] = {}
+    cache: dict[tuple, t.Any] = {}
+    for host in nodes:
+        role_value = role_value_of(host)
+        runtime = found['inventory']['container_runtimes'][host]
+        node = {'topology': cluster['topology'], 'routing': cluster['l2bridge_routing'], 'runtime': runtime,
+                'needs_cri_dockerd': policies.get(runtime, {}).get('needs_cri_dockerd', runtime == 'docker'),
+                'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None}
+        base_urls = role_value('artifacts', 'artifacts_base_urls')
+        overrides = role_value('artifacts', 'artifacts_checksum_overrides')
+        resolved[host] = []
+        for install in node_installs(node, role_value):
+            version = install['version']
+            key = (install['component'], _short(version), _short(base_urls), _short(overrides))
+            if key not in cache:
+                cache[key] = _resolve(catalog, install, base_urls, overrides)
+            outcome = cache[key]
+            if isinstance(outcome, str):
+                hosts, components, message = failures.setdefault((install['variable'], _short(version)), ([], [], outcome))
+                if host not in hosts:
+                    hosts.append(host)
+                if install['component'] not in components:
+                    components.append(install['component'])
+            else:
+                resolved[host].append(dict(outcome, component=install['component'], version=str(version)))
+    for (variable, version), (hosts, components, message) in failures.items():
+        problems.add('%s %s (%s, on %s): %s' % (variable, version, ', '.join(components),
+                                                _hosts_text(hosts, len(nodes), 'Windows nodes'), message))
+    return resolved
+
+
+def _resolve(catalog: Mapping, install: Mapping, base_urls: t.Any, overrides: t.Any) -> t.Any:
+    """The artifact's url and checksum, or the reason it has none (a message)."""
+    version = install['version']
+    if isinstance(version, bool) or not isinstance(version, (str, int, float)) or str(version).strip() == '':
+        return 'must be a version such as "1.2.3", got %s (%s)' % (_short(version), _ip_plan.kind_of(version))
+    if isinstance(version, float):
+        return 'is a number: quote it ("%s" would have been read as %r) so it keeps its digits' % (version, version)
+    if not isinstance(overrides, Mapping) or not all(isinstance(item, Mapping) for item in overrides.values()):
+        return ('artifacts_checksum_overrides must be {component: {version: "sha256:<hex>"}}, got %s'
+                % _short(overrides))
+    try:
+        return _artifact_catalog.resolve(catalog, install['component'], str(version), base_urls,
+                                         {name: {str(key): item for key, item in pins.items()}
+                                          for name, pins in overrides.items()})
+    except _artifact_catalog.CatalogError as error:
+        # A component upstream publishes no hash for needs a pin; a release the catalog lacks is better changed.
+        if 'no pinned checksum' in str(error):
+            return '%s: {%s: {"%s": "sha256:<the hash you verified>"}}' % (error, install['component'], version)
+        return str(error)
+
+
+def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', default_connection: str = 'ssh') -> dict[str, t.Any]:
+    """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
+
+    Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
+    'versions', 'artifacts'}``; the last six are what the checks computed (the plan role hands them
+    out), complete only when there are no problems.
+    """
+    if playbook not in PLAYBOOKS:
+        raise AnsibleError('preflight: playbook must be one of %s, got %r' % (', '.join(PLAYBOOKS), playbook))
+    spec = PLAYBOOKS[playbook]
+    problems = _Problems()
+    groups = {name: list(members or []) for name, members in (groups or {}).items()}
+    nodes = groups.get(WINDOWS_GROUP) or []
+    _check_groups(groups, spec, problems)
+    # The control-plane hosts' variables are read too where the playbook runs roles there.
+    control_plane = (groups.get(CONTROL_PLANE_GROUP) or []) if CONTROL_PLANE_GROUP in spec['groups'] else []
+    hosts = list(dict.fromkeys(nodes + control_plane))
+    variables = _read_variables(hostvars, hosts, spec['roles'], problems)
+    result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,
+                                'versions': {}, 'artifacts': {}, 'warnings': [], 'notes': []}
+    if _check_names(variables, spec['roles'], problems):
+        result['notes'].append('A name another tool reads from the same inventory can be listed in %s.'
+                               % UNCHECKED_VARIABLE)
+
+    try:
+        result['transport'] = _transport.transport_preflight(hostvars, nodes, default_connection)
+        if result['transport']['accepted']:
+            result['warnings'].append(_transport.acceptance_warning(result['transport']['accepted']))
+    except AnsibleError as error:  # a TransportError, or a connection variable that cannot be templated
+        problems.add(str(error).splitlines()[0])
+
+    if nodes:
+        found = _check_plan(variables, nodes, problems)
+        result.update({key: found.get(key) for key in ('inventory', 'cluster', 'nodes')})
+        if result['inventory'] is not None:
+            def role_value_of(host: str) -> t.Callable[[str, str], t.Any]:
+                def role_value(role: str, name: str) -> t.Any:
+                    return variables[host][name] if name in variables[host] else _roles.role_defaults(role).get(name)
+                return role_value
+            before = len(problems.lines)
+            result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
+            version_ok = len(problems.lines) == before
+            network = result['cluster'] or _network_choice(result['inventory']['plan'])
+            if spec['artifacts'] and network is not None:
+                result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
+                                                       role_value_of, problems)
+    result['problems'] = problems.lines
+    result['message'] = message(problems.lines, playbook, result['notes'])
+    return result
+
+
+def message(problems: t.Sequence[str], playbook: str, notes: t.Sequence[str] = ()) -> str:
+    """The failure message: a count, then one problem per line, then the notes."""
+    if not problems:
+        return ''
+    return '\n'.join(['%d problem(s) in the inventory for %s, found before any host was contacted:'
+                      % (len(problems), playbook + '.yml' if playbook != 'plan' else 'the IP plan')] + ['- ' + line for line in problems] + list(notes))

@@ -1,0 +1,199 @@
+"""The preflight of an inventory: every problem at once, each naming the inventory variable, its value and the fix.
+
+The broken inventories are data (tests/unit/test_data/broken_inventories.yml); the playbooks that run the
+preflight are tested in tests/unit/playbooks/test_preflight_playbooks.py.
+"""
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _preflight, _roles
+
+ROOT = Path(__file__).resolve().parents[4]
+BROKEN = yaml.safe_load((ROOT / 'tests' / 'unit' / 'test_data' / 'broken_inventories.yml').read_text(encoding='utf-8'))
+
+
+def inventory(case=None):
+    """(hostvars, groups) of the base inventory with a case's changes: what Ansible hands the filter."""
+    case = case or {}
+    base = copy.deepcopy(BROKEN['base'])
+    groups = case.get('groups') or base['groups']
+    every = dict(base['all'])
+    for name, value in (case.get('all') or {}).items():
+        if value is None:
+            every.pop(name, None)
+        else:
+            every[name] = value
+    hostvars = {}
+    for host in sorted({host for members in groups.values() for host in members}):
+        hostvars[host] = dict(every, **base['hosts'].get(host, {}), **(case.get('hosts') or {}).get(host, {}))
+    return hostvars, dict(groups)
+
+
+def check(case=None, playbook='site'):
+    hostvars, groups = inventory(case)
+    return _preflight.preflight(hostvars, groups, playbook)
+
+
+def test_the_base_inventory_passes_and_yields_what_the_plan_role_hands_out():
+    report = check()
+    assert report['problems'] == [] and report['message'] == ''
+    assert report['cluster']['topology'] == 'overlay' and sorted(report['nodes']) == ['win-1', 'win-2', 'win-3']
+    installed = [(a['component'], a['version']) for a in report['artifacts']['win-1']]
+    assert installed == [('containerd', '2.2.7'), ('crictl', '1.34.0'), ('kubelet', '1.33.13'), ('kube-proxy', '1.33.13'),
+                         ('kubeadm', '1.33.13'), ('kubectl', '1.33.13'), ('kube-log-runner', '1.33.13'),
+                         ('flanneld', '0.28.9'), ('nssm', '2.24'), ('flannel-cni', '1.9.1-flannel1'),
+                         ('cni-plugins', '1.9.1'), ('sdn-cni', '0.3.3')]
+    assert all(a['checksum'].startswith('sha256:') for a in report['artifacts']['win-1'])
+
+
+@pytest.mark.parametrize('case', BROKEN['cases'], ids=[case['id'] for case in BROKEN['cases']])
+@pytest.mark.parametrize('playbook', ['site'])
+def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
+    report = check(case, playbook)
+    assert report['problems'], '%s passed the preflight' % case['id']
+    named = [line for line in report['problems'] if all(text in line for text in case['expect'])]
+    assert named, 'no problem line has %s:\n%s' % (case['expect'], report['message'])
+    # One short line each, with no wrapping of Ansible's and no Python type names.
+    for line in report['problems']:
+        assert '\n' not in line and len(line) < 400, line
+        assert not re.search(r'_Ansible|Lazy|Tagged|NoneType|\bstr\b\)|\(list\)|\(dict\)', line), line
+    assert report['message'].splitlines()[1:len(report['problems']) + 1] == ['- ' + line for line in report['problems']]
+
+
+def test_the_held_out_set_covers_every_kind_of_mistake():
+    ids = [case['id'] for case in BROKEN['cases']]
+    assert len(ids) == len(set(ids)) == 30
+    firsts = {case['expect'][0] for case in BROKEN['cases']}
+    assert {'kube_control_plane', 'windows_nodes', 'flannel_version', 'container_runtime_cri_dockerd_version',
+            'kubewin_kubernetes_version', 'kubewin_container_runtime'} <= firsts
+
+
+def test_every_problem_is_reported_at_once():
+    case = {'all': {'kubewin_max_pod': 250, 'kubewin_cluster_cidr': None, 'kubewin_cluster_cdir': '10.244.0.0/16',
+                    'kubewin_kubernetes_version': 1.3, 'kubelet_verbosty': 4},
+            'groups': {'windows_nodes': ['win-1', 'win-2']}}
+    problems = check(case)['problems']
+    expected = ['the inventory has no hosts in the group kube_control_plane',
+                'kubewin_max_pod: 250 (on all 2 hosts) is not a kubewin.node inventory variable; did you mean kubewin_max_pods?',
+                'kubewin_cluster_cdir: "10.244.0.0/16" (on all 2 hosts) is not a kubewin.node inventory variable; '
+                'did you mean kubewin_cluster_cidr?',
+                'kubelet_verbosty: 4 (on all 2 hosts) is not an option of the role kubewin.node.kubelet; '
+                'did you mean kubelet_verbosity?',
+                'the plan needs kubewin_cluster_cidr',
+                'kubewin_kubernetes_version must be a Kubernetes release such as 1.31.4']
+    for text, line in zip(expected, problems):
+        assert line.startswith(text), (text, problems)
+    assert len(problems) == len(expected), problems
+
+
+def test_a_float_version_gets_the_hint_to_quote_it():
+    problems = check({'all': {'kubewin_kubernetes_version': 1.3}})['problems']
+    assert problems == ['kubewin_kubernetes_version must be a Kubernetes release such as 1.31.4 or v1.31.4 '
+                        '(major.minor.patch), got 1.3 (YAML reads an unquoted version as a number, so 1.30 became 1.3): '
+                        'quote it and give the patch release, e.g. kubewin_kubernetes_version: "1.30.14"']
+
+
+def test_a_missing_pin_names_the_version_variable_the_nodes_and_the_fix():
+    problems = check({'all': {'artifacts_checksum_overrides': {}}})['problems']
+    assert problems == ['flannel_version "0.28.9" (flanneld, on all 3 Windows nodes): flanneld 0.28.9 has no pinned '
+                        'checksum and upstream publishes no hash file; give its checksum in artifacts_checksum_overrides: '
+                        '{flanneld: {"0.28.9": "sha256:<the hash you verified>"}}']
+
+
+def test_a_docker_node_needs_the_cri_dockerd_pin_only_on_docker_nodes():
+    case = {'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}},
+            'all': {'artifacts_checksum_overrides': {'flanneld': BROKEN['base']['all']['artifacts_checksum_overrides']['flanneld']}}}
+    report = check(case)
+    assert report['problems'] == [
+        'container_runtime_cri_dockerd_version "0.3.26" (cri-dockerd, on win-2): cri-dockerd 0.3.26 has no pinned checksum '
+        'and upstream publishes no hash file; give its checksum in artifacts_checksum_overrides: '
+        '{cri-dockerd: {"0.3.26": "sha256:<the hash you verified>"}}']
+
+
+def test_unchecked_variables_are_left_alone_and_the_note_says_how():
+    case = {'all': {'kube_proxy_mode': 'ipvs'}}
+    assert 'kube_proxy_mode' in check(case)['problems'][0]
+    assert 'kubewin_unchecked_variables' in check(case)['message'].splitlines()[-1]
+    case['all']['kubewin_unchecked_variables'] = ['kube_proxy_mode']
+    assert check(case)['problems'] == []
+
+
+def test_the_plan_role_alone_checks_only_its_own():
+    # No control plane, no version, no pins, another tool's kubelet_* variable: the plan role on its own
+    # (a test playbook, or another playbook that includes it) checks the plan, transport and names it reads.
+    case = {'groups': {'windows_nodes': ['win-1']},
+            'all': {'kubewin_kubernetes_version': None, 'artifacts_checksum_overrides': {}, 'kubelet_max_pods': 1}}
+    assert check(case, 'plan')['problems'] == []
+    assert check(dict(case, all=dict(case['all'], plan_render_dri='x')), 'plan')['problems'][0].startswith(
+        'plan_render_dri: "x" (on win-1) is not an option of the role kubewin.node.plan; did you mean plan_render_dir?')
+
+
+def test_a_value_that_cannot_be_read_is_a_problem_not_a_crash():
+    from ansible.errors import AnsibleUndefinedVariable
+
+    class HostVars(dict):
+        def __getitem__(self, name):
+            if name == 'kubewin_max_pods':
+                raise AnsibleUndefinedVariable("'pods_per_node' is undefined")
+            return super().__getitem__(name)
+
+    hostvars, groups = inventory({'all': {'kubewin_max_pods': '{{ pods_per_node }}'}})
+    hostvars = {host: HostVars(values) for host, values in hostvars.items()}
+    problems = _preflight.preflight(hostvars, groups, 'site')['problems']
+    assert "win-1: kubewin_max_pods cannot be read: 'pods_per_node' is undefined" in problems
+
+
+def test_messages_use_the_inventory_names():
+    assert _preflight.inventory_names('dns_service_ip 10.1.0.10 is outside service_cidr 10.96.0.0/12') == (
+        'kubewin_dns_service_ip 10.1.0.10 is outside kubewin_service_cidr 10.96.0.0/12')
+    assert _preflight.inventory_names('nodes[1] (win-2) management_ip 10.0.0.5 is outside management_cidr 10.1.0.0/24') == (
+        'win-2: kubewin_management_ip 10.0.0.5 is outside kubewin_management_cidr 10.1.0.0/24')
+    # Names already prefixed, and names inside other words, stay.
+    assert _preflight.inventory_names('kubewin_max_pods and sdn-cni') == 'kubewin_max_pods and sdn-cni'
+
+
+# What the roles install, read from their tasks: the preflight's table must list the same components with the
+# same version variables, or it would check other artifacts than the nodes get.
+_PAIR = re.compile(r"""['"]?component['"]?:\s*['"]?([\w.-]+)['"]?,?\s*['"]?version['"]?:\s*['"]?(?:\{\{\s*)?(\w+)""")
+
+
+def _installed_by(role):
+    text = ''.join(path.read_text(encoding='utf-8') for folder in ('tasks', 'vars')
+                   for path in sorted((ROOT / 'roles' / role / folder).glob('*.yml')))
+    return set(_PAIR.findall(text))
+
+
+@pytest.mark.parametrize('role', sorted({entry[0] for entry in _preflight.INSTALLS}))
+def test_the_install_table_matches_the_roles(role):
+    table = {(entry[1], entry[2]) for entry in _preflight.INSTALLS if entry[0] == role}
+    assert _installed_by(role) == table
+
+
+def test_the_kubernetes_binaries_come_from_the_role_list_at_the_kubernetes_version():
+    text = (ROOT / 'roles' / 'kubernetes_binaries' / 'tasks' / 'main.yml').read_text(encoding='utf-8')
+    assert "map('combine', {'version': plan_versions.kubernetes_version})" in text
+    assert _preflight.BINARIES_VARIABLE in _roles.role_defaults(_preflight.BINARIES_ROLE)
+    assert set(_preflight.CONDITIONS) == {entry[3] for entry in _preflight.INSTALLS}
+
+
+def _documented(path):
+    text = (ROOT / path).read_text(encoding='utf-8')
+    # Example output (a refused typo among it) is not documentation of a name.
+    text = re.sub(r'\.\. code-block:: text\n\n(?:(?:   .*)?\n)+', '', text)
+    return set(re.findall(r'\bkubewin_[a-z0-9_]*[a-z0-9]\b', text))
+
+
+def test_the_known_variables_are_the_documented_ones():
+    # The inventory guide documents exactly the variables the preflight knows; the README's tables a part of them.
+    known = set(_preflight.INVENTORY_VARIABLES)
+    assert _documented('docs/docsite/rst/inventory.rst') == known
+    assert _documented('README.md') - {'kubewin_node'} <= known
+    readme_tables = set(re.findall(r'^\| `(kubewin_[a-z0-9_]+)`', (ROOT / 'README.md').read_text(encoding='utf-8'), re.M))
+    assert readme_tables | {'kubewin_max_fail_percentage'} == known
+    # The test bed's own host variables are documented with it.
+    assert {'kubewin_sim', 'kubewin_sim_cluster'} <= _documented('docs/docsite/rst/testing.rst')
