@@ -15,9 +15,10 @@ display = Display()
 
 
 def preflight(hostvars: t.Mapping, groups: t.Mapping, playbook: str = 'site',
-              default_connection: str | None = None) -> dict[str, t.Any]:
+              default_connection: str | None = None, placeholder_pins: str = 'refuse') -> dict[str, t.Any]:
     """The preflight, with the controller's own default connection; its warnings are shown once."""
-    report = _preflight.preflight(hostvars, groups, playbook, default_connection or controller_connection())
+    report = _preflight.preflight(hostvars, groups, playbook, default_connection or controller_connection(),
+                                  placeholder_pins)
     for warning in report['warnings']:
         display.warning(warning)
     return report

@@ -335,13 +335,19 @@ def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], 
     return installs
 
 
+# The checksum the example inventories pin where upstream publishes no hash: no file has it. plan.yml
+# renders a plan with it and warns; site.yml refuses it before any host is contacted.
+PLACEHOLDER_CHECKSUM = re.compile(r'^sha(256:0{64}|512:0{128})$')
+
+
 def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
                      role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
-                     problems: _Problems) -> dict[str, list[dict[str, t.Any]]]:
+                     problems: _Problems, placeholders: list[str]) -> dict[str, list[dict[str, t.Any]]]:
     cluster = found['cluster']
     catalog = _roles.role_vars('artifacts').get('artifacts_catalog') or {}
     resolved: dict[str, list[dict[str, t.Any]]] = {}
     failures: dict[tuple[str, str], tuple[list[str], list[str], str]] = {}
+    placeholder_hosts: dict[tuple[str, str, str], list[str]] = {}
     cache: dict[tuple, t.Any] = {}
     for host in nodes:
         role_value = role_value_of(host)
@@ -365,10 +371,18 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
                 if install['component'] not in components:
                     components.append(install['component'])
             else:
+                if PLACEHOLDER_CHECKSUM.match(str(outcome.get('checksum') or '')):
+                    placeholder_hosts.setdefault((install['variable'], _short(version), install['component']), []).append(host)
                 resolved[host].append(dict(outcome, component=install['component'], version=str(version)))
     for (variable, version), (hosts, components, message) in failures.items():
         problems.add('%s %s (%s, on %s): %s' % (variable, version, ', '.join(components),
                                                 _hosts_text(hosts, len(nodes), 'Windows nodes'), message))
+    for (variable, version, component), hosts in placeholder_hosts.items():
+        placeholders.append(
+            '%s %s (%s, on %s): artifacts_checksum_overrides pins the placeholder of zeros, which no file has: pin '
+            'the sha256 of the %s you downloaded and verified' % (variable, version, component,
+                                                                  _hosts_text(hosts, len(nodes), 'Windows nodes'),
+                                                                  component))
     return resolved
 
 
@@ -393,13 +407,19 @@ def _resolve(catalog: Mapping, install: Mapping, base_urls: t.Any, overrides: t.
         return str(error)
 
 
-def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', default_connection: str = 'ssh') -> dict[str, t.Any]:
+def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', default_connection: str = 'ssh',
+              placeholder_pins: str = 'refuse') -> dict[str, t.Any]:
     """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
+
+    ``placeholder_pins``: ``refuse`` makes a checksum pinned as the placeholder of zeros a problem; ``warn``
+    (plan.yml, which only renders) makes it a warning.
 
     Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
     'versions', 'artifacts'}``; the last six are what the checks computed (the plan role hands them
     out), complete only when there are no problems.
     """
+    if placeholder_pins not in ('refuse', 'warn'):
+        raise AnsibleError('preflight: placeholder_pins must be refuse or warn, got %r' % (placeholder_pins,))
     if playbook not in PLAYBOOKS:
         raise AnsibleError('preflight: playbook must be one of %s, got %r' % (', '.join(PLAYBOOKS), playbook))
     spec = PLAYBOOKS[playbook]
@@ -437,8 +457,14 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             version_ok = len(problems.lines) == before
             network = result['cluster'] or _network_choice(result['inventory']['plan'])
             if spec['artifacts'] and network is not None:
+                placeholders: list[str] = []
                 result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
-                                                       role_value_of, problems)
+                                                       role_value_of, problems, placeholders)
+                for line in placeholders:
+                    if placeholder_pins == 'refuse':
+                        problems.add(line)
+                    else:
+                        result['warnings'].append('site.yml will refuse this inventory: ' + line)
     result['problems'] = problems.lines
     result['message'] = message(problems.lines, playbook, result['notes'])
     return result

@@ -22,19 +22,18 @@ def run_plan(inventory, plan_dir):
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 
-def pinned_example(tmp_path):
-    """The example inventory with the pin a site adds for flanneld, whose upstream publishes no hash file: plan.yml
-    refuses to render a fleet it could not install. The pin is made up; nothing is downloaded."""
+def example_copy(tmp_path):
     inventory = tmp_path / 'inventory'
     shutil.copytree(EXAMPLE, inventory)
-    (inventory / 'group_vars' / 'all' / 'pins.yml').write_text(yaml.safe_dump(
-        {'artifacts_checksum_overrides': {'flanneld': {'0.28.9': 'sha256:' + '1' * 64}}}))
     return str(inventory)
 
 
 def test_example_inventory_renders(tmp_path):
-    result = run_plan(pinned_example(tmp_path), tmp_path / 'plan')
+    result = run_plan(EXAMPLE, tmp_path / 'plan')
     assert result.returncode == 0, result.stdout + result.stderr
+    # Its flanneld pin is the placeholder of zeros: plan.yml renders and says site.yml will refuse it.
+    assert 'site.yml will refuse this inventory: flannel_version "0.28.9" (flanneld' in ' '.join(
+        (result.stdout + result.stderr).split())
     nodes = sorted(p.name for p in (tmp_path / 'plan').iterdir() if p.is_dir())
     assert nodes == ['win-node-1', 'win-node-2', 'win-node-3']
     cni = json.loads((tmp_path / 'plan' / 'win-node-2' / 'cni.conf').read_text())
@@ -49,7 +48,7 @@ def test_example_inventory_renders(tmp_path):
 
 
 def test_bad_plan_fails_with_the_filter_message_and_writes_nothing(tmp_path):
-    inventory = pinned_example(tmp_path)
+    inventory = example_copy(tmp_path)
     variables = tmp_path / 'inventory' / 'group_vars' / 'all' / 'kubewin.yml'
     data = yaml.safe_load(variables.read_text())
     data.update(kubewin_service_cidr='11.0.0.0/8', kubewin_dns_service_ip='11.0.0.10')

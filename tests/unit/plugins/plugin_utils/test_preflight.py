@@ -105,6 +105,18 @@ def test_a_missing_pin_names_the_version_variable_the_nodes_and_the_fix():
                         '{flanneld: {"0.28.9": "sha256:<the hash you verified>"}}']
 
 
+def test_the_placeholder_pin_of_the_examples_is_refused_by_site_and_only_warned_about_by_plan_yml():
+    case = {'all': {'artifacts_checksum_overrides': {'flanneld': {'0.28.9': 'sha256:' + '0' * 64}}}}
+    line = ('flannel_version "0.28.9" (flanneld, on all 3 Windows nodes): artifacts_checksum_overrides pins the '
+            'placeholder of zeros, which no file has: pin the sha256 of the flanneld you downloaded and verified')
+    assert check(case)['problems'] == [line]
+    hostvars, groups = inventory(case)
+    rendered = _preflight.preflight(hostvars, groups, 'site', placeholder_pins='warn')
+    assert rendered['problems'] == [] and rendered['warnings'] == ['site.yml will refuse this inventory: ' + line]
+    with pytest.raises(Exception, match='placeholder_pins must be refuse or warn'):
+        _preflight.preflight(hostvars, groups, 'site', placeholder_pins='ignore')
+
+
 def test_a_docker_node_needs_the_cri_dockerd_pin_only_on_docker_nodes():
     case = {'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}},
             'all': {'artifacts_checksum_overrides': {'flanneld': BROKEN['base']['all']['artifacts_checksum_overrides']['flanneld']}}}
