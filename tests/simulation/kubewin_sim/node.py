@@ -96,7 +96,8 @@ def initial_state(hostname, profile):
         # HNS v1 objects; policy lists are the load balancers kube-proxy (winkernel) programs.
         'hns': {'networks': [], 'endpoints': [], 'policy_lists': []},
         'services': {},
-        # Files and folders: windows/filesystem.py keeps them in 'fs', created on first use.
+        # Files and folders as windows/filesystem.py keeps them: a fresh installation's folders.
+        'fs': _fresh_file_system(),
         'environment': {},
         'firewall_rules': {},
         'operations': {},
@@ -105,6 +106,11 @@ def initial_state(hostname, profile):
         'unreachable_attempts': 0,
         'log': [],
     }
+
+
+def _fresh_file_system():
+    from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel  # windows imports node
+    return filesystem.fresh_tree()
 
 
 class SimNode:

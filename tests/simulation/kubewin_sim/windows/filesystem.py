@@ -12,7 +12,7 @@ order mark; Get-Content reads a byte order mark's encoding, else the ANSI code p
 [System.IO.File] (.NET API reference): ReadAllText detects a byte order mark and otherwise reads UTF-8;
 WriteAllText without an encoding writes UTF-8 without a byte order mark, with one writes its preamble.
 
-The tree lives in ``node.data['fs']`` (created on first use: C:\\, C:\\Windows, C:\\Program Files and
+The tree lives in ``node.data['fs']`` (from initial_state, a fresh installation's: C:\\, C:\\Windows, C:\\Program Files and
 C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-case path:
 ``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
 'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. A file may be
@@ -71,14 +71,21 @@ ANSI = 'cp1252'
 
 # --- the tree -------------------------------------------------------------------------------------------
 
+def fresh_tree():
+    """The items of a fresh installation (DEFAULT_ITEMS), a day old."""
+    fs = {}
+    now = time.time() - 86400
+    for path, owner, protected, rules in DEFAULT_ITEMS:
+        fs[path.lower()] = {'path': path, 'dir': True, 'data': None, 'created': now, 'written': now,
+                            'owner': owner, 'protected': protected, 'rules': rules, 'held': None}
+    return fs
+
+
 def tree(node):
     fs = node.data.get('fs')
     if fs is None:
-        fs = node.data['fs'] = {}
-        now = time.time() - 86400
-        for path, owner, protected, rules in DEFAULT_ITEMS:
-            fs[path.lower()] = {'path': path, 'dir': True, 'data': None, 'created': now, 'written': now,
-                                'owner': owner, 'protected': protected, 'rules': rules, 'held': None}
+        # A node saved before the file system was part of its state.
+        fs = node.data['fs'] = fresh_tree()
     return fs
 
 
