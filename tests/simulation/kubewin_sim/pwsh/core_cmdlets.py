@@ -472,11 +472,17 @@ class PSCredential:
 
 
 class _NetworkCredential:
+    """System.Net.NetworkCredential (.NET API reference): made from a user name and a password string, its
+    SecurePassword is the password as a SecureString."""
     NET = 'System.Net.NetworkCredential'
 
     def __init__(self, user, password):
-        self.UserName = user
-        self.Password = password
+        self.UserName = to_string(user)
+        self.Password = to_string(password)
+
+    @property
+    def SecurePassword(self):  # pylint: disable=invalid-name
+        return SecureString(self.Password)
 
 
 CONSTRUCTORS = {
@@ -487,6 +493,8 @@ CONSTRUCTORS = {
     'psobject': PSCustomObject,
     'system.management.automation.psobject': PSCustomObject,
     'system.collections.arraylist': lambda *a: ArrayList(),
+    'system.net.networkcredential': _NetworkCredential,
+    'net.networkcredential': _NetworkCredential,
     **dotnet.CONSTRUCTORS,
 }
 

@@ -357,8 +357,18 @@ register(NetType('System.Security.SecureString', _to_securestring, lambda v: isi
          'securestring')
 register(NetType('System.Management.Automation.SwitchParameter', _to_switch,
                  lambda v: isinstance(v, SwitchParameter)), 'switch')
+
+
+def _create_scriptblock(text):
+    # ScriptBlock.Create(string) (.NET API reference, System.Management.Automation.ScriptBlock): the text parsed as a
+    # script, unbound; `& $block @args` binds its param() block and runs it in a child scope as a script's text would.
+    from .syntax import parse  # pylint: disable=import-outside-toplevel
+    text = to_string(text)
+    return ScriptBlock(parse(text).root, text)
+
+
 register(NetType('System.Management.Automation.ScriptBlock', _to_scriptblock,
-                 lambda v: isinstance(v, ScriptBlock)), 'scriptblock')
+                 lambda v: isinstance(v, ScriptBlock), {'Create': _create_scriptblock}), 'scriptblock')
 register(NetType('System.Guid', _to_guid, lambda v: isinstance(v, Guid),
                  {'NewGuid': lambda: Guid(uuid.uuid4()), 'Empty': Guid(uuid.UUID(int=0))}), 'guid')
 register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: isinstance(v, Regex)), 'regex')
