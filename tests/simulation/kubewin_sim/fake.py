@@ -7,6 +7,7 @@ module it runs; the fake modules call into here with it.
 
 import json
 import os
+import time
 
 from kubewin_sim.node import open_node
 from kubewin_sim.windows import win_powershell as engine_module
@@ -15,6 +16,8 @@ STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
 HOST_ENV = 'KUBEWIN_SIM_HOST'
 # A file that receives every script result as a JSON line (see tests/simulation/README.md).
 SCRIPT_RESULTS_ENV = 'KUBEWIN_SIM_SCRIPT_RESULTS'
+# A file that receives the engine's CPU seconds of every script call as a JSON line {script, seconds}.
+SCRIPT_TIMES_ENV = 'KUBEWIN_SIM_SCRIPT_TIMES'
 
 
 def current_host():
@@ -97,9 +100,13 @@ def run_powershell(script_text, module_args, check_mode):
         fault = take_script_fault(node, name, module_args['parameters'], check_mode)
         if fault and not fault.get('after'):
             return fault_result(name, 'Access is denied. (injected fault)')
+        started = time.process_time()
         outcome = engine_module.invoke(node, script_text, module_args['parameters'],
                                        module_args['sensitive_parameters'], check_mode=check_mode,
                                        error_action=module_args['error_action'], depth=module_args['depth'])
+        if os.environ.get(SCRIPT_TIMES_ENV):
+            with open(os.environ[SCRIPT_TIMES_ENV], 'a', encoding='utf-8') as handle:
+                handle.write(json.dumps({'script': name, 'seconds': time.process_time() - started}) + '\n')
         if fault and not outcome['failed']:
             return fault_result(name, 'The WS-Management service cannot complete the operation within the time '
                                       'specified in OperationTimeout.')
