@@ -103,7 +103,7 @@ def test_add_prints_the_result_of_the_config_version_and_keeps_the_reservation_a
 
 def test_a_1_0_result_has_no_ip_version():
     # types/100 ipConfig: interface, address, gateway.
-    code, out, _ = host_local(fresh_node(), 'ADD', config(version='1.0.0'))
+    code, out, _stderr = host_local(fresh_node(), 'ADD', config(version='1.0.0'))
     expected = {'cniVersion': '1.0.0', 'ips': [{'address': '10.244.1.2/24', 'gateway': '10.244.1.1'}], 'dns': {}}
     assert code == 0 and json.loads(out) == expected
 
@@ -113,7 +113,7 @@ def test_a_second_add_for_the_same_container_is_refused():
     # range 0: ...") as ErrInternal (999); skel prints the error document and exits 1.
     node = fresh_node()
     host_local(node, 'ADD', config())
-    code, out, _ = host_local(node, 'ADD', config())
+    code, out, _stderr = host_local(node, 'ADD', config())
     expected = {'code': 999, 'msg': 'failed to allocate for range 0: 10.244.1.2 has been allocated to c1, duplicate '
                 'allocation is not allowed'}
     assert code == 1 and json.loads(out) == expected
@@ -126,7 +126,7 @@ def test_del_releases_and_the_next_add_goes_round_robin():
     host_local(node, 'ADD', config(), Id='c2')
     assert host_local(node, 'DEL', config(), Id='c1') == (0, '', '')
     assert host_local(node, 'DEL', config(), Id='c1', Drop=['CNI_NETNS']) == (0, '', '')  # DEL needs no netns
-    code, out, _ = host_local(node, 'ADD', config(), Id='c3')
+    code, out, _stderr = host_local(node, 'ADD', config(), Id='c3')
     assert code == 0 and json.loads(out)['ips'][0]['address'] == '10.244.1.4/24'
     assert sorted(reserved(node)) == ['10.244.1.3', '10.244.1.4', 'last_reserved_ip.0', 'lock']
 
@@ -139,7 +139,7 @@ def test_the_range_wraps_and_runs_out():
         host_local(node, 'ADD', config('10.0.0.0/29'), Id=name)
     host_local(node, 'DEL', config('10.0.0.0/29'), Id='b')
     assert json.loads(host_local(node, 'ADD', config('10.0.0.0/29'), Id='f')[1])['ips'][0]['address'] == '10.0.0.3/29'
-    code, out, _ = host_local(node, 'ADD', config('10.0.0.0/29'), Id='g')
+    code, out, _stderr = host_local(node, 'ADD', config('10.0.0.0/29'), Id='g')
     assert code == 1 and json.loads(out)['msg'] == ('failed to allocate for range 0: no IP addresses available in '
                                                     'range set: 10.0.0.1-10.0.0.6')
 
@@ -150,7 +150,7 @@ def test_the_range_wraps_and_runs_out():
 def test_a_byte_order_mark_is_not_json(data, character):
     # skel validateConfig: json.Unmarshal fails -> ErrDecodingFailure (6) "error unmarshall network config: ...",
     # Go's encoding/json naming the first byte as a rune.
-    code, out, _ = host_local(fresh_node(), 'ADD', data)
+    code, out, _stderr = host_local(fresh_node(), 'ADD', data)
     assert code == 1 and json.loads(out) == {'code': 6, 'msg': "error unmarshall network config: invalid character "
                                              "'%s' looking for beginning of value" % character}
 
@@ -191,7 +191,7 @@ def test_removing_the_data_folder_releases_everything():
     host_local(node, 'ADD', config())
     outcome = run_on_node(node, "Remove-Item -LiteralPath '%s' -Recurse -Force" % DATA_DIR)
     assert outcome.errors == []
-    code, out, _ = host_local(node, 'ADD', config())
+    code, out, _stderr = host_local(node, 'ADD', config())
     assert code == 0 and json.loads(out)['ips'][0]['address'] == '10.244.1.2/24'
 
 

@@ -29,7 +29,7 @@ def staged_node():
     """A fresh node with the checkout's scenario folder and scripts copied as the molecule play copies them."""
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
     for folder in FOLDERS:
-        for directory, _, names in os.walk(os.path.join(ROOT, folder)):
+        for directory, _folders, names in os.walk(os.path.join(ROOT, folder)):
             for name in names:
                 local = os.path.join(directory, name)
                 relative = os.path.relpath(local, ROOT).replace(os.sep, '\\')

@@ -72,7 +72,7 @@ def _records(node):
     events = [(event['time'], provider, event) for provider, listed in sorted((node.data.get('event_log') or {}).items())
               for event in listed]
     events.sort(key=lambda item: datetime.datetime.fromisoformat(item[0]).timestamp())
-    return [EventLogRecord(provider, index + 1, event) for index, (_, provider, event) in enumerate(events)]
+    return [EventLogRecord(provider, index + 1, event) for index, (_when, provider, event) in enumerate(events)]
 
 
 def _matching(patterns, names):

@@ -76,7 +76,7 @@ def uninstall_subkeys(node, key):
 
 def uninstall_values(node, key):
     """The values of HKLM\\<Uninstall>\\<ProductCode>, or None when the key is not a product's."""
-    parent, _, code = key.rpartition('\\')
+    parent, _separator, code = key.rpartition('\\')
     if parent.lower() != UNINSTALL_KEYS[0]:
         return None
     product = _product(node, code)
@@ -168,7 +168,7 @@ def _command_line(words):
                 continue
             options.append((switch, None))
         elif '=' in word:
-            name, _, value = word.partition('=')
+            name, _separator, value = word.partition('=')
             properties[name.upper()] = value
         else:
             return None, None

@@ -382,7 +382,7 @@ def _parse(argv):
     global_options, first_options = {}, {}
     index = 0
     while index < len(argv) and argv[index].startswith('--') and argv[index] != '--':
-        name, _, value = argv[index].partition('=')
+        name, _separator, value = argv[index].partition('=')
         if name in GLOBAL_OPTIONS:
             global_options[name] = value
         else:
@@ -400,7 +400,7 @@ def _parse(argv):
     for number, words in enumerate(commands):
         options = dict(first_options) if number == 0 else {}
         while words and words[0].startswith('--'):
-            name, _, value = words.pop(0).partition('=')
+            name, _separator, value = words.pop(0).partition('=')
             options[name] = value
         if not words:
             raise VsctlError('missing command name (use --help for help)')

@@ -452,8 +452,9 @@ def win32_process_create(ctx, instance, arguments):
     if node.profile.get('worker_vanishes'):
         node.record('process %d (%s) died before it ran' % (record['id'], line))
     else:
-        record['exit_code'] = host.run_program(words[0], words[1:], None).exit_code
-        node.record('process %d (%s) exited with code %d' % (record['id'], line, record['exit_code']))
+        exit_code = host.run_program(words[0], words[1:], None).exit_code
+        record['exit_code'] = exit_code
+        node.record('process %d (%s) exited with code %d' % (record['id'], line, exit_code))
     return CimMethodResult(0, ProcessId=UInt32(record['id']))
 
 
