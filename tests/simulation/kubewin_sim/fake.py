@@ -10,6 +10,8 @@ import os
 import time
 
 from kubewin_sim.node import open_node
+from kubewin_sim.pwsh.interpreter import ErrorRecord
+from kubewin_sim.pwsh.values import PSError
 from kubewin_sim.windows import win_powershell as engine_module
 
 STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
@@ -52,22 +54,10 @@ def marker_of(text):
     return first[len(prefix):].strip() if first.startswith(prefix) else None
 
 
-def fault_result(script_name, message):
+def fault_result(message):
     """The module's answer when an injected fault ends the call: failed, with one error record."""
-    record = {
-        'output': '%s\n    + CategoryInfo          : NotSpecified: (:) [], RuntimeException\n'
-                  '    + FullyQualifiedErrorId : InjectedFault' % message,
-        'error_details': None,
-        'exception': {'message': message, 'type': 'System.Management.Automation.RuntimeException',
-                      'help_link': None, 'source': None, 'hresult': -2146233087, 'inner_exception': None},
-        'target_object': None,
-        'category_info': {'category': 'NotSpecified', 'category_id': 0, 'activity': '',
-                          'reason': 'RuntimeException', 'target_name': '', 'target_type': ''},
-        'fully_qualified_error_id': 'InjectedFault',
-        'script_stack_trace': 'at <ScriptBlock>, <No file>: line 1 (%s)' % script_name,
-        'pipeline_iteration_info': [],
-    }
-    return dict(engine_module.EMPTY, changed=True, failed=True, error=[record])
+    record = ErrorRecord(PSError(message, error_id='InjectedFault'))
+    return dict(engine_module.EMPTY, changed=True, failed=True, error=[engine_module.error_entry(record)])
 
 
 def take_script_fault(node, name, parameters, check_mode):
@@ -99,7 +89,7 @@ def run_powershell(script_text, module_args, check_mode):
         node.count_call('win_powershell:%s' % name)
         fault = take_script_fault(node, name, module_args['parameters'], check_mode)
         if fault and not fault.get('after'):
-            return fault_result(name, 'Access is denied. (injected fault)')
+            return fault_result('Access is denied. (injected fault)')
         started = time.process_time()
         outcome = engine_module.invoke(node, script_text, module_args['parameters'],
                                        module_args['sensitive_parameters'], check_mode=check_mode,
@@ -108,8 +98,8 @@ def run_powershell(script_text, module_args, check_mode):
             with open(os.environ[SCRIPT_TIMES_ENV], 'a', encoding='utf-8') as handle:
                 handle.write(json.dumps({'script': name, 'seconds': time.process_time() - started}) + '\n')
         if fault and not outcome['failed']:
-            return fault_result(name, 'The WS-Management service cannot complete the operation within the time '
-                                      'specified in OperationTimeout.')
+            return fault_result('The WS-Management service cannot complete the operation within the time '
+                                'specified in OperationTimeout.')
     if os.environ.get(SCRIPT_RESULTS_ENV) and not outcome['failed'] and isinstance(outcome['result'], str):
         with open(os.environ[SCRIPT_RESULTS_ENV], 'a', encoding='utf-8') as handle:
             handle.write(json.dumps({'script': name, 'check_mode': check_mode,

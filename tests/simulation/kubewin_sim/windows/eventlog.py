@@ -88,6 +88,18 @@ def _error(message, error_id, category, target=None):
                    category, target=target)
 
 
+def _each_matching(ctx, value, names, what, error_id):
+    """The names matching each pattern of ``value``, once each; a pattern that matches none writes its error."""
+    found = []
+    for pattern in _values(value):
+        matched = _matching([pattern], names)
+        if not matched:
+            ctx.write_error(_error('There is not an %s on the localhost computer that matches "%s".' % (what, pattern),
+                                   error_id, 'ObjectNotFound', pattern))
+        found += [name for name in matched if name not in found]
+    return found
+
+
 def _query(ctx, table):
     """One hash table: the records it selects, or None when no query is run (its errors written)."""
     node = ctx.host.node
@@ -97,23 +109,11 @@ def _query(ctx, table):
         raise Unsupported('Get-WinEvent -FilterHashtable key %s' % unknown[0])
     logs = list(LOGS)
     if 'logname' in keys:
-        logs = []
-        for pattern in _values(keys['logname']):
-            matched = _matching([pattern], LOGS)
-            if not matched:
-                ctx.write_error(_error('There is not an event log on the localhost computer that matches "%s".'
-                                       % pattern, 'NoMatchingLogsFound', 'ObjectNotFound', pattern))
-            logs += [log for log in matched if log not in logs]
+        logs = _each_matching(ctx, keys['logname'], LOGS, 'event log', 'NoMatchingLogsFound')
     providers = None
     if 'providername' in keys:
-        providers = []
-        registered = sorted(node.data.get('event_log') or {})
-        for pattern in _values(keys['providername']):
-            matched = _matching([pattern], registered)
-            if not matched:
-                ctx.write_error(_error('There is not an event provider on the localhost computer that matches "%s".'
-                                       % pattern, 'NoMatchingProvidersFound', 'ObjectNotFound', pattern))
-            providers += [name for name in matched if name not in providers]
+        providers = _each_matching(ctx, keys['providername'], sorted(node.data.get('event_log') or {}),
+                                   'event provider', 'NoMatchingProvidersFound')
         # Every registered provider writes to the Application log.
         if 'logname' in keys and logs:
             logs = [log for log in logs if log == EVENT_LOG and providers]
