@@ -166,6 +166,7 @@ class ActionModule(NodeAction):
         temporary = self._make_tmp_path()
         try:
             staged = self._connection._shell.join_path(temporary, _artifacts.file_name(args['url']))
+            self.count_remote_call()  # the copy is a round trip of its own, like a script run
             self._transfer_file(local, staged)
             parameters.update(StagedPath=staged, Checksum=verified)
             parameters.pop('ChecksumUrl', None)
@@ -180,6 +181,10 @@ class ActionModule(NodeAction):
         if record.get('checksum') != self._spec(args) or wrong_version or missing:
             raise NodeActionError('%s is not installed as verified after the download (missing: %s)'
                                   % (args['dest'], ', '.join(missing) or 'none'))
+
+    def resource(self, args):
+        # Several artifacts share a destination folder (the CNI plugins): the file downloaded names each.
+        return _artifacts.file_name(args['url'])
 
     def report(self, args, state, plan):
         return {'dest': args['dest'], 'checksum': self._spec(args), 'version': args['version'],

@@ -36,7 +36,7 @@ import hashlib
 import json
 import os
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _roles, _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _roles, _snapshot
 
 RECORD_PATH = 'C:\\ProgramData\\kubewin\\converged.json'
 RECORD_VERSION = 1
@@ -46,8 +46,9 @@ NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_bin
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
-# The snapshot fact itself and the switch of this decision are not inputs.
-NOT_INPUTS = (_snapshot.FACT, 'kubewin_early_end')
+# The snapshot fact itself, what the modules did this run (the fleet report's) and the switch of this decision
+# are not inputs.
+NOT_INPUTS = (_snapshot.FACT, _activity.FACT, 'kubewin_early_end')
 # Fields that change on a healthy node, per section (see the module docstring).
 VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes'), 'hns': ('endpoints', 'policy_lists')}
 # Sections reported as lists whose order means nothing; sorted before hashing.

@@ -20,6 +20,9 @@ Every module follows one rhythm, implemented once in ``NodeAction.run``:
    detached and is followed by a query); verify that state and fold it back
    into the snapshot.
 
+A run that changed something or made a remote call adds an entry to the
+host's activity fact (``_activity``), which the fleet report reads.
+
 A subclass sets ``ARGUMENT_SPEC`` and ``SECTIONS`` and implements ``plan``,
 ``apply`` and, where useful, ``scope``, ``validate``, ``report`` and
 ``check_applied``.
@@ -33,7 +36,8 @@ import uuid
 from ansible.errors import AnsibleActionFail, AnsibleConnectionFailure
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh, _reconnect, _snapshot, _windows
+from ansible_collections.kubewin.node.plugins.plugin_utils import (
+    _activity, _contracts, _pwsh, _reconnect, _snapshot, _windows)
 
 
 class NodeActionError(Exception):
@@ -110,10 +114,19 @@ class NodeAction(ActionBase):
     def check_applied(self, args, plan, state):
         """Raise NodeActionError when the freshly queried state does not show the change."""
 
+    def resource(self, args):
+        """What this call manages, as the fleet report names it (a service, a file, a network...)."""
+        return args.get('name') or args.get('path') or args.get('dest') or ''
+
     # -- helpers ----------------------------------------------------------------
 
     def run_script(self, name, parameters=None, secrets=None):
+        self.count_remote_call()
         return _pwsh.run_script(self, name, parameters, self._task_vars, secrets=secrets)
+
+    def count_remote_call(self):
+        """Account one round trip to the node (a script run, a file copy) in the activity fact."""
+        self._remote_calls += 1
 
     def query(self, args, sections=None):
         """Read the node with one node_info call limited to what this module needs."""
@@ -190,6 +203,7 @@ class NodeAction(ActionBase):
         del tmp
         self._task_vars = task_vars or {}
         self._fresh_state = None
+        self._remote_calls = 0
         try:
             args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.ARGSPEC_OPTIONS)[1]
         except AnsibleActionFail as exc:
@@ -220,7 +234,15 @@ class NodeAction(ActionBase):
             result.update(failed=True, msg=str(exc))
         except _pwsh.ScriptError as exc:
             result.update(failed=True, msg=str(exc), error_record=exc.error_record)
-        if self._fresh_state is not None and not result.get('failed'):
-            snapshot = _snapshot.from_task_vars(self._task_vars)
-            result['ansible_facts'] = {_snapshot.FACT: _snapshot.merge(snapshot, self._fresh_state)}
+        if result.get('failed'):
+            return result  # Ansible drops the facts of a failed task
+        facts = result.setdefault('ansible_facts', {})
+        if self._fresh_state is not None:
+            facts[_snapshot.FACT] = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
+        activity = _activity.record(self._task_vars, self._task._uuid, self._task.action.rpartition('.')[2],
+                                    self.resource(args), result.get('changed'), self._remote_calls)
+        if activity is not None:
+            facts[_activity.FACT] = activity
+        if not facts:
+            del result['ansible_facts']
         return result

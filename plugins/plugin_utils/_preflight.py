@@ -49,12 +49,12 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths',)
 # Read by the playbooks themselves (or by this check).
-PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_serial', 'kubewin_max_fail_percentage', 'kubewin_early_end',
-                      'kubewin_unchecked_variables')
+PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
+                      'kubewin_early_end', 'kubewin_unchecked_variables')
 INVENTORY_VARIABLES = NODE_VARIABLES + CLUSTER_VARIABLES + PLAYBOOK_VARIABLES
-# Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst) and the
-# node state snapshot fact the prerequisites role sets.
-OTHER_KNOWN_VARIABLES = ('kubewin_sim', 'kubewin_sim_cluster', 'kubewin_node')
+# Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst), and the facts
+# the modules set (the node state snapshot, what they did in the run), which a persistent fact cache keeps.
+OTHER_KNOWN_VARIABLES = ('kubewin_sim', 'kubewin_sim_cluster', 'kubewin_node', 'kubewin_activity')
 UNCHECKED_VARIABLE = 'kubewin_unchecked_variables'
 
 # What each playbook needs of the inventory, and which roles' variables it reads.

@@ -7,7 +7,8 @@
 5. check mode again with the early end turned off, so every stage decides: changed=0, at most
    NOOP_CALL_BUDGET remote calls per node;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
-renders for the same inventory. Writes a JSON report (per host: changed counts and remote calls
+renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
+per node whose changes and remote calls are the ones the simulated nodes counted. Writes a JSON report (per host: changed counts and remote calls
 of each run, controller seconds) and exits 1 when an expectation fails.
 """
 
@@ -101,6 +102,23 @@ def prepare(sim, inventory):
         raise SystemExit('could not create the simulated nodes')
 
 
+def fleet_report_problems(name, run, hosts):
+    """What the run's fleet report gets wrong: a node missing, or changes and calls other than those counted."""
+    if run.report is None:
+        return ['%s: site.yml wrote no fleet report' % name]
+    rows = {row['node']: row for row in run.report['nodes']}
+    problems = []
+    if sorted(rows) != sorted(hosts):
+        problems.append('%s: the fleet report has rows for %s, not %s' % (name, sorted(rows), sorted(hosts)))
+    for host in set(rows) & set(hosts):
+        counted = (run.node_changes(host), run.attempted_calls(host))
+        reported = (len(rows[host]['changes']), rows[host]['calls'])
+        if counted != reported:
+            problems.append('%s: the fleet report says %s made %d change(s) in %d remote call(s); the run counted '
+                            '%d in %d' % ((name, host) + reported + counted))
+    return problems
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('inventory')
@@ -124,6 +142,8 @@ def main(argv=None):
         result = sim.run(site, inventory, *(extra + list(more)))
         report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                                 'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
+        report['runs'][name]['fleet_report'] = result.report
+        problems.extend(fleet_report_problems(name, result, hosts))
         if result.rc != 0:
             problems.append('%s: site.yml failed (rc %d)' % (name, result.rc))
             with open(os.path.join(workdir, '%s.log' % name), 'w', encoding='utf-8') as handle:
@@ -154,6 +174,8 @@ def main(argv=None):
         if [d.get('converged') for d in decided] != [True] or summary['remote_calls'] != 1:
             problems.append('second_run: %s did not end early after one remote call (%d calls): %s'
                             % (host, summary['remote_calls'], [d.get('reasons') for d in decided]))
+        if again.report and [r['status'] for r in again.report['nodes'] if r['node'] == host] != ['converged']:
+            problems.append('second_run: the fleet report does not show %s converged' % host)
     # Every stage decides again, in check mode: the full path too must find nothing to do.
     check = run('check_again', '--check', '-e', 'kubewin_early_end=false')
     for host in hosts:

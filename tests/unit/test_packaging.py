@@ -19,8 +19,9 @@ DEPENDENCIES = ROOT / '.cache' / 'collections' / 'ansible_collections'
 # Left in the checkout: the development set-up, and what commands write there (make plan, collect_logs.yml,
 # the AWX guide's ansible-builder context, pytest).
 DEVELOPMENT = ('tests/', 'tools/', 'extensions/', 'requirements-dev.txt', 'Makefile', 'ansible.cfg', '.ansible-lint',
-               '.ci/', 'changelogs/fragments/', 'context/', 'plan/', 'logs/', '.pytest_cache/')
-WRITTEN_BY_COMMANDS = ('context/_build/requirements.txt', 'plan/summary.txt', 'logs/win-node-1/kubelet.log',
+               '.ci/', 'changelogs/fragments/', 'context/', 'plan/', 'reports/', 'logs/', '.pytest_cache/')
+WRITTEN_BY_COMMANDS = ('context/_build/requirements.txt', 'plan/summary.txt', 'reports/site.md',
+                       'logs/win-node-1/kubelet.log',
                        '.pytest_cache/README.md', 'plugins/filter/__pycache__/ip_plan.cpython-311.pyc')
 
 
@@ -28,7 +29,7 @@ def checkout_copy(destination):
     """The checkout as a user's clone holds it after running the guides' commands (without git and the caches)."""
     def ignore(folder, names):
         top = Path(folder) == ROOT
-        return [n for n in names if (top and n in ('.git', '.venv', '.cache', 'plan', 'logs', 'context'))
+        return [n for n in names if (top and n in ('.git', '.venv', '.cache', 'plan', 'reports', 'logs', 'context'))
                 or (Path(folder) == ROOT / 'tests' and n == 'output') or n in ('__pycache__', '.pytest_cache')]
     shutil.copytree(ROOT, destination, ignore=ignore, symlinks=True)
     for relative in WRITTEN_BY_COMMANDS:

@@ -17,7 +17,7 @@ WRAPPER = os.path.join(HERE, 'ansible-playbook')
 class RunResult:
     """Outcome of one tests/simulation/ansible-playbook run."""
 
-    def __init__(self, rc, output, records, calls, api_calls=None):
+    def __init__(self, rc, output, records, calls, api_calls=None, report=None):
         self.rc = rc
         self.output = output
         self.tasks = [r for r in records if r['type'] == 'task']
@@ -26,6 +26,13 @@ class RunResult:
         self.calls = calls
         # Calls to the simulated Kubernetes API: {'total': n, 'by_kind': {'k8s_info:Node': n, ...}}
         self.api_calls = api_calls or {'total': 0, 'by_kind': {}}
+        # The fleet report the playbook wrote (kubewin.node.fleet_report), rows by node; None when it wrote none.
+        self.report = report
+
+    def report_row(self, host):
+        rows = [row for row in (self.report or {}).get('nodes', []) if row['node'] == host]
+        assert len(rows) == 1, 'expected one fleet report row of %s, got %d\n%s' % (host, len(rows), self.output)
+        return rows[0]
 
     def results(self, task, host=None):
         """Results of a task by name; a role's task also by its name without the ``<role> : `` prefix."""
@@ -39,6 +46,22 @@ class RunResult:
 
     def changed(self, host):
         return self.stats[host]['changed']
+
+    def node_changes(self, host):
+        """How many things the modules that work on a node (kubewin.node, ansible.windows) changed on ``host``: each
+        changed item of a loop counts, and a task that is only marked changed (a debug note) does not."""
+        count = 0
+        for task in self.tasks:
+            if task['host'] != host or not task['action'].startswith(('kubewin.node.', 'ansible.windows.')):
+                continue
+            items = task['result'].get('results')
+            count += sum(1 for item in items if item.get('changed')) if items is not None else int(task['changed'])
+        return count
+
+    def attempted_calls(self, host):
+        """The remote calls made to ``host``, those its dropped network did not answer included."""
+        calls = self.calls.get(host, {})
+        return calls.get('total', 0) + calls.get('unreachable_attempts', 0)
 
 
 class Simulation:
@@ -85,9 +108,15 @@ class Simulation:
         results = self.path('results.jsonl')
         if os.path.exists(results):
             os.remove(results)
+        # The playbooks' fleet reports go to the scratch directory, not the checkout (an -e in args wins).
+        report_dir = self.path('reports')
+        report_path = os.path.join(report_dir, os.path.splitext(os.path.basename(playbook))[0] + '.json')
+        if os.path.exists(report_path):
+            os.remove(report_path)
         environment = dict(os.environ, KUBEWIN_SIM_STATE_DIR=self.state_dir, KUBEWIN_SIM_RESULTS=results,
                            ANSIBLE_NOCOLOR='1', ANSIBLE_FORCE_COLOR='0', **(env or {}))
-        process = subprocess.run([WRAPPER, playbook, '-i', inventory] + list(args), cwd=ROOT, env=environment,
+        command = [WRAPPER, playbook, '-i', inventory, '-e', 'kubewin_report_dir=' + report_dir] + list(args)
+        process = subprocess.run(command, cwd=ROOT, env=environment,
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
         records = []
         if os.path.exists(results):
@@ -103,4 +132,8 @@ class Simulation:
         if os.path.exists(api_calls_path):
             with open(api_calls_path, encoding='utf-8') as handle:
                 api_calls = json.load(handle)
-        return RunResult(process.returncode, process.stdout, records, calls, api_calls)
+        report = None
+        if os.path.exists(report_path):
+            with open(report_path, encoding='utf-8') as handle:
+                report = json.load(handle)
+        return RunResult(process.returncode, process.stdout, records, calls, api_calls, report)

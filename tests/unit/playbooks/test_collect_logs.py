@@ -29,6 +29,9 @@ def test_collect_logs_of_a_converged_overlay_node(tmp_path):
     collect = sim.run('playbooks/collect_logs.yml', inventory, '-e', 'collect_logs_dir=%s' % target)
     assert collect.rc == 0, collect.output
     assert collect.calls['win1']['by_kind'] == {'win_powershell:node_logs': 1}, 'one remote call'
+    # The fleet report says so too, and that nothing changed.
+    row = collect.report_row('win1')
+    assert (row['status'], row['changes'], row['calls']) == ('ok', [], 1), row
     after = sim.node('win1').data
     after['calls'] = json.loads(before)['calls']
     assert json.dumps(after, sort_keys=True) == before, 'read-only on the node'

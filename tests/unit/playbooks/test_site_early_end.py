@@ -41,6 +41,16 @@ def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path
     converge = network_play.run(sim, 'playbooks/site.yml', inventory, **OPTIONS)
     assert converge.rc == 0, converge.output
     assert decision(converge)['converged'] is False
+    # The fleet report: Ready at the version of the inventory, with the changes the task results show and the
+    # calls the simulated node counted (the vSwitch drop makes one go unanswered).
+    row = converge.report_row('win1')
+    assert dict(row, changes=len(row['changes']), reasons=None) == {
+        'node': 'win1', 'status': 'ok', 'windows': 'Windows Server 2022 (20348)', 'runtime': row['runtime'],
+        'kubernetes': 'v1.31.14', 'ready': 'True', 'pod_cidr': row['pod_cidr'], 'network': 'overlay',
+        'changes': converge.node_changes('win1'), 'calls': converge.attempted_calls('win1'), 'reasons': None}, row
+    assert row['runtime'].startswith('containerd ') and row['pod_cidr'].startswith('10.')
+    assert '| win1 | ok | Windows Server 2022 (20348) |' in (tmp_path / 'reports' / 'site.md').read_text()
+    assert 'Fleet report of site' in converge.output
     record = sim.node('win1').file(RECORD)
     assert record is not None and record['acl'] == 'protected', record
 
@@ -48,6 +58,8 @@ def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path
     assert again.rc == 0 and again.changed('win1') == 0, again.output
     assert decision(again) == dict(decision(again), converged=True, reasons=[])
     assert again.calls['win1']['total'] == 1 and not node_stages(again)
+    assert (again.report_row('win1')['status'], again.report_row('win1')['calls'], again.report_row('win1')['changes']) == (
+        'converged', 1, [])
 
     # Check mode ends early as well (it would predict nothing), and writes no record.
     check = network_play.run(sim, 'playbooks/site.yml', inventory, '--check', '--diff', **OPTIONS)

@@ -5,7 +5,7 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _pwsh, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 
@@ -105,3 +105,36 @@ def test_module_errors_become_failed_results_without_facts():
     result = action.run(task_vars={})
     assert result['failed'] is True and result['msg'] == 'cannot do that' and result['reason'] == 'test'
     assert 'ansible_facts' not in result
+
+
+def counting(monkeypatch, node_state=None, check_mode=False):
+    """A Switch whose scripts go through NodeAction.run_script (which counts them) to a fake _pwsh."""
+    action = make({'name': 'kubelet'}, check_mode=check_mode, node_state=node_state)
+    fake = action.run_script
+    del action.run_script  # back to NodeAction.run_script
+    monkeypatch.setattr(_pwsh, 'run_script', lambda _action, name, parameters, _vars, secrets=None: fake(name, parameters))
+    return action
+
+
+def test_each_run_that_costs_a_call_or_changes_adds_to_the_activity_fact(monkeypatch):
+    # A change: the query is one call (the toy's apply returns the state without a script).
+    action = counting(monkeypatch)
+    [entry] = action.run(task_vars={})['ansible_facts'][_activity.FACT]
+    assert dict(entry, at=0) == {'at': 0, 'module': 'switch', 'resource': 'kubelet', 'changed': True, 'calls': 1}
+
+    # Nothing to do, decided from the snapshot: no call, no entry, no fact returned at all.
+    action = counting(monkeypatch)
+    result = action.run(task_vars=facts({'kubelet': {'on': True}}))
+    assert result['changed'] is False and 'ansible_facts' not in result
+
+    # Nothing to do, but the snapshot did not cover it: the query is recorded, appended to what the host had.
+    action = counting(monkeypatch, node_state={'kubelet': {'on': True}})
+    earlier = {'at': 1.0, 'module': 'node_info', 'resource': '', 'changed': False, 'calls': 1}
+    result = action.run(task_vars={'ansible_facts': {_activity.FACT: [earlier]}})
+    assert [(e['module'], e['changed'], e['calls']) for e in result['ansible_facts'][_activity.FACT]] == [
+        ('node_info', False, 1), ('switch', False, 1)]
+
+    # Check mode records what it would change.
+    action = counting(monkeypatch, check_mode=True)
+    [entry] = action.run(task_vars={})['ansible_facts'][_activity.FACT]
+    assert (entry['changed'], entry['calls'], action.applied) == (True, 1, [])

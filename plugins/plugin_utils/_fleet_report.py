@@ -1,0 +1,188 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The fleet report: one row per Windows node saying where a run left it, and what the run cost.
+
+Internal to kubewin.node, not a public API. The public interface is the ``kubewin.node.fleet_report``
+module, which the last play of the playbooks runs on the controller.
+
+Pure functions of what the run left in the host variables; nothing here contacts a host:
+
+- the node's snapshot (``kubewin_node``): its Windows build, the installed kubelet's record;
+- its share of the plan (``plan_node``, ``plan_cluster``): runtime, podCIDR, topology;
+- the Node object the verify role read (``verify_windows_nodes`` on the control-plane host), when the
+  run verified: Ready, the kubelet and runtime versions the node reports, the podCIDR it was given;
+- the convergence decision (``prerequisites_converged``) of a node that ended its run early;
+- what the modules did (``_activity``) and the results of the few ``ansible.windows`` tasks the roles
+  run on a node themselves (``DIRECT_RESULTS``): the changes and the remote calls of this run.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity
+
+# The ansible.windows tasks the roles run on a Windows node outside the kubewin.node modules, by the
+# variable each registers: (module, what it manages). Each is one remote call when it ran, but
+# win_reboot in check mode, which answers without contacting the node (ansible.windows'
+# plugins/action/win_reboot.py). tests/unit/plugins/plugin_utils/test_fleet_report.py keeps this in
+# step with the roles.
+DIRECT_RESULTS = {
+    'prerequisites_features_result': ('win_feature', 'Windows features'),
+    'prerequisites_reboot_result': ('win_reboot', ''),
+    'prerequisites_proxy_result': ('win_environment', 'proxy variables'),
+    'container_runtime_crictl_result': ('win_environment', 'CRI_CONFIG_FILE'),
+}
+NO_CALL_IN_CHECK_MODE = ('win_reboot',)
+# Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
+NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged')
+KUBELET = '\\kubelet.exe'
+
+COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
+           ('kubernetes', 'Kubernetes'), ('ready', 'Ready'), ('pod_cidr', 'podCIDR'), ('network', 'network'),
+           ('changes', 'changed'), ('calls', 'calls'))
+
+# Status of a node: what a reader must know before the other columns.
+OK = 'ok'
+CONVERGED = 'converged'  # ended early: its snapshot matched the record of its last full run
+FAILED = 'failed'  # failed or unreachable: Ansible took it out of the run
+
+
+def _windows(snapshot):
+    os_info = (snapshot or {}).get('os') or {}
+    if not os_info.get('build'):
+        return ''
+    product = os_info.get('product') or ''
+    return '%s (%s)' % (product, os_info['build']) if product else str(os_info['build'])
+
+
+def _installed_kubelet(snapshot):
+    """The version of the kubelet the node's artifact record holds, or ''."""
+    for path, record in sorted(((snapshot or {}).get('artifacts') or {}).items()):
+        if path.lower().endswith(KUBELET) and isinstance(record, dict) and record.get('version'):
+            return str(record['version'])
+    return ''
+
+
+def _ready(node_object):
+    if node_object is None:
+        return ''
+    for condition in (node_object.get('status') or {}).get('conditions') or []:
+        if condition.get('type') == 'Ready':
+            return condition.get('status') or ''
+    return 'Unknown'
+
+
+def _network(plan_cluster):
+    topology = (plan_cluster or {}).get('topology') or ''
+    routing = (plan_cluster or {}).get('l2bridge_routing')
+    return '%s (%s)' % (topology, routing) if topology == 'l2bridge' and routing else topology
+
+
+def _direct_entries(variables, check_mode):
+    """Activity entries for the ansible.windows tasks that ran on the node in this run."""
+    entries = []
+    for name, (module, resource) in DIRECT_RESULTS.items():
+        result = variables.get(name)
+        if isinstance(result, dict) and result and not result.get('skipped'):
+            calls = 0 if check_mode and module in NO_CALL_IN_CHECK_MODE else 1
+            entries.append({'module': module, 'resource': resource, 'changed': bool(result.get('changed')),
+                            'calls': calls})
+    return entries
+
+
+def node_row(host, variables, node_object=None, status=OK, started=None, check_mode=False):
+    """One row of the report.
+
+    ``variables`` are the node's host variables (``kubewin_node`` and ``kubewin_activity`` may be under
+    ``ansible_facts``), ``node_object`` the cluster's Node of it when the run verified, ``started`` the
+    controller time the run started (entries before it are an earlier run's, kept by a fact cache),
+    ``check_mode`` whether the run was a check run.
+    """
+    facts = variables.get('ansible_facts') or {}
+    snapshot = facts.get('kubewin_node') or variables.get('kubewin_node')
+    entries = _activity.since(facts.get(_activity.FACT) or variables.get(_activity.FACT) or [], started)
+    entries = entries + _direct_entries(variables, check_mode)
+    plan_node = variables.get('plan_node') or {}
+    info = ((node_object or {}).get('status') or {}).get('nodeInfo') or {}
+    runtime = info.get('containerRuntimeVersion') or plan_node.get('container_runtime') or ''
+    decision = variables.get('prerequisites_converged') or {}
+    return {
+        'node': host,
+        'status': status,
+        'windows': _windows(snapshot),
+        'runtime': runtime.replace('://', ' '),
+        'kubernetes': info.get('kubeletVersion') or _installed_kubelet(snapshot),
+        'ready': _ready(node_object),
+        'pod_cidr': ((node_object or {}).get('spec') or {}).get('podCIDR') or plan_node.get('pod_cidr') or '',
+        'network': _network(variables.get('plan_cluster')),
+        'changes': [' '.join(part for part in (entry['module'], entry['resource']) if part)
+                    for entry in entries if entry['changed']],
+        'calls': sum(entry['calls'] for entry in entries),
+        'reasons': list(decision.get('reasons') or []),
+    }
+
+
+def status_of(host, finished, ended_early):
+    """The status of a node: ``finished`` hosts are those still in the run at its end."""
+    if host not in finished:
+        return FAILED
+    return CONVERGED if host in ended_early else OK
+
+
+def report(playbook, rows, check_mode=False, generated=''):
+    """The whole report as one JSON-ready document."""
+    return {'playbook': playbook, 'check_mode': bool(check_mode), 'generated': generated, 'nodes': list(rows),
+            'totals': {'nodes': len(rows), 'changes': sum(len(row['changes']) for row in rows),
+                       'calls': sum(row['calls'] for row in rows),
+                       'by_status': {status: sum(1 for row in rows if row['status'] == status)
+                                     for status in sorted({row['status'] for row in rows})}}}
+
+
+def _cells(row):
+    return [str(len(row[key])) if key == 'changes' else str(row[key]) for key, _title in COLUMNS]
+
+
+def _title(document):
+    mode = ', check mode: changes are predictions' if document['check_mode'] else ''
+    return 'Fleet report of %s (%s%s)' % (document['playbook'], document['generated'] or 'this run', mode)
+
+
+def _details(document):
+    """One line per node that changed something or ended early, saying what."""
+    lines = []
+    for row in document['nodes']:
+        if row['changes']:
+            lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
+        elif row['status'] == CONVERGED:
+            lines.append('%s ended early: its snapshot matches the record of its last full run' % row['node'])
+    return lines
+
+
+def text(document):
+    """The report as the run prints it: an aligned table, then what changed on each node."""
+    table = [[title for _key, title in COLUMNS]] + [_cells(row) for row in document['nodes']]
+    widths = [max(len(line[column]) for line in table) for column in range(len(COLUMNS))]
+    lines = [_title(document), '']
+    lines += ['  '.join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in table]
+    details = _details(document)
+    return '\n'.join(lines + ([''] + details if details else [])) + '\n'
+
+
+def markdown(document):
+    """The report as a Markdown document."""
+    def escape(cell):
+        return cell.replace('|', '\\|')
+
+    lines = ['# ' + _title(document), '',
+             '| ' + ' | '.join(title for _key, title in COLUMNS) + ' |',
+             '|' + '|'.join('---' for _column in COLUMNS) + '|']
+    lines += ['| ' + ' | '.join(escape(cell) for cell in _cells(row)) + ' |' for row in document['nodes']]
+    details = _details(document)
+    if details:
+        lines += [''] + ['- ' + escape(line) for line in details]
+    return '\n'.join(lines) + '\n'
+
+
+def json_text(document):
+    return json.dumps(document, indent=1, sort_keys=True) + '\n'
