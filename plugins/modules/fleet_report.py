@@ -22,7 +22,8 @@ description:
   - C(Ready), the versions and the podCIDR come from the Node objects the C(kubewin.node.verify) role read
     (C(verify_windows_nodes) on O(control_plane)) when the run verified; otherwise C(Ready) is empty, the runtime
     is the plan's and the Kubernetes version the one of the kubelet installed on the node (its snapshot), and
-    the podCIDR the plan's when the inventory gave one.
+    the podCIDR the plan's when the inventory gave one (C(kubewin_pod_cidr)). A Node whose podCIDR is not the
+    plan's, which the node's CNI config and routes are made from, shows both, the plan's in brackets.
   - The changes and calls are those the C(kubewin.node) modules recorded in the node's C(kubewin_activity) fact
     (each module run that changed something, or would in check mode, or made a remote call) and those of the
     C(ansible.windows) tasks the roles run themselves (Windows features, reboot, machine environment

@@ -57,10 +57,10 @@ def _windows(snapshot):
 
 
 def _installed_kubelet(snapshot):
-    """The version of the kubelet the node's artifact record holds, or ''."""
+    """The version of the kubelet the node's artifact record holds, written as the kubelet reports it (v1.x.y)."""
     for path, record in sorted(((snapshot or {}).get('artifacts') or {}).items()):
         if path.lower().endswith(KUBELET) and isinstance(record, dict) and record.get('version'):
-            return str(record['version'])
+            return 'v' + str(record['version']).lstrip('v')
     return ''
 
 
@@ -71,6 +71,15 @@ def _ready(node_object):
         if condition.get('type') == 'Ready':
             return condition.get('status') or ''
     return 'Unknown'
+
+
+def _pod_cidr(node_object, planned):
+    """The Node's podCIDR; the plan's (kubewin_pod_cidr) when there is no Node, and beside the Node's when they differ:
+    the node's CNI config and routes are made from the plan's."""
+    assigned = ((node_object or {}).get('spec') or {}).get('podCIDR') or ''
+    if assigned and planned and assigned != planned:
+        return '%s (plan: %s)' % (assigned, planned)
+    return assigned or planned or ''
 
 
 def _network(plan_cluster):
@@ -114,7 +123,7 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'runtime': runtime.replace('://', ' '),
         'kubernetes': info.get('kubeletVersion') or _installed_kubelet(snapshot),
         'ready': _ready(node_object),
-        'pod_cidr': ((node_object or {}).get('spec') or {}).get('podCIDR') or plan_node.get('pod_cidr') or '',
+        'pod_cidr': _pod_cidr(node_object, plan_node.get('pod_cidr')),
         'network': _network(variables.get('plan_cluster')),
         'changes': [' '.join(part for part in (entry['module'], entry['resource']) if part)
                     for entry in entries if entry['changed']],

@@ -8,8 +8,9 @@
    NOOP_CALL_BUDGET remote calls per node;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
-per node whose changes and remote calls are the ones the simulated nodes counted. Writes a JSON report (per host: changed counts and remote calls
-of each run, controller seconds) and exits 1 when an expectation fails.
+per node whose changes and remote calls are the ones the task results and the simulated nodes
+counted. Writes a JSON report (per host: changed counts and remote calls of each run, controller
+seconds; each run's fleet report) and exits 1 when an expectation fails.
 """
 
 import argparse
@@ -134,7 +135,7 @@ def main(argv=None):
     extra = [arg for value in args.extra_vars for arg in ('-e', value)]
     prepare(sim, inventory)
     problems = []
-    report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}}
+    report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}, 'fleet_reports': {}}
     site = os.path.join(ROOT, 'playbooks', 'site.yml')
 
     def run(name, *more):
@@ -142,7 +143,7 @@ def main(argv=None):
         result = sim.run(site, inventory, *(extra + list(more)))
         report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                                 'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
-        report['runs'][name]['fleet_report'] = result.report
+        report['fleet_reports'][name] = result.report
         problems.extend(fleet_report_problems(name, result, hosts))
         if result.rc != 0:
             problems.append('%s: site.yml failed (rc %d)' % (name, result.rc))

@@ -22,7 +22,7 @@ def variables(**more):
     base = {
         'ansible_facts': {
             'kubewin_node': {'os': {'build': 20348, 'product': 'Windows Server 2022', 'release': '21H2'},
-                             'artifacts': {KUBELET: {'version': 'v1.31.14', 'checksum': 'sha256:aa'}}},
+                             'artifacts': {KUBELET: {'version': '1.31.14', 'checksum': 'sha256:aa'}}},
             'kubewin_activity': entries,
         },
         'plan_node': {'container_runtime': 'containerd', 'pod_cidr': None},
@@ -61,6 +61,11 @@ def test_without_a_node_object_the_row_falls_back_to_the_plan_and_the_snapshot()
     row = _fleet_report.node_row('win2', variables(plan_node=plan_node, plan_cluster=plan_cluster))
     assert (row['runtime'], row['kubernetes'], row['ready'], row['pod_cidr'], row['network']) == (
         'docker', 'v1.31.14', '', '10.244.9.0/24', 'l2bridge (static_routes)')
+    # A Node given another podCIDR than the plan's, which its CNI config and routes use, shows both.
+    planned = variables(plan_node=dict(plan_node, pod_cidr='10.244.10.0/24'))
+    assert _fleet_report.node_row('win1', planned, NODE)['pod_cidr'] == '10.244.3.0/24 (plan: 10.244.10.0/24)'
+    assert _fleet_report.node_row('win1', variables(plan_node=dict(plan_node, pod_cidr='10.244.3.0/24')),
+                                  NODE)['pod_cidr'] == '10.244.3.0/24'
     # A node not ready says so, and one whose snapshot was never taken (unreachable at once) has empty columns.
     not_ready = dict(NODE, status=dict(NODE['status'], conditions=[{'type': 'Ready', 'status': 'False'}]))
     assert _fleet_report.node_row('win1', variables(), not_ready)['ready'] == 'False'
