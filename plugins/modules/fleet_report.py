@@ -65,6 +65,8 @@ attributes:
     support: full
     platforms: posix
 notes:
+  - Ansible drops the facts of a failed or unreachable task, so a C(failed) node's row lacks what that last task
+    did and the calls it made.
   - A run that stops before its last play (every node of a batch failed, or the node play's
     C(kubewin_max_fail_percentage) was exceeded) prints no report.
 seealso:

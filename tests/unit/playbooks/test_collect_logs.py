@@ -54,3 +54,19 @@ def test_collect_logs_of_a_converged_overlay_node(tmp_path):
     assert services['kubelet']['state'] == 'running' and services['docker']['exists'] is False
     assert services['flanneld']['log_files'] == ['C:\\var\\log\\flanneld\\flanneld.log']
     assert json.loads((folder / 'events-docker.json').read_text()) == []
+
+
+def test_the_fleet_report_names_a_node_that_did_not_answer(tmp_path):
+    # No converge first: collect_logs.yml reads whatever a node holds, and the report is all this test is about.
+    sim = Simulation(tmp_path)
+    hosts = {'win1': {'ansible_host': '10.127.130.38', 'kubewin_sim': network_play.CONTAINERS_READY},
+             'win2': {'ansible_host': '10.127.130.39', 'kubewin_sim': network_play.CONTAINERS_READY}}
+    inventory = sim.inventory(hosts, group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay'))
+    with sim.edit_node('win2', profile=dict(network_play.CONTAINERS_READY, ip='10.127.130.39')) as node:
+        node.drop_network(3600)
+
+    collect = sim.run('playbooks/collect_logs.yml', inventory, '-e', 'collect_logs_dir=%s' % (tmp_path / 'logs'))
+    assert collect.rc != 0 and collect.stats['win2']['unreachable'] == 1, collect.output
+    assert [(row['node'], row['status'], row['calls']) for row in collect.report['nodes']] == [
+        ('win1', 'ok', 1), ('win2', 'failed', 0)]
+    assert '| win2 | failed |' in (tmp_path / 'reports' / 'collect_logs.md').read_text()
