@@ -67,6 +67,12 @@ def pytest_configure(config) -> None:
         " cluster, or plan.yml): seconds to minutes a test, where the others take milliseconds;"
         " `-m 'not playbook'` runs the rest. Set by tests/unit/conftest.py, not by hand.",
     )
+    config.addinivalue_line(
+        "markers",
+        "long: a whole lifecycle of several site.yml/reset.yml runs (minutes each) whose representative part"
+        " runs elsewhere in make test (the comment above each says where); `make unit` leaves them out,"
+        " `make unit-long` runs them. Set by hand.",
+    )
 
 
 def pytest_collection_modifyitems(items) -> None:

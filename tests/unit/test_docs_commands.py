@@ -197,7 +197,7 @@ def check_ansible_doc(words):
 
 def makefile():
     text = (ROOT / 'Makefile').read_text(encoding='utf-8')
-    variables = dict(re.findall(r'^([A-Z_]+)\s*[:?]?=\s*(.*)$', text, re.M))
+    variables = dict(re.findall(r'^([A-Z][A-Z0-9_]*)\s*[:?]?=\s*(.*)$', text, re.M))
     targets = set()
     for rule in re.findall(r'^([^\s#=:][^#=:]*?)\s*:(?!=)', text, re.M):
         for target in rule.split():

@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -132,6 +134,8 @@ def test_reset_overlay_then_rejoin(tmp_path):
     print('remote calls on win1: reset %d, second reset %d' % (reset_calls, again.calls['win1']['total']))
 
 
+# Long (make unit-long): test_reset_overlay_then_rejoin is this lifecycle's part in make test.
+@pytest.mark.long
 def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
     """l2bridge with flannel host-gw: the host endpoint cbr0_ep goes with its network, and with
     reset_container_runtime the runtime goes too; site.yml installs it again and the node rejoins."""
@@ -161,6 +165,8 @@ def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
         'one host endpoint, in the new subnet'
 
 
+# Long (make unit-long): test_reset_overlay_then_rejoin is this lifecycle's part in make test.
+@pytest.mark.long
 def test_reset_ovn_then_rejoin(tmp_path):
     """ovn: collect_logs fetches the Open vSwitch state; the reset removes the Transparent network and takes the
     node out of OVN (its bridge and chassis settings, ovn-controller stopped); Open vSwitch stays installed.

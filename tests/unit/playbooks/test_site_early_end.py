@@ -4,6 +4,8 @@ the node or an input differs from the record its last full run left (kubewin.nod
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -31,6 +33,9 @@ def node_stages(result):
         or t['task'] == 'Install the container runtime')]
 
 
+# Long (make unit-long): nine site.yml runs. make test keeps the early end through e2e (every re-run ends
+# early after one call per node; a node the fault scenarios broke takes the full path) and test_converged.py.
+@pytest.mark.long
 def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path):
     sim = Simulation(tmp_path)
     inventory = sim.inventory(

@@ -6,6 +6,8 @@ import copy
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -65,6 +67,8 @@ def starts(sim, host):
     return {name: services[name].get('starts', 0) for name in ('kubelet', 'kube-proxy')}
 
 
+# Long (make unit-long): make test keeps the upgrade role's own tests (tests/unit/roles/test_upgrade.py).
+@pytest.mark.long
 def test_upgrade_drains_one_node_at_a_time_and_a_rerun_changes_nothing(tmp_path):
     sim = Simulation(tmp_path)
     with sim.edit_cluster(profile=CLUSTER):
