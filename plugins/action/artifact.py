@@ -5,12 +5,18 @@
 from __future__ import annotations
 
 import ntpath
+import os
 import re
+import time
+
+from ansible.utils.display import Display
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 ARCHIVE_SUFFIXES = {'.zip': 'zip', '.tar.gz': 'tar.gz', '.tgz': 'tar.gz'}
+
+display = Display()
 
 
 class ActionModule(NodeAction):
@@ -39,6 +45,14 @@ class ActionModule(NodeAction):
     }
     ARGSPEC_OPTIONS = {'mutually_exclusive': [('checksum', 'skip_checksum')]}
     SECTIONS = ('files', 'artifacts')
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        # One win_powershell call cannot stream progress while it runs: the figures of the finished download
+        # are shown once, at -v (Display.v), and kept in the result under ``download``.
+        if result.get('download') and not result.get('failed'):
+            display.v(_artifacts.describe(result['download']), host=(task_vars or {}).get('inventory_hostname'))
+        return result
 
     def validate(self, args):
         if not re.match(r'^https?://', args['url']):
@@ -153,12 +167,16 @@ class ActionModule(NodeAction):
 
     def _fetch(self, parameters, secrets):
         applied = self.run_script('artifact_fetch', parameters, secrets=secrets)
-        return {'state': applied['state'], 'attempts': applied['attempts']}
+        fetched = {'state': applied['state'], 'attempts': applied['attempts']}
+        if 'StagedPath' not in parameters:  # a staged file's figures are the controller's (_push_from_controller)
+            fetched['download'] = _artifacts.figures(_artifacts.file_name(parameters['Url']), 'downloaded',
+                                                     applied['bytes'], applied['seconds'], applied['attempts'])
+        return fetched
 
     def _push_from_controller(self, args, parameters, secrets):
         """Download once on the controller (cached by hash), then copy to the node over WinRM."""
         try:
-            local, verified = _artifacts.controller_copy(
+            local, verified, transfer = _artifacts.controller_copy(
                 args['url'], self._algorithm, self._pinned, self._checksum_url, args['cache_dir'],
                 retries=args['retries'], timeout=args['timeout'], proxy=(args['proxy'] or {}).get('url'))
         except (_artifacts.DownloadError, _artifacts.ChecksumError) as exc:
@@ -167,12 +185,21 @@ class ActionModule(NodeAction):
         try:
             staged = self._connection._shell.join_path(temporary, _artifacts.file_name(args['url']))
             self.count_remote_call()  # the copy is a round trip of its own, like a script run
+            started = time.monotonic()
             self._transfer_file(local, staged)
+            copy_seconds = time.monotonic() - started
             parameters.update(StagedPath=staged, Checksum=verified)
             parameters.pop('ChecksumUrl', None)
-            return self._fetch(parameters, secrets)
+            applied = self._fetch(parameters, secrets)
         finally:
             self._remove_tmp_path(temporary)
+        name, size = _artifacts.file_name(args['url']), os.path.getsize(local)
+        if transfer is None:
+            applied['download'] = _artifacts.figures(name, 'cached', size, copy_seconds=copy_seconds)
+        else:
+            applied['download'] = _artifacts.figures(name, 'downloaded', size, transfer[1], transfer[0],
+                                                     copy_seconds=copy_seconds)
+        return applied
 
     def check_applied(self, args, plan, state):
         record = (state.get('artifacts') or {}).get(self._record_key(args)) or {}
@@ -187,5 +214,11 @@ class ActionModule(NodeAction):
         return _artifacts.file_name(args['url'])
 
     def report(self, args, state, plan):
-        return {'dest': args['dest'], 'checksum': self._spec(args), 'version': args['version'],
-                'files': {path: state['files'][path].get('sha256') for path in self._targets(args)}}
+        reported = {'dest': args['dest'], 'checksum': self._spec(args), 'version': args['version'],
+                    'files': {path: state['files'][path].get('sha256') for path in self._targets(args)}}
+        # A download that ran reported its figures from apply; otherwise say why there was none.
+        if not plan.changed:
+            reported['download'] = _artifacts.figures(self.resource(args), 'present')
+        elif self._task.check_mode:
+            reported['download'] = _artifacts.figures(self.resource(args), 'pending')
+        return reported

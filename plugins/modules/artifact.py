@@ -20,6 +20,9 @@ description:
     a later run whose snapshot from M(kubewin.node.node_info) shows the same checksum and unchanged files
     makes no remote call and downloads nothing. A file that already has the pinned SHA-256 is not
     downloaded either.
+  - "One remote call cannot report progress while it runs. Once the download ended, its size, the seconds
+    the successful attempt took and the rate are in RV(download) and, at C(-v), on one line such as
+    C(<win1> kubelet.exe: 118.3 MiB in 14.2 s (8.3 MiB/s))."
 options:
   url:
     description: The http(s) URL of the artifact.
@@ -149,4 +152,51 @@ attempts:
   description: Download attempts the node needed (0 when the file was pushed from the controller).
   returned: changed and not check mode
   type: int
+download:
+  description:
+    - What was downloaded for this task and how long it took; shown at C(-v) as one line.
+    - The size is the artifact's; the seconds are those of the attempt that succeeded (not the failed
+      attempts before it, the waits between them, the hash file or the hash check).
+  returned: success
+  type: dict
+  contains:
+    file:
+      description: The file name of the artifact's URL.
+      type: str
+      sample: kubelet.exe
+    status:
+      description:
+        - C(downloaded) (by the node, or by the controller with O(source=controller)), C(cached) (the
+          controller's cache had it; copied to the node), C(present) (the node has it, verified by its hash;
+          nothing downloaded) or C(pending) (in check mode, it would be downloaded).
+      type: str
+      sample: downloaded
+    bytes:
+      description: The size of the artifact.
+      returned: status is downloaded or cached
+      type: int
+      sample: 124046540
+    seconds:
+      description: Seconds the successful attempt took.
+      returned: status is downloaded
+      type: float
+      sample: 14.235
+    bytes_per_second:
+      description: The rate of that attempt; null when it was too short to measure.
+      returned: status is downloaded
+      type: int
+      sample: 8714192
+    attempts:
+      description: The attempt that succeeded (1 when there was no transient failure).
+      returned: status is downloaded
+      type: int
+      sample: 1
+    copy_seconds:
+      description: With O(source=controller), the seconds the copy from the controller to the node took.
+      returned: O(source=controller) and status is downloaded or cached
+      type: float
+    copy_bytes_per_second:
+      description: The rate of that copy; null when it was too short to measure.
+      returned: O(source=controller) and status is downloaded or cached
+      type: int
 '''

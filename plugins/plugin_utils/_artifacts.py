@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, kubewin.node contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Checksums of downloaded artifacts, and the controller-side download cache.
+"""Checksums of downloaded artifacts, the controller-side download cache, and the figures of a download.
 
 Internal to kubewin.node, not a public API.
 """
@@ -86,7 +86,10 @@ def _fetch(url, destination, timeout):
 
 
 def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep):
-    """Download with bounded retries and exponential backoff for transient failures. Returns attempts."""
+    """Download with bounded retries and exponential backoff for transient failures.
+
+    Returns (attempts, seconds the successful attempt took), as artifact_fetch.ps1 measures a node's download.
+    """
     previous = {}
     if proxy:
         # open_url honours the standard proxy environment variables.
@@ -96,9 +99,10 @@ def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sl
         attempt = 0
         while True:
             attempt += 1
+            started = time.monotonic()
             try:
                 _fetch(url, destination, timeout)
-                return attempt
+                return attempt, time.monotonic() - started
             except DownloadError as exc:
                 if not exc.transient or attempt > retries:
                     raise DownloadError('%s (after %d attempt%s)' % (exc, attempt, 's' if attempt > 1 else ''),
@@ -121,10 +125,11 @@ def file_digest(path, algorithm):
 
 
 def controller_copy(url, algorithm, expected, checksum_url, cache_dir, retries=4, timeout=300, proxy=None):
-    """Download an artifact once on the controller, verify it, and return (path, hash) in the cache.
+    """Download an artifact once on the controller, verify it, and return (path, hash, transfer) in the cache.
 
     The cache is keyed by the verified hash, so a cached file is reused without
-    any download and a corrupt one can never be served.
+    any download and a corrupt one can never be served. ``transfer`` is
+    (attempts, seconds) of the download, or None when the cache had the file.
     """
     if checksum_url:
         with tempfile.TemporaryDirectory() as scratch:
@@ -134,13 +139,72 @@ def controller_copy(url, algorithm, expected, checksum_url, cache_dir, retries=4
                 expected = parse_hash_file(handle.read(), algorithm, file_name(url))
     cached = os.path.join(os.path.expanduser(cache_dir), '%s-%s' % (algorithm, expected), file_name(url))
     if os.path.exists(cached) and file_digest(cached, algorithm) == expected:
-        return cached, expected
+        return cached, expected, None
     os.makedirs(os.path.dirname(cached), exist_ok=True)
     partial = cached + '.partial'
-    download(url, partial, retries, timeout, proxy)
+    transfer = download(url, partial, retries, timeout, proxy)
     actual = file_digest(partial, algorithm)
     if actual != expected:
         os.remove(partial)
         raise ChecksumError('checksum mismatch for %s: expected %s %s, got %s' % (url, algorithm, expected, actual))
     os.replace(partial, cached)
-    return cached, expected
+    return cached, expected, transfer
+
+
+# -- the figures of a download, as the artifact module reports and shows them at -v -------------------------
+
+def _rate(size, seconds):
+    """Bytes per second, or None when the time was too short to measure."""
+    return round(size / seconds) if seconds else None
+
+
+def figures(name, status, size=None, seconds=None, attempts=None, copy_seconds=None):
+    """The ``download`` result of the artifact module for the file ``name``.
+
+    ``status``: downloaded (on the node, or on the controller when ``copy_seconds`` is given: the copy to the node
+    took that long), cached (the controller's cache had it; copied), present (the node has it, verified by its hash:
+    nothing downloaded) or pending (check mode: it would be downloaded).
+    """
+    result = {'file': name, 'status': status}
+    if size is not None:
+        result['bytes'] = size
+    if seconds is not None:
+        result.update(seconds=round(seconds, 3), bytes_per_second=_rate(size, seconds), attempts=attempts)
+    if copy_seconds is not None:
+        result.update(copy_seconds=round(copy_seconds, 3), copy_bytes_per_second=_rate(size, copy_seconds))
+    return result
+
+
+def size_text(count):
+    """A byte count in binary units with one decimal, e.g. 118.3 MiB (IEC 80000-13 prefixes: 1 MiB is 1024 KiB)."""
+    for unit in ('B', 'KiB', 'MiB', 'GiB'):
+        if count < 1024 or unit == 'GiB':
+            return '%d B' % count if unit == 'B' else '%.1f %s' % (count, unit)
+        count /= 1024.0
+    raise AssertionError('unreachable')
+
+
+def _timed(size, seconds):
+    rate = _rate(size, seconds)
+    return 'in %.1f s%s' % (seconds, ' (%s/s)' % size_text(rate) if rate is not None else '')
+
+
+def describe(download):
+    """One line for the operator about a ``figures`` result, e.g. ``kubelet.exe: 118.3 MiB in 14.2 s (8.3 MiB/s)``."""
+    name, status = download['file'], download['status']
+    if status == 'present':
+        return '%s: already in place, verified by its hash; not downloaded' % name
+    if status == 'pending':
+        return '%s: would be downloaded (check mode)' % name
+    size = download['bytes']
+    if status == 'cached':
+        line = "%s: %s from the controller's cache" % (name, size_text(size))
+    else:
+        line = '%s: %s %s' % (name, size_text(size), _timed(size, download['seconds']))
+        if download['attempts'] > 1:
+            line += ' at attempt %d' % download['attempts']
+        if 'copy_seconds' in download:
+            line += ' on the controller'
+    if 'copy_seconds' in download:
+        line += '; copied to the node %s' % _timed(size, download['copy_seconds'])
+    return line

@@ -450,7 +450,8 @@ STATE_ONLY = obj(required={'state': NODE_STATE})
 # Script name -> (the name of the result's root in messages, its schema).
 CONTRACTS = {
     'node_info': ('state', NODE_STATE),
-    'artifact_fetch': ('', obj(required={'attempts': INT, 'sha': STR, 'state': NODE_STATE})),
+    'artifact_fetch': ('', obj(required={'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR,
+                                         'state': NODE_STATE})),
     'detached_start': ('', obj(required={'operation_id': STR, 'process_id': INT})),
     # The worker's own result is checked against the worker's contract by run_detached.
     'detached_status': ('', obj(required={

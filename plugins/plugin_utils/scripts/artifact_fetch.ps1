@@ -4,6 +4,7 @@
 # failure the previous file stays as it was. Transient failures (connection reset,
 # timeout, HTTP 5xx) are retried with backoff; HTTP 4xx and a hash mismatch fail at once.
 # With -StagedPath the artifact was pushed from the controller instead of downloaded.
+# It reports the artifact's size and how long its download took, for the action to show at -v.
 [CmdletBinding(SupportsShouldProcess)]
 param(
     [Parameter(Mandatory)][string]$Url,
@@ -44,6 +45,8 @@ function Test-TransientFailure {
 }
 
 function Invoke-Download {
+    # Returns the attempts made and the seconds the one that succeeded took: the transfer's own time, without
+    # the failed attempts and the waits between them.
     param([string]$From, [string]$To)
     $request = @{ Uri = $From; OutFile = $To; UseBasicParsing = $true; TimeoutSec = $TimeoutSeconds }
     if ($Proxy) {
@@ -56,9 +59,10 @@ function Invoke-Download {
     $attempt = 0
     while ($true) {
         $attempt++
+        $stopwatch = [System.Diagnostics.Stopwatch]::StartNew()
         try {
             Invoke-WebRequest @request
-            return $attempt
+            return [ordered]@{ attempts = $attempt; seconds = $stopwatch.Elapsed.TotalSeconds }
         }
         catch {
             if (Test-Path -LiteralPath $To) { Remove-Item -LiteralPath $To -Force }
@@ -136,15 +140,16 @@ New-KubeWinDirectory -Path $directory
 # The temporary file sits next to the destination so the final move stays on one volume.
 $download = Join-Path -Path $directory -ChildPath ('.kubewin-download-' + [guid]::NewGuid().ToString('N'))
 $unpacked = "$download.d"
-$attempts = 0
+$transfer = [ordered]@{ attempts = 0; seconds = $null }
 $placed = @()
 try {
     if ($StagedPath) {
         Move-Item -LiteralPath $StagedPath -Destination $download -Force
     }
     else {
-        $attempts = Invoke-Download -From $Url -To $download
+        $transfer = Invoke-Download -From $Url -To $download
     }
+    $bytes = (Get-Item -LiteralPath $download).Length
     $actual = (Get-FileHash -LiteralPath $download -Algorithm $Algorithm).Hash.ToLowerInvariant()
     if ($null -ne $expected -and $actual -ne $expected) {
         throw "checksum mismatch for ${Url}: expected $Algorithm $expected, got $actual; the file was not installed"
@@ -195,7 +200,11 @@ $registry = Get-KubeWinRegistry
 $files = [ordered]@{}
 foreach ($path in $placed) { $files[$path] = Get-KubeWinFileState -Path $path -Registry $registry }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
-        attempts = $attempts
+        attempts = $transfer.attempts
+        # The artifact's size (downloaded, or staged by the controller) and the seconds its download took
+        # (null when staged); the action works out the rate.
+        bytes = $bytes
+        seconds = $transfer.seconds
         # The verified hash, or the hash of what was installed unverified.
         sha = $actual
         state = [ordered]@{

@@ -9,10 +9,15 @@ without that suffix, as upstream release sites do: an honest mirror.
 
     {"served": {"<url>": {"sha256": "<hex>", "size": 123}},   # what a URL serves instead
      "archives": {"<url>": ["member/path", ...]},             # members of an archive
-     "faults": {"<url>": ["503", "503", "200"]}}              # answers, consumed in order
+     "faults": {"<url>": ["503", "503", "200"]},              # answers, consumed in order
+     "rates": {"<url>": 8388608}}                             # bytes per second the body arrives at
 
 A fault is one of 200, 404, 403, 500, 503, timeout, reset, corrupt (the body
 differs from what the URL normally serves), truncated.
+
+A URL with a rate takes its size divided by the rate in seconds to arrive (``request``
+returns them as ``seconds``; the node's clock moves on by as much, windows/downloads.py);
+without one a body arrives at once.
 
 An archive URL (a layout below or in ``archives``) serves the same kind of body: the simulation has no
 upstream archive bytes. What a program finds inside such an archive is derived here once
@@ -79,7 +84,7 @@ def _web(state_dir):
     path = _path(state_dir)
     with open(path + '.lock', 'a') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        data = {'served': {}, 'archives': {}, 'faults': {}}
+        data = {'served': {}, 'archives': {}, 'faults': {}, 'rates': {}}
         if os.path.exists(path):
             with open(path, encoding='utf-8') as handle:
                 data.update(json.load(handle))
@@ -88,12 +93,13 @@ def _web(state_dir):
             json.dump(data, handle, indent=1, sort_keys=True)
 
 
-def configure(state_dir, served=None, archives=None, faults=None):
-    """For tests: declare what URLs serve, archive layouts and faults."""
+def configure(state_dir, served=None, archives=None, faults=None, rates=None):
+    """For tests: declare what URLs serve, archive layouts, faults and transfer rates (bytes per second)."""
     with _web(state_dir) as data:
         data['served'].update(served or {})
         data['archives'].update(archives or {})
         data['faults'].update(faults or {})
+        data['rates'].update(rates or {})
 
 
 def serve_unless_configured(state_dir, served):
@@ -126,12 +132,21 @@ def _digests(content):
 
 def request(state_dir, url):
     """One HTTP GET. Returns {'sha256', 'sha512', 'size'} and, when the web has the bytes, 'body' (the bytes),
-    or {'text', 'body'} for hash files; raises WebError."""
+    or {'text', 'body'} for hash files, each with 'seconds': how long the body takes to arrive. Raises WebError."""
+    answer, rate = _answer(state_dir, url)
+    size = answer['size'] if 'size' in answer else len(answer['body'])
+    answer['seconds'] = size / float(rate) if rate else 0.0
+    return answer
+
+
+def _answer(state_dir, url):
+    """What one GET of ``url`` answers (as ``request`` returns it, without 'seconds'), and the URL's rate."""
     with _web(state_dir) as data:
         queue = data['faults'].get(url) or []
         answer = queue.pop(0) if queue else '200'
         text = _hash_file(data, url) if answer == '200' else None
         served = identity(data, url)
+        rate = data['rates'].get(url)
     # Raised after the block, so the consumed fault is saved.
     if answer in ('404', '403', '500', '502', '503'):
         raise WebError('The remote server returned an error: (%s) %s.' % (answer, REASONS[answer]), answer,
@@ -142,7 +157,7 @@ def request(state_dir, url):
         raise WebError('The underlying connection was closed: An unexpected error occurred on a receive.',
                        'reset', True)
     if text is not None:
-        return {'text': text, 'body': text.encode('ascii')}
+        return {'text': text, 'body': text.encode('ascii')}, rate
     pinned = 'body' not in served
     if answer == 'corrupt':
         # Other bytes than the URL serves; a pinned binary keeps its size, the web has no bytes of it.
@@ -152,7 +167,7 @@ def request(state_dir, url):
             del served['body']
     elif answer == 'truncated':
         served = _digests(body(url)[:5])
-    return served
+    return served, rate
 
 
 def archive_members(state_dir, url):

@@ -32,6 +32,9 @@ KUBELET = BASE + '/v1.31.0/bin/windows/amd64/kubelet.exe'
 CONTAINERD = BASE + '/containerd/v1.7.24/containerd-1.7.24-windows-amd64.tar.gz'
 CNI = BASE + '/cni/v1.6.2/cni-plugins-windows-amd64-v1.6.2.tgz'
 DOCKER = BASE + '/docker/docker-27.5.1.zip'
+# The engine's own run time is on the node's stopwatch too (windows/system.py): a download the web serves at once
+# still measures the moments the engine took around it.
+ENGINE_SECONDS = 1.0
 
 
 @pytest.fixture(name='web_dir')
@@ -94,6 +97,19 @@ def test_no_answer_is_a_web_exception_without_a_response(web_dir, fault, message
     assert run(fresh_node(), "try { Invoke-WebRequest '%s' -OutFile C:\\k.exe } catch { $_.Exception.Message; "
                              "$null -eq $_.Exception.Response; [string]$_.Exception.Status }" % KUBELET) == [
         message, 'True', status]
+
+
+def test_the_cmdlet_returns_once_the_body_arrived_at_the_rate_the_web_serves_it(web_dir):
+    # 8 MiB/s: a 120 MiB stand-in takes 15 s of the node's time, the hash file next to it (no rate) none.
+    web.configure(web_dir, served={KUBELET: {'sha256': sha256(KUBELET), 'size': 120 * 2 ** 20}},
+                  rates={KUBELET: 8 * 2 ** 20})
+    node = fresh_node()
+    waited = run(node, "New-Item C:\\k -ItemType Directory | Out-Null; $watch = [Diagnostics.Stopwatch]::StartNew(); "
+                       "Invoke-WebRequest -Uri '%s' -OutFile C:\\k\\kubelet.exe -UseBasicParsing; $watch.Elapsed.TotalSeconds; "
+                       "$watch.Restart(); Invoke-WebRequest -Uri '%s.sha256' -OutFile C:\\k\\kubelet.sha256; "
+                       "$watch.Elapsed.TotalSeconds" % (KUBELET, KUBELET))
+    assert [float(seconds) for seconds in waited] == [pytest.approx(15, abs=ENGINE_SECONDS),
+                                                      pytest.approx(0, abs=ENGINE_SECONDS)]
 
 
 def test_faults_are_answers_consumed_in_order(web_dir):
@@ -198,9 +214,9 @@ def _parameters(url, dest, **more):
     return parameters
 
 
-def _fetch(web_dir, parameters, served=None, faults=None, before=None):
+def _fetch(web_dir, parameters, served=None, faults=None, before=None, rates=None):
     """Run the real script on a fresh node over the simulated web; ((result, failure message), node)."""
-    web.configure(web_dir, served=served, faults=faults)
+    web.configure(web_dir, served=served, faults=faults, rates=rates)
     node = fresh_node()
     if before:
         run(node, before)
@@ -220,10 +236,13 @@ def member(url, archive_sha256, name):
     return web.member_identity(url, archive_sha256, name)
 
 
-def expected_result(parameters, installed, attempts=1, sha=None):
+def expected_result(parameters, installed, attempts=1, sha=None, size=None, seconds=0.0):
     """What artifact_fetch.ps1 reports once it installed ``installed`` ({path: {'sha256', 'size'}}): the attempts,
-    the verified hash, each file protected, and the artifact's record in the registry of managed files."""
-    return {'attempts': attempts, 'sha': sha or parameters['Checksum'], 'state': {
+    the size of what it downloaded (by default what the web serves at the URL) and the seconds that took, the
+    verified hash, each file protected, and the artifact's record in the registry of managed files."""
+    return {'attempts': attempts, 'sha': sha or parameters['Checksum'],
+            'bytes': len(web.body(parameters['Url'])) if size is None else size,
+            'seconds': None if seconds is None else pytest.approx(seconds, abs=ENGINE_SECONDS), 'state': {
         'sections': ['files', 'artifacts'],
         'files': {path: {'exists': True, 'type': 'file', 'size': identity['size'], 'sha256': identity['sha256'],
                          'acl': 'protected'} for path, identity in installed.items()},
@@ -287,7 +306,7 @@ def test_a_tgz_archive_pinned_by_its_digest(web_dir):
                              Names=['win-bridge.exe', 'host-local.exe'], Checksum=pinned, ChecksumSpec='sha256:' + pinned)
     installed = {'C:\\opt\\cni\\bin\\' + name: member(CNI, pinned, name) for name in ['win-bridge.exe', 'host-local.exe']}
     fetched = _fetch(web_dir, parameters, served={CNI: {'sha256': pinned, 'size': 4242}})
-    assert _check(fetched, installed) == (expected_result(parameters, installed), None)
+    assert _check(fetched, installed) == (expected_result(parameters, installed, size=4242), None)
 
 
 def test_a_zip_archive(web_dir):
@@ -350,6 +369,48 @@ def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_di
     assert result['failed'] and result['error'][-1]['exception']['message'] == (
         'tar.exe could not extract %s (exit code 1): tar.exe: Error opening archive: Unrecognized archive format' % url)
     assert [key for key in filesystem.tree(node) if key.startswith('c:\\t\\')] == []
+
+
+# --- artifact_fetch.ps1's figures: what it downloaded and how long that took ---------------------------------------
+
+MIB = 2 ** 20
+
+
+def test_the_size_and_the_seconds_of_a_download_are_reported(web_dir):
+    # 118.3 MiB at 8.3 MiB/s: about 14.25 s on the node's clock.
+    size, rate = int(118.3 * MIB), int(8.3 * MIB)
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe')
+    served = {KUBELET: {'sha256': sha256(KUBELET), 'size': size}}
+    installed = {'C:\\k\\kubelet.exe': {'sha256': sha256(KUBELET), 'size': size}}
+    fetched = _fetch(web_dir, parameters, served=served, rates={KUBELET: rate})
+    assert _check(fetched, installed) == (expected_result(parameters, installed, size=size, seconds=size / rate), None)
+
+
+def test_the_seconds_are_the_successful_attempts_alone(web_dir):
+    # Two failed attempts and the waits after them (2 s, then 4 s) are not in the transfer's seconds, nor is the hash
+    # file's download (1 byte per second: over a minute), yet all of them passed on the node's clock.
+    size, rate = 40 * MIB, 4 * MIB
+    checksum_url = KUBELET + '.sha256'
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe', ChecksumUrl=checksum_url, ChecksumSpec='sha256:' + checksum_url)
+    del parameters['Checksum']
+    served = {KUBELET: {'sha256': sha256(KUBELET), 'size': size}}
+    installed = {'C:\\k\\kubelet.exe': {'sha256': sha256(KUBELET), 'size': size}}
+    fetched = _fetch(web_dir, parameters, served=served, faults={KUBELET: ['503', 'reset', '200']},
+                     rates={KUBELET: rate, checksum_url: 1})
+    assert _check(fetched, installed) == (
+        expected_result(parameters, installed, attempts=3, sha=sha256(KUBELET), size=size, seconds=10), None)
+    hash_file_seconds = len('%s  kubelet.exe\n' % sha256(KUBELET))
+    assert fetched[1].data['clock_offset'] == pytest.approx(hash_file_seconds + 2 + 4 + 10)
+
+
+def test_the_size_of_an_archive_is_the_archives(web_dir):
+    size = 3 * MIB
+    parameters = _parameters(DOCKER, 'C:\\Program Files\\docker', Format='zip', Members=['docker/docker.exe'],
+                             Names=['docker.exe'])
+    served = {DOCKER: {'sha256': sha256(DOCKER), 'size': size}}
+    installed = {'C:\\Program Files\\docker\\docker.exe': member(DOCKER, sha256(DOCKER), 'docker/docker.exe')}
+    fetched = _fetch(web_dir, parameters, served=served, rates={DOCKER: MIB})
+    assert _check(fetched, installed) == (expected_result(parameters, installed, size=size, seconds=3), None)
 
 
 def test_a_download_through_a_proxy_with_credentials(web_dir):

@@ -371,10 +371,10 @@ def _stage(node, text):
 
 
 def _staged_result(data, checksum_spec):
-    """artifact_fetch.ps1's answer for a staged file: no download attempt, the hash of what it installed, the file
-    protected, and the artifact's record."""
+    """artifact_fetch.ps1's answer for a staged file: no download attempt (its size, no download time), the hash of
+    what it installed, the file protected, and the artifact's record."""
     digest = hashlib.sha256(data).hexdigest()
-    return {'attempts': 0, 'sha': digest, 'state': {
+    return {'attempts': 0, 'bytes': len(data), 'seconds': None, 'sha': digest, 'state': {
         'sections': ['files', 'artifacts'],
         'files': {'C:\\k\\kubelet.exe': file_state(data, 'protected')},
         'artifacts': {'C:\\k\\kubelet.exe': {

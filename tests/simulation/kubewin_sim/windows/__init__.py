@@ -103,13 +103,14 @@ class WindowsHost:
                     return found
         return None
 
-    @staticmethod
-    def constructor(type_name):
+    def constructor(self, type_name):
         for area in AREAS:
             constructor = getattr(area, 'CONSTRUCTORS', {}).get(type_name.lower())
             if constructor is not None:
                 return constructor
-        return None
+        # New-Object of a type bound to this node makes what its ::new() makes ([Diagnostics.Stopwatch]).
+        bound = self.type(type_name)
+        return bound.constructor if bound is not None else None
 
 
 def run_on_node(node, text, parameters=None):

@@ -19,7 +19,11 @@ PowerShell/PowerShell at commit 60b3b304f2, for the behaviour):
   then;
 - ``-OutFile`` without ``-PassThru`` writes the body to the file (File.Create: created or truncated; its
   folder must exist, else DirectoryNotFoundException) and outputs nothing. A binary the web serves by
-  its pinned digest lands as a stand-in (windows/filesystem.py).
+  its pinned digest lands as a stand-in (windows/filesystem.py). The cmdlet returns once the whole body
+  arrived: at the rate the web serves the URL at (web.py's rates), the node's clock moves on by the size
+  over the rate (windows/system.py pass_time). That time is not held against ``-TimeoutSec``: the cmdlet
+  sets HttpWebRequest.Timeout, which covers waiting for the answer, not reading its body (HttpWebRequest.Timeout
+  and ReadWriteTimeout, .NET Framework API reference).
 Whatever else the cmdlet can do (output objects, other methods, bodies, sessions, certificates) is an
 engine gap (Unsupported).
 
@@ -54,7 +58,7 @@ from .. import web
 from ..pwsh.dotnet import Uri
 from ..pwsh.types import NetType, enum_type, resolve
 from ..pwsh.values import AUTOMATION_NULL, PSError, Unsupported, is_null, to_string
-from . import addtype, filesystem
+from . import addtype, filesystem, system
 
 # The values of the .NET enums (System.Net.HttpStatusCode, System.Net.WebExceptionStatus reference pages).
 enum_type('System.Net.HttpStatusCode', {'OK': 200, 'Forbidden': 403, 'NotFound': 404, 'InternalServerError': 500,
@@ -137,6 +141,7 @@ def invoke_web_request(ctx, params, input_items):
     else:
         pinned = {'sha256': served['sha256'], 'size': served['size']}
         filesystem.write_file(ctx.host.node, target, b'', stand_in=pinned)
+    system.pass_time(ctx.host.node, served['seconds'])
     return []
 
 

@@ -10,17 +10,27 @@ Removed, UninstallPending); System.Environment.GetEnvironmentVariable/SetEnviron
 EnvironmentVariableTarget (.NET API reference; Machine reads and writes HKLM\\SYSTEM\\CurrentControlSet\\Control\\
 Session Manager\\Environment, which windows/registry.py shows from the same node state); Get-Date and Start-Sleep
 (reference/5.1 Microsoft.PowerShell.Utility), System.DateTime's ToUniversalTime, AddSeconds and the round-trip
-format "o" (.NET "Standard date and time format strings").
+format "o" (.NET "Standard date and time format strings"); System.Diagnostics.Stopwatch and System.TimeSpan (.NET API
+reference, dotnet/dotnet-api-docs xml/System.Diagnostics/Stopwatch.xml and xml/System/TimeSpan.xml): StartNew()
+returns a running stopwatch, the constructor a stopped one at zero; Elapsed (a TimeSpan) and ElapsedMilliseconds
+(Int64) grow while it runs and stay as they are once stopped; Start resumes from the total so far, Reset stops it
+at zero, Restart starts it again from zero. A TimeSpan counts 100-nanosecond ticks (Int64 Ticks); its Total*
+properties are Doubles, Days/Hours/Minutes/Seconds/Milliseconds its Int32 components, and [string] of it the
+constant ("c") format [-][d.]hh:mm:ss[.fffffff] ("Standard TimeSpan format strings").
 
 The node's clock is the test machine's, its time zone UTC. Start-Sleep advances a simulated clock instead of
-sleeping, so a polling loop in a script ends as it would on Windows, at once.
+sleeping, so a polling loop in a script ends as it would on Windows, at once; so does whatever else takes time on
+the node in the model (a download of the simulated web at the rate it is served: windows/downloads.py), through
+``pass_time``. A stopwatch reads the test machine's monotonic clock plus that simulated time, as one on Windows
+reads the performance counter: it measures the script's own run time and every simulated wait.
 """
 
 import datetime
 import time
 
 from ..pwsh.types import NetType, enum_type, register
-from ..pwsh.values import UInt32, UInt64, PSError, Unsupported, enumerate_value, is_enumerable, is_null, to_string
+from ..pwsh.values import (AUTOMATION_NULL, Int64, UInt32, UInt64, PSError, Unsupported, enumerate_value, is_enumerable,
+                           is_null, to_string)
 from . import registry
 from .cim import CimInstance, get_ciminstance
 
@@ -70,6 +80,16 @@ class DateTime(datetime.datetime):
 
     def to_string(self):
         return self.ToString()
+
+
+def pass_time(node, seconds):
+    """Let ``seconds`` pass on the node's clock at once (a sleep, a transfer that takes that long)."""
+    node.data['clock_offset'] = node.data.get('clock_offset', 0) + float(seconds)
+
+
+def _monotonic(node):
+    """The node's performance counter, in seconds: never set back, moved on by ``pass_time`` too."""
+    return time.monotonic() + node.data.get('clock_offset', 0)
 
 
 def _now(node):
@@ -235,9 +255,160 @@ def start_sleep(ctx, params, input_items):
     seconds = params.get('Seconds')
     milliseconds = params.get('Milliseconds')
     span = float(to_string(seconds)) if seconds is not None else float(to_string(milliseconds or 0)) / 1000
-    node = ctx.host.node
-    node.data['clock_offset'] = node.data.get('clock_offset', 0) + span
+    pass_time(ctx.host.node, span)
     return []
+
+
+TICKS_PER_SECOND = 10 ** 7  # a TimeSpan tick is 100 nanoseconds (TimeSpan.TicksPerSecond)
+
+
+class TimeSpan:
+    """System.TimeSpan: a length of time in 100-nanosecond ticks."""
+
+    NET = 'System.TimeSpan'
+    PROPERTIES = ('Ticks', 'Days', 'Hours', 'Milliseconds', 'Minutes', 'Seconds', 'TotalDays', 'TotalHours',
+                  'TotalMilliseconds', 'TotalMinutes', 'TotalSeconds')
+
+    def __init__(self, ticks):
+        self._ticks = int(ticks)
+
+    @property
+    def Ticks(self):  # pylint: disable=invalid-name
+        return Int64(self._ticks)
+
+    def _component(self, unit, modulo):
+        # The components carry the sign of the whole span (TimeSpan.Seconds of -1.5 s is -1).
+        whole = abs(self._ticks) // unit % modulo
+        return -whole if self._ticks < 0 else whole
+
+    @property
+    def Days(self):  # pylint: disable=invalid-name
+        return self._component(TICKS_PER_SECOND * 86400, 2 ** 63)
+
+    @property
+    def Hours(self):  # pylint: disable=invalid-name
+        return self._component(TICKS_PER_SECOND * 3600, 24)
+
+    @property
+    def Minutes(self):  # pylint: disable=invalid-name
+        return self._component(TICKS_PER_SECOND * 60, 60)
+
+    @property
+    def Seconds(self):  # pylint: disable=invalid-name
+        return self._component(TICKS_PER_SECOND, 60)
+
+    @property
+    def Milliseconds(self):  # pylint: disable=invalid-name
+        return self._component(TICKS_PER_SECOND // 1000, 1000)
+
+    @property
+    def TotalDays(self):  # pylint: disable=invalid-name
+        return self._ticks / (TICKS_PER_SECOND * 86400.0)
+
+    @property
+    def TotalHours(self):  # pylint: disable=invalid-name
+        return self._ticks / (TICKS_PER_SECOND * 3600.0)
+
+    @property
+    def TotalMinutes(self):  # pylint: disable=invalid-name
+        return self._ticks / (TICKS_PER_SECOND * 60.0)
+
+    @property
+    def TotalSeconds(self):  # pylint: disable=invalid-name
+        return self._ticks / float(TICKS_PER_SECOND)
+
+    @property
+    def TotalMilliseconds(self):  # pylint: disable=invalid-name
+        return self._ticks / (TICKS_PER_SECOND / 1000.0)
+
+    def to_string(self):
+        # The constant format "c": [-][d.]hh:mm:ss[.fffffff], the fraction only when there is one.
+        ticks = abs(self._ticks)
+        seconds, fraction = divmod(ticks, TICKS_PER_SECOND)
+        minutes, second = divmod(seconds, 60)
+        hours, minute = divmod(minutes, 60)
+        days, hour = divmod(hours, 24)
+        text = ('%d.' % days if days else '') + '%02d:%02d:%02d' % (hour, minute, second)
+        if fraction:
+            text += '.%07d' % fraction
+        return ('-' if self._ticks < 0 else '') + text
+
+
+class Stopwatch:
+    """System.Diagnostics.Stopwatch on the node's performance counter (``_monotonic``)."""
+
+    NET = 'System.Diagnostics.Stopwatch'
+    PROPERTIES = ('Elapsed', 'ElapsedMilliseconds', 'ElapsedTicks', 'IsRunning')
+
+    def __init__(self, node):
+        self._node = node
+        self._total = 0.0  # seconds of the intervals measured before the running one
+        self._started = None  # the counter when the running interval began
+
+    def _seconds(self):
+        running = _monotonic(self._node) - self._started if self._started is not None else 0.0
+        return self._total + running
+
+    @property
+    def Elapsed(self):  # pylint: disable=invalid-name
+        return TimeSpan(round(self._seconds() * TICKS_PER_SECOND))
+
+    @property
+    def ElapsedMilliseconds(self):  # pylint: disable=invalid-name
+        return Int64(int(self._seconds() * 1000))
+
+    @property
+    def ElapsedTicks(self):  # pylint: disable=invalid-name
+        # Ticks of the performance counter, whose Frequency is the hardware's: nothing a script should rely on.
+        raise Unsupported('Stopwatch.ElapsedTicks (counter ticks at the hardware\'s Frequency)')
+
+    @property
+    def IsRunning(self):  # pylint: disable=invalid-name
+        return self._started is not None
+
+    def Start(self):  # pylint: disable=invalid-name
+        if self._started is None:
+            self._started = _monotonic(self._node)
+        return AUTOMATION_NULL
+
+    def Stop(self):  # pylint: disable=invalid-name
+        if self._started is not None:
+            self._total = self._seconds()
+            self._started = None
+        return AUTOMATION_NULL
+
+    def Reset(self):  # pylint: disable=invalid-name
+        self._total, self._started = 0.0, None
+        return AUTOMATION_NULL
+
+    def Restart(self):  # pylint: disable=invalid-name
+        self._total, self._started = 0.0, _monotonic(self._node)
+        return AUTOMATION_NULL
+
+    def to_string(self):
+        return self.NET
+
+
+def _start_new(node):
+    stopwatch = Stopwatch(node)
+    stopwatch.Start()
+    return stopwatch
+
+
+def _counter_unsupported(*_args):
+    raise Unsupported('Stopwatch.GetTimestamp and Frequency (the hardware counter\'s own units)')
+
+
+_counter_unsupported.is_property = True  # also [Stopwatch]::Frequency, read without parentheses
+
+
+def types(host):
+    """[System.Diagnostics.Stopwatch], on this node's clock."""
+    node = host.node
+    return {'system.diagnostics.stopwatch': NetType(
+        'System.Diagnostics.Stopwatch', constructor=lambda: Stopwatch(node),
+        statics={'StartNew': lambda: _start_new(node), 'GetTimestamp': _counter_unsupported,
+                 'Frequency': _counter_unsupported, 'IsHighResolution': _counter_unsupported})}
 
 
 CMDLETS = {

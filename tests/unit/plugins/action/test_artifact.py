@@ -2,6 +2,7 @@
 
 import hashlib
 import http.server
+import re
 import threading
 
 import pytest
@@ -37,17 +38,26 @@ def installed(sim, path=DEST):
 
 
 def test_check_apply_idempotent_check(sim, one_node):
+    # At -v each run shows one line per artifact: what was (or would be) downloaded, its size, time and rate.
     inventory, book = one_node(), playbook(sim)
-    check = sim.run(book, inventory, '--check')
+    check = sim.run(book, inventory, '--check', '-v')
     assert check.rc == 0 and check.result('kubelet', 'win1')['changed'], check.output
+    assert check.result('kubelet', 'win1')['result']['download'] == {'file': 'kubelet.exe', 'status': 'pending'}
+    assert '<win1> kubelet.exe: would be downloaded (check mode)' in check.output
     assert installed(sim) is None
-    run = sim.run(book, inventory)
+    run = sim.run(book, inventory, '-v')
     assert run.rc == 0, run.output
     assert installed(sim) == SHA and sim.node('win1').file(DEST)['acl'] == 'protected'
     assert run.result('kubelet', 'win1')['result']['attempts'] == 1
-    again = sim.run(book, inventory)
+    download = run.result('kubelet', 'win1')['result']['download']
+    assert (download['status'], download['bytes'], download['attempts']) == ('downloaded', len(web.body(URL)), 1)
+    assert re.search(r'^<win1> kubelet\.exe: %d B in %.1f s' % (len(web.body(URL)), download['seconds']), run.output,
+                     re.MULTILINE), run.output
+    again = sim.run(book, inventory, '-v')
     assert again.rc == 0 and again.changed('win1') == 0
     assert again.calls['win1']['total'] == 1, 'decided from the snapshot: no call, no download'
+    assert again.result('kubelet', 'win1')['result']['download'] == {'file': 'kubelet.exe', 'status': 'present'}
+    assert '<win1> kubelet.exe: already in place, verified by its hash; not downloaded' in again.output
     assert sim.run(book, inventory, '--check').changed('win1') == 0
 
 
@@ -211,10 +221,17 @@ def test_controller_source_downloads_once_and_pushes(sim, one_node, loopback_ser
     assert installed(sim) == digest
     assert run.calls['win1']['by_kind'].get('put_file') == 1
     assert _Handler.hits == ['/kubelet.exe']
+    download = run.result('kubelet', 'win1')['result']['download']
+    assert (download['status'], download['bytes'], download['attempts']) == ('downloaded', len(_Handler.payload), 1)
+    assert download['seconds'] >= 0 and download['copy_seconds'] >= 0
     with sim.edit_node('win1') as node:
         node.remove_file(DEST)
-    assert sim.run(book, inventory).rc == 0
+    again = sim.run(book, inventory, '-v')
+    assert again.rc == 0
     assert _Handler.hits == ['/kubelet.exe'], 'the controller cache served the second push'
+    cached = again.result('kubelet', 'win1')['result']['download']
+    assert (cached['status'], cached['bytes'], 'seconds' in cached) == ('cached', len(_Handler.payload), False)
+    assert "<win1> kubelet.exe: 19.5 KiB from the controller's cache; copied to the node in" in again.output
 
 
 SHARED_DIR = '''
