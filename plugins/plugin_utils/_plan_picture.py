@@ -147,7 +147,7 @@ class _Picture:
         if note:
             self.text(WIDTH - MARGIN, self.y, note, 11, fill=QUIET, text_anchor='end')
 
-    def bar(self, network, kind: str, marks: t.Iterable[tuple[int, int, str]] = ()) -> _Marks:
+    def range_bar(self, network, kind: str, marks: t.Iterable[tuple[int, int, str]] = ()) -> _Marks:
         """The range as a bar with ``marks`` drawn inside it and its last address under its right end.
 
         Leaves ``y`` below that address; ``bar_bottom`` is where lines from the marks start.
@@ -206,13 +206,13 @@ def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.
     picture.heading('Cluster (pod) range', str(settings.cluster), 'node subnets /%d: %s, up to %s per node' % (
         settings.node_prefix_length, _count(subnets, 'subnet'), _count(settings.max_pods, 'pod')))
     if settings.uses_flannel:
-        picture.bar(settings.cluster, 'cluster')
+        picture.range_bar(settings.cluster, 'cluster')
         picture.note('flannel leases each node a /%d of this range when the node joins: %s of %s'
                      % (settings.node_prefix_length, _count(len(nodes), 'node'), _count(subnets, 'subnet')))
         return
-    placed = picture.bar(settings.cluster, 'cluster',
-                         [(node.pod_cidr.first, node.pod_cidr.last, '%s %s' % (node.name, node.pod_cidr))
-                          for node in nodes])
+    subnets_of_nodes = [(node.pod_cidr.first, node.pod_cidr.last, '%s %s' % (node.name, node.pod_cidr))
+                        for node in nodes]
+    placed = picture.range_bar(settings.cluster, 'cluster', subnets_of_nodes)
     if len(nodes) <= LABELLED_SUBNETS:
         _subnet_labels(picture, placed, nodes)
     else:
@@ -226,7 +226,7 @@ def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.
 def _service_range(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
     picture.heading('Service range', str(settings.service), _count(settings.service.size, 'address'))
     dns = settings.dns_service_ip.value
-    placed = picture.bar(settings.service, 'service', [(dns, dns, 'cluster DNS %s' % settings.dns_service_ip)])
+    placed = picture.range_bar(settings.service, 'service', [(dns, dns, 'cluster DNS %s' % settings.dns_service_ip)])
     start, end = placed.span(dns, dns)
     middle = (start + end) / 2
     # The label hangs from the mark, to whichever side has room.
@@ -240,9 +240,9 @@ def _service_range(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
 
 def _management_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node]) -> None:
     picture.heading('Management network', str(settings.management), '%s on it' % _count(len(nodes), 'node address'))
-    picture.bar(settings.management, 'management',
-                [(node.management_ip.value, node.management_ip.value, '%s %s' % (node.name, node.management_ip))
-                 for node in nodes])
+    addresses = [(node.management_ip.value, node.management_ip.value, '%s %s' % (node.name, node.management_ip))
+                 for node in nodes]
+    picture.range_bar(settings.management, 'management', addresses)
 
 
 def _placeholder(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
@@ -250,7 +250,7 @@ def _placeholder(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
     gateway = _ip_plan.pod_gateways(str(settings.placeholder))['bridge_gateway']
     address = _ip_plan.parse_ipv4_address('gateway', gateway)
     picture.heading('Placeholder network', str(settings.placeholder), 'pre-creates each node\'s vSwitch')
-    picture.bar(settings.placeholder, 'placeholder', [(address.value, address.value, 'gateway %s' % gateway)])
+    picture.range_bar(settings.placeholder, 'placeholder', [(address.value, address.value, 'gateway %s' % gateway)])
     picture.note('gateway %s' % gateway)
 
 

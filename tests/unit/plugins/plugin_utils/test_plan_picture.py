@@ -53,10 +53,15 @@ OVN = {
 
 
 def parsed(plan):
+    """The SVG text of the plan's picture, and its XML tree (which proves it is well-formed)."""
     text = _plan_picture.plan_svg(plan)
-    root = ET.fromstring(text.encode('utf-8'))  # also proves it is well-formed XML
+    root = ET.fromstring(text.encode('utf-8'))
     assert root.tag == SVG + 'svg'
     return text, root
+
+
+def drawn(plan):
+    return parsed(plan)[1]
 
 
 def texts(root):
@@ -83,7 +88,7 @@ def rect_titled(root, title):
 
 
 def test_names_every_node_subnet_the_service_range_dns_and_the_exception_list():
-    _, root = parsed(l2bridge_static())
+    root = drawn(l2bridge_static())
     shown = texts(root)
     assert shown[0] == 'kubewin.node IP plan: l2bridge (static routes), 3 Windows nodes'
     for i in (1, 2, 3):
@@ -100,7 +105,7 @@ def test_names_every_node_subnet_the_service_range_dns_and_the_exception_list():
 def test_marks_sit_where_their_addresses_lie_in_the_range():
     plan = l2bridge_static(1)
     plan['nodes'][0]['pod_cidr'] = '10.244.128.0/24'
-    _, root = parsed(plan)
+    root = drawn(plan)
     subnet = rect_titled(root, 'win-node-1 10.244.128.0/24')
     # Half way along a /16 bar, a /24 is 1/256 of it.
     assert float(subnet.get('x')) == pytest.approx(_plan_picture.MARGIN + _plan_picture.BAR_WIDTH / 2, abs=0.01)
@@ -113,14 +118,14 @@ def test_marks_sit_where_their_addresses_lie_in_the_range():
 
 
 def test_one_node():
-    _, root = parsed(l2bridge_static(1))
+    root = drawn(l2bridge_static(1))
     shown = texts(root)
     assert shown[0].endswith(', 1 Windows node')
     assert shown.count('win-node-1') == 2 and '10.244.1.0/24' in shown
 
 
 def test_flannel_leases_the_subnets_and_overlay_shows_vxlan_and_the_source_vip():
-    _, root = parsed(OVERLAY)
+    root = drawn(OVERLAY)
     shown = texts(root)
     assert shown[0] == 'kubewin.node IP plan: overlay (flannel vxlan), 3 Windows nodes'
     assert 'flannel leases each node a /24 of this range when the node joins: 3 nodes of 256 subnets' in shown
@@ -132,7 +137,7 @@ def test_flannel_leases_the_subnets_and_overlay_shows_vxlan_and_the_source_vip()
 
 
 def test_ovn_has_no_placeholder_and_no_outbound_nat():
-    _, root = parsed(OVN)
+    root = drawn(OVN)
     shown = texts(root)
     assert not any(s.startswith('Placeholder network') for s in shown)
     assert 'none: ovn_cni.exe applies no OutBoundNAT policy' in shown and 'win-ovn-1' in shown
@@ -165,7 +170,7 @@ def test_long_names_are_shortened_but_kept_whole_in_a_tooltip():
     long_name = 'win-' + 'x' * 90  # wider than its slot under the bar and its table column
     plan = l2bridge_static(2)
     plan['nodes'][1]['name'] = long_name
-    _, root = parsed(plan)
+    root = drawn(plan)
     assert long_name not in texts(root) and long_name in titles(root)
     assert any(s.startswith('win-xxx') and s.endswith('\u2026') for s in texts(root))
 
@@ -173,7 +178,7 @@ def test_long_names_are_shortened_but_kept_whole_in_a_tooltip():
 def test_names_are_escaped():
     plan = l2bridge_static(1)
     plan['nodes'][0]['name'] = 'a&b<c>'
-    _, root = parsed(plan)
+    root = drawn(plan)
     assert 'a&b<c>' in texts(root)
 
 
