@@ -10,13 +10,15 @@ and the CNI config and flannel net-conf on each node are byte for byte what play
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
 per node whose changes and remote calls are the ones the task results and the simulated nodes
 counted. Writes a JSON report (per host: changed counts and remote calls of each run, controller
-seconds; each run's fleet report) and exits 1 when an expectation fails.
+seconds; each run's fleet report), with the plan picture plan.yml drew beside it (<report>.ip-plan.svg),
+and exits 1 when an expectation fails.
 """
 
 import argparse
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -201,6 +203,12 @@ def main(argv=None):
             found = [node.file(path)['content'] for path in node.file_paths() if path.lower().endswith(suffix)]
             if found != [wanted]:
                 problems.append('%s: the %s on the node differs from what plan.yml renders' % (host, name))
+
+    picture = os.path.join(plan_dir, 'ip-plan.svg')
+    if not os.path.exists(picture):
+        problems.append('plan.yml drew no ip-plan.svg (is drawsvg installed?)')
+    elif args.report:
+        shutil.copyfile(picture, os.path.splitext(args.report)[0] + '.ip-plan.svg')
 
     report['problems'] = problems
     report['ok'] = not problems

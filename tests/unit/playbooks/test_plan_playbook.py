@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
@@ -15,8 +16,8 @@ EXAMPLE = os.path.join(ROOT, 'inventory', 'example')
 EXAMPLES = sorted(name for name in os.listdir(os.path.join(ROOT, 'inventory')) if name != 'example')
 
 
-def run_plan(inventory, plan_dir):
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1')
+def run_plan(inventory, plan_dir, **env_vars):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1', **env_vars)
     command = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), 'playbooks/plan.yml',
                '-i', inventory, '-e', 'kubewin_plan_dir=%s' % plan_dir]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
@@ -45,6 +46,15 @@ def test_example_inventory_renders(tmp_path):
     assert net_conf['Backend']['Type'] == 'host-gw'
     summary = (tmp_path / 'plan' / 'summary.txt').read_text()
     assert 'win-node-3' in summary and '10.127.130.40' in summary and '10.244.0.0/16, 10.96.0.0/12' in summary
+    assert picture_names(tmp_path / 'plan') >= {'win-node-1', 'win-node-2', 'win-node-3', '10.127.130.40',
+                                                '10.244.0.0/16', '10.96.0.10', '10.127.130.0/24'}
+
+
+def picture_names(plan_dir):
+    """The words of ip-plan.svg's texts; the file must be there and be SVG."""
+    root = ET.parse(plan_dir / 'ip-plan.svg').getroot()
+    assert root.tag == '{http://www.w3.org/2000/svg}svg'
+    return {word for element in root.iter('{http://www.w3.org/2000/svg}text') for word in ''.join(element.itertext()).split()}
 
 
 def test_bad_plan_fails_with_the_filter_message_and_writes_nothing(tmp_path):
@@ -98,8 +108,32 @@ def test_every_example_inventory_is_checked():
     assert EXAMPLES == sorted(EXPECTED)
 
 
+# Rendered on a controller without drawsvg (example-overlay draws the same topology): the rest of the plan is
+# written, a warning names the package, and the picture of an earlier run is removed, as it shows another plan.
+WITHOUT_DRAWSVG = 'example-overlay-docker'
+
+
+def hiding_drawsvg(folder):
+    """PYTHONPATH on which ``import drawsvg`` fails as it does where the package is not installed."""
+    (folder / 'drawsvg').mkdir(parents=True)
+    (folder / 'drawsvg' / '__init__.py').write_text("raise ImportError('No module named drawsvg')\n")
+    return os.pathsep.join(filter(None, [str(folder), os.environ.get('PYTHONPATH')]))
+
+
 @pytest.mark.parametrize('name', EXAMPLES)
 def test_example_inventories_render(tmp_path, name):
-    result = run_plan(os.path.join(ROOT, 'inventory', name), tmp_path / 'plan')
+    env = {}
+    if name == WITHOUT_DRAWSVG:
+        (tmp_path / 'plan').mkdir()
+        (tmp_path / 'plan' / 'ip-plan.svg').write_text('<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+        env['PYTHONPATH'] = hiding_drawsvg(tmp_path / 'hidden')
+    result = run_plan(os.path.join(ROOT, 'inventory', name), tmp_path / 'plan', **env)
     assert result.returncode == 0, result.stdout + result.stderr
     EXPECTED[name](tmp_path / 'plan')
+    if name == WITHOUT_DRAWSVG:
+        assert 'pip install drawsvg==2.4.0 (the plan is written without ip-plan.svg)' in ' '.join(
+            (result.stdout + result.stderr).split())
+        assert not (tmp_path / 'plan' / 'ip-plan.svg').exists()
+        return
+    nodes = {p.name for p in (tmp_path / 'plan').iterdir() if p.is_dir()}
+    assert nodes and nodes <= picture_names(tmp_path / 'plan')
