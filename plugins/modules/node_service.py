@@ -75,7 +75,10 @@ options:
         type: int
         default: 86400
   wrapper:
-    description: C(native) registers the program itself; C(nssm) registers nssm running the program.
+    description:
+      - C(native) registers the program itself; C(nssm) registers nssm running the program.
+      - A service that nssm ran before (as Microsoft's SDN C(start.ps1) installs the kubelet, kube-proxy and
+        flanneld) and is now C(native) loses nssm's settings, the service's C(Parameters) registry key.
     type: str
     choices: [native, nssm]
     default: native

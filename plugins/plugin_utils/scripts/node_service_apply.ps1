@@ -110,6 +110,12 @@ else {
             New-ItemProperty -LiteralPath $parameters -Name $entry.Name -PropertyType $type -Value $entry.Value -Force | Out-Null
         }
     }
+    elseif (Get-KubeWinNssmSettings -Name $Name) {
+        # The service was nssm's (the SDN scripts' start.ps1 installs the kubelet, kube-proxy and flanneld with
+        # nssm) and now runs its program itself. nssm keeps its settings under Parameters (nssm.cc, "Usage") and
+        # nothing else removes them; left there they describe a wrapper the service no longer has.
+        Remove-Item -LiteralPath "$key\Parameters" -Recurse -Force
+    }
     $status = (Get-Service -Name $Name).Status
     if ($Ensure -eq 'stopped' -and $status -ne 'Stopped') {
         Stop-Service -Name $Name -Force

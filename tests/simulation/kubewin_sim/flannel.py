@@ -42,7 +42,7 @@ import os
 
 from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import SimulationError
-from kubewin_sim.programs import split_command_line
+from kubewin_sim.programs import nssm_settings, split_command_line
 
 LEASES = 'flannel-leases.json'
 LEASES_LOCK = 'flannel-leases.lock'
@@ -112,7 +112,7 @@ def release(state_dir, node_name):
 
 
 def _program(service):
-    nssm = service.get('nssm') or {}
+    nssm = nssm_settings(service) or {}
     return nssm.get('application') or split_command_line(service.get('command_line') or '')[0]
 
 
@@ -127,7 +127,7 @@ class _Exit(Exception):
 def _log(node, service, line):
     node.data.setdefault('flanneld_log', []).append(line)
     del node.data['flanneld_log'][:-200]
-    log_file = (service.get('nssm') or {}).get('app_stdout')
+    log_file = (nssm_settings(service) or {}).get('app_stdout')
     if log_file:
         previous = (node.file(log_file) or {}).get('content') or ''
         node.write_file(log_file, content=previous + line + '\n')
@@ -215,8 +215,9 @@ def _node_subnet(node, network, node_name):
 
 def run(node, service):
     """flanneld has started under the service; do what it does, or log why it exits."""
-    flags = _flags(split_command_line((service.get('nssm') or {}).get('app_parameters') or '')
-                   if service.get('nssm') else split_command_line(service.get('command_line') or '')[1:])
+    nssm = nssm_settings(service)
+    flags = _flags(split_command_line(nssm.get('app_parameters') or '')
+                   if nssm else split_command_line(service.get('command_line') or '')[1:])
     environment = dict(entry.split('=', 1) for entry in service.get('environment') or [] if '=' in entry)
     try:
         node_name = environment.get('NODE_NAME')

@@ -65,6 +65,19 @@ def split_command_line(text):
         words.append(''.join(word))
 
 
+def nssm_settings(service):
+    """nssm's settings as they act on a service: only while nssm.exe is the program the service control manager
+    starts (the ImagePath). ``nssm install <service> <application>`` registers nssm.exe itself as the service and
+    keeps the application and its options under the service's Parameters key, which nssm reads when it starts
+    (nssm.cc, "Usage"); the SCM starts the ImagePath program ("Services registry tree", Windows driver and service
+    documentation) and never reads Parameters, so settings left there under any other program do nothing."""
+    nssm = service.get('nssm')
+    argv = split_command_line(service.get('command_line') or '')
+    if not nssm or not argv or ntpath.basename(argv[0]).lower() != 'nssm.exe':
+        return None
+    return nssm
+
+
 def option(argv, name):
     """The value of ``--name value`` or ``--name=value`` (the last one wins, as the flag parsers do)."""
     value = None
@@ -147,12 +160,13 @@ def _running_version(node, argv):
 def start(node, name, service):
     """Raise ProgramFailure as node_service_apply.ps1 would report the program's failure to start."""
     argv = split_command_line(service['command_line'])
-    program = service['nssm']['application'] if service.get('nssm') else argv[0]
-    if service.get('nssm'):
-        argv = [program] + split_command_line(service['nssm']['app_parameters'] or '')
+    nssm = nssm_settings(service)
+    program = nssm['application'] if nssm else argv[0]
+    if nssm:
+        argv = [program] + split_command_line(nssm['app_parameters'] or '')
     base = ntpath.basename(program).lower()
-    if not service.get('nssm') and (base in NOT_SERVICE_AWARE
-                                    or (base in SERVICE_FLAG and SERVICE_FLAG[base] not in argv[1:])):
+    if not nssm and (base in NOT_SERVICE_AWARE
+                     or (base in SERVICE_FLAG and SERVICE_FLAG[base] not in argv[1:])):
         service.update(state='stopped', exit_code=1053)
         node.record('%s: %s does not report to the service control manager' % (name, program))
         raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
@@ -174,8 +188,9 @@ def start(node, name, service):
 def log_file_of(service):
     """Where the running program's output goes: nssm's AppStdout, kube-log-runner's -log-file or
     containerd's --log-file; None for a program that logs elsewhere (dockerd: the event log)."""
-    if service.get('nssm'):
-        return service['nssm'].get('app_stdout') or None
+    nssm = nssm_settings(service)
+    if nssm:
+        return nssm.get('app_stdout') or None
     argv = split_command_line(service.get('command_line') or '')
     if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe':
         return option(argv, '-log-file')
@@ -208,7 +223,8 @@ def started(node, name, service):
     (the dockerd service writes to the Application event log), and kube-proxy's load balancers."""
     stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
     argv = split_command_line(service.get('command_line') or '')
-    program = service['nssm']['application'] if service.get('nssm') else (argv[0] if argv else '')
+    nssm = nssm_settings(service)
+    program = nssm['application'] if nssm else (argv[0] if argv else '')
     if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe' and len(argv) > 1:
         program = next((word for word in argv[1:] if not word.startswith('-')), program)
     base = ntpath.basename(program).lower()

@@ -30,8 +30,9 @@ def programs_in_use(node):
     for service in node.data['services'].values():
         if service.get('state') == 'running' and service.get('command_line'):
             used.add(_split(service['command_line']).lower())
-            if service.get('nssm'):
-                used.add(service['nssm']['application'].lower())
+            nssm = program_model.nssm_settings(service)
+            if nssm:
+                used.add(nssm['application'].lower())
     return used
 
 
@@ -58,10 +59,11 @@ def start(node, name, starting=()):
         if dependency.lower() in node.data['services'] and node.data['services'][dependency.lower()]['state'] != 'running':
             start(node, dependency, tuple(starting) + (name.lower(),))
     programs = [_split(service['command_line'])]
-    if service.get('nssm'):
-        programs.append(service['nssm']['application'])
+    nssm = program_model.nssm_settings(service)
+    if nssm:
+        programs.append(nssm['application'])
     missing = [program for program in programs if node.file(program) is None]
-    outputs = {(service.get('nssm') or {}).get(key) for key in ('app_stdout', 'app_stderr')} - {None, ''}
+    outputs = {(nssm or {}).get(key) for key in ('app_stdout', 'app_stderr')} - {None, ''}
     if any(not node.is_directory(ntpath.dirname(path)) for path in outputs):
         # nssm cannot open its output file (CreateFile makes no folders) and starts nothing.
         service.update(state='stopped', exit_code=1)

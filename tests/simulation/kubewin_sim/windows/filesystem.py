@@ -36,6 +36,7 @@ from ..pwsh import operators as ops
 from ..pwsh.types import NetType
 from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSError, Unsupported, enumerate_value,
                            is_enumerable, is_null, to_string)
+from .. import programs as program_model
 from . import acl as acls
 
 SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
@@ -203,8 +204,9 @@ def _running_programs(node):
         if service.get('state') == 'running' and service.get('command_line'):
             text = service['command_line'].strip()
             programs = [text[1:text.index('"', 1)] if text.startswith('"') else text.split(' ', 1)[0]]
-            if service.get('nssm'):
-                programs.append(service['nssm']['application'])
+            nssm = program_model.nssm_settings(service)
+            if nssm:
+                programs.append(nssm['application'])
             for program in programs:
                 used.setdefault(program.lower(), []).append(name)
     return used

@@ -318,6 +318,31 @@ def create_key(node, key):
         node.data.setdefault('registry', {})[lowered] = {'path': key, 'values': {}}
 
 
+def _has_subkeys(node, key):
+    prefix = key.lower() + '\\'
+    return any(stored.startswith(prefix) for stored in node.data.get('registry') or {})
+
+
+def remove_key(node, key):
+    """Delete a key with its values and subkeys. A service's Parameters key takes nssm's settings with it;
+    the keys that are views of other state (a service's own key, the OS, the environment) are not removable here."""
+    from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+    lowered = key.lower()
+    parts = lowered.split('\\')
+    store = node.data.get('registry') or {}
+    if parts[:3] == SERVICES.split('\\') and len(parts) == 5 and parts[4] == 'parameters' \
+            and _service(node, parts[3]) is not None:
+        service = _service(node, parts[3])
+        service['nssm'] = None
+        service.pop('nssm_values', None)
+        service.pop('parameters_key', None)
+    elif parts[:3] == SERVICES.split('\\') and len(parts) <= 4 or lowered in REBOOT_KEYS \
+            or any(known == lowered or known.startswith(lowered + '\\') for known in _KNOWN):
+        raise Unsupported('removing %s' % provider_path(key))
+    for stored in [stored for stored in store if stored == lowered or stored.startswith(lowered + '\\')]:
+        del store[stored]
+
+
 def _target(node, key):
     """Where a value of ``key`` is written: ('service', svc), ('nssm', svc), ('env',), ('generic', entry)."""
     lowered = key.lower()
@@ -484,7 +509,7 @@ def child_name(key):
 
 
 # -- the provider cmdlets on registry paths ---------------------------------------------------------
-# Get-ItemProperty, New-ItemProperty, Remove-ItemProperty, Test-Path, New-Item (reference/5.1,
+# Get-ItemProperty, New-ItemProperty, Remove-ItemProperty, Test-Path, New-Item, Remove-Item (reference/5.1,
 # Microsoft.PowerShell.Management; the registry provider's behaviour per about_Registry_Provider).
 # A file system path is the file system model's (another area); here it is not implemented.
 
@@ -679,6 +704,25 @@ def new_item(ctx, params, input_items):
     return out
 
 
+def remove_item(ctx, params, input_items):
+    """Remove-Item of a registry key: the key, its values and, with -Recurse, its subkeys. Without -Recurse a key
+    with subkeys asks first (Remove-Item, reference/5.1, "Example 5: Delete subkeys recursively"), which a remote
+    session without a user interface cannot."""
+    node = ctx.host.node
+    for path in _paths(params):
+        key = _registry_key(path)
+        if not key_exists(node, key):
+            ctx.write_error(_not_found(path))
+            continue
+        if _has_subkeys(node, key) and not params.get('Recurse'):
+            ctx.write_error(PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
+                                    'available.', 'System.Management.Automation.PSInvalidOperationException',
+                                    'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=provider_path(key)))
+            continue
+        remove_key(node, key)
+    return []
+
+
 def subkeys(node, key):
     """The names of a key's subkeys: the installed products under an Uninstall key (windows/msi.py), the keys
     scripts created (node.data['registry']). Other keys' subkeys are views not enumerated here."""
@@ -742,9 +786,10 @@ CMDLETS = {
     'Remove-ItemProperty': remove_itemproperty,
 }
 
-# Test-Path and New-Item belong to the file system area, which hands a registry path to these.
+# Test-Path, New-Item, Get-ChildItem and Remove-Item belong to the file system area, which hands a registry path to these.
 PROVIDER_CMDLETS = {
     ('hklm', 'Test-Path'): test_path,
     ('hklm', 'New-Item'): new_item,
     ('hklm', 'Get-ChildItem'): get_childitem,
+    ('hklm', 'Remove-Item'): remove_item,
 }

@@ -135,3 +135,28 @@ def test_restarting_a_service_starts_again_the_services_that_depend_on_it(sim, o
     assert services['monitor']['state'] == 'running' and services['monitor']['starts'] == 1, 'the dependent runs again'
     reported = restart.result('service', 'win1')['result']['ansible_facts']['kubewin_node']['services']
     assert reported['monitor']['state'] == 'running', 'and the snapshot says so'
+
+
+def test_taking_over_a_service_the_sdn_scripts_wrapped_in_nssm(sim, one_node):
+    """start.ps1 (Microsoft SDN) installs kube-proxy with nssm; registered as a native service, it loses nssm's
+    settings, runs its own program, and the next run changes nothing. Check mode predicts the same change."""
+    inventory = prepared(sim, one_node)
+    with sim.edit_node('win1') as node:
+        for path in ('C:\\k\\nssm.exe', 'C:\\k\\kube-proxy.exe'):
+            node.write_file(path, sha256='ee' * 32, size=10)
+        node.data['services']['kube-proxy'] = {
+            'name': 'kube-proxy', 'exists': True, 'state': 'running', 'start_mode': 'auto',
+            'command_line': 'C:\\k\\nssm.exe', 'dependencies': [], 'environment': [],
+            'nssm': {'application': 'C:\\k\\kube-proxy.exe', 'app_parameters': '--v=4 --proxy-mode=kernelspace',
+                     'app_directory': 'C:\\k', 'app_stdout': None, 'app_stderr': None, 'app_rotate_bytes': None}}
+    check = sim.run(playbook(sim), inventory, '--check')
+    assert check.rc == 0 and check.result('service', 'win1')['result']['operations'] == ['configure', 'restart']
+    assert service(sim)['nssm'] is not None, 'check mode changed nothing'
+
+    run = sim.run(playbook(sim), inventory)
+    assert run.rc == 0, run.output
+    assert run.result('service', 'win1')['result']['operations'] == ['configure', 'restart']
+    taken_over = service(sim)
+    assert taken_over['nssm'] is None and taken_over['state'] == 'running'
+    assert taken_over['command_line'].startswith('"C:\\Program Files\\kubernetes\\kube-proxy.exe" --windows-service')
+    assert sim.run(playbook(sim), inventory).changed('win1') == 0

@@ -1,0 +1,67 @@
+"""playbooks/site.yml on a node set up as Microsoft's SDN start.ps1 leaves it (issue 12): C:\\k with older binaries,
+the kubelet, kube-proxy and flanneld running under nssm. The run takes the services over (the kubelet and kube-proxy
+become native services without nssm's settings, flanneld runs under the collection's nssm settings) and converges;
+the next run changes nothing. Before the fix every run failed on the kubelet with "differs in: nssm"."""
+
+import os
+import sys
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim import cluster as sim_cluster  # noqa: E402
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+# What start.ps1 registers with nssm (Kubernetes/windows/start.ps1 and helper.psm1 of microsoft/SDN): the program in
+# C:\k and its flags under the service's Parameters key; nssm.exe itself in C:\k.
+SDN_SERVICES = {
+    'kubelet': ('C:\\k\\kubelet.exe', '--hostname-override=win1 --kubeconfig=C:\\k\\config --v=6'),
+    'kube-proxy': ('C:\\k\\kube-proxy.exe',
+                   '--v=4 --proxy-mode=kernelspace --hostname-override=win1 --kubeconfig=C:\\k\\config'),
+    'flanneld': ('C:\\k\\flanneld.exe',
+                 '--kubeconfig-file=C:\\k\\config --iface=10.127.130.38 --ip-masq=1 --kube-subnet-mgr=1'),
+}
+
+
+def sdn_node(sim, host='win1'):
+    with sim.edit_node(host, profile=dict(network_play.CONTAINERS_READY, ip=network_play.NODES[host])) as node:
+        for path in ['C:\\k\\nssm.exe', 'C:\\k\\config'] + [program for program, _ in SDN_SERVICES.values()]:
+            node.write_file(path, content='(start.ps1 copy of %s)\n' % path)
+        for name, (program, flags) in SDN_SERVICES.items():
+            node.data['services'][name] = {
+                'name': name, 'exists': True, 'state': 'running', 'start_mode': 'auto', 'display_name': name,
+                'command_line': 'C:\\k\\nssm.exe', 'dependencies': [], 'environment': [],
+                'nssm': {'application': program, 'app_parameters': flags, 'app_directory': 'C:\\k',
+                         'app_stdout': None, 'app_stderr': None, 'app_rotate_bytes': None}}
+
+
+def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+    sdn_node(sim)
+    options = {'join_method': 'bootstrap_kubeconfig'}
+
+    converge = network_play.run(sim, 'playbooks/site.yml', inventory, **options)
+    assert converge.rc == 0, converge.output
+    services = sim.node('win1').data['services']
+    for name in ('kubelet', 'kube-proxy'):
+        assert services[name]['nssm'] is None, '%s kept nssm settings' % name
+        assert services[name]['command_line'].startswith('C:\\k\\kube-log-runner.exe '), services[name]['command_line']
+        assert services[name]['state'] == 'running'
+    assert services['flanneld']['command_line'] == 'C:\\k\\nssm.exe'
+    assert '--kubeconfig-file=C:\\etc\\kube-flannel\\kubeconfig' in services['flanneld']['nssm']['app_parameters']
+    assert services['kubelet']['version'] == 'v1.31.14', 'the kubelet runs the binary the collection installed'
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        conditions = cluster.get('Node', None, 'win1')['status']['conditions']
+    assert [c['status'] for c in conditions if c['type'] == 'Ready'] == ['True']
+
+    again = network_play.run(sim, 'playbooks/site.yml', inventory, **options)
+    assert again.rc == 0, again.output
+    assert again.node_changes('win1') == 0, again.output
