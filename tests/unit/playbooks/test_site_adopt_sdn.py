@@ -6,6 +6,8 @@ the next run changes nothing. Before the fix every run failed on the kubelet wit
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -39,6 +41,9 @@ def sdn_node(sim, host='win1'):
                          'app_stdout': None, 'app_stderr': None, 'app_rotate_bytes': None}}
 
 
+# Long (make unit-long): make test keeps the takeover through node_service (test_node_service.py) and the
+# engine runs of node_service_apply.ps1 (tests/unit/simulation/test_windows_nssm.py).
+@pytest.mark.long
 def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
     sim = Simulation(tmp_path)
     inventory = sim.inventory(
