@@ -35,9 +35,8 @@ class ActionModule(NodeAction):
         return 'credential files'
 
     def plan(self, args, state):
-        credentials = state['credentials']
-        files = {path: acl for pattern in args['patterns'] for path, acl in (credentials.get(pattern) or {}).items()}
-        open_files = _credentials.unrestricted({'': files})
+        files = _credentials.files(state['credentials'], args['patterns'])
+        open_files = _credentials.unrestricted(state['credentials'], args['patterns'])
         if not open_files:
             return Plan()
         return Plan([{'op': 'restrict', 'paths': open_files}],
@@ -50,12 +49,11 @@ class ActionModule(NodeAction):
         return {'state': applied['state']}
 
     def check_applied(self, args, plan, state):
-        left = _credentials.unrestricted({pattern: state['credentials'].get(pattern) for pattern in args['patterns']})
+        left = _credentials.unrestricted(state['credentials'], args['patterns'])
         if left:
             raise NodeActionError('these files that hold a credential still do not have the secret ACL: %s'
                                   % ', '.join(left))
 
     def report(self, args, state, plan):
         restricted = sorted(plan.operations[0]['paths']) if plan.changed else []
-        files = sorted({path for pattern in args['patterns'] for path in state['credentials'].get(pattern) or {}})
-        return {'files': files, 'restricted': restricted}
+        return {'files': sorted(_credentials.files(state['credentials'], args['patterns'])), 'restricted': restricted}

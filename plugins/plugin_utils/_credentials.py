@@ -38,8 +38,14 @@ def patterns(paths):
             ntpath.join(paths['flannel_dir'], 'kubeconfig')]
 
 
-def unrestricted(credentials):
-    """Of a ``credentials`` section (pattern -> {path: ACL profile}), the files whose ACL is not ``secret``, sorted
+def files(credentials, patterns=None):
+    """Of a ``credentials`` section (pattern -> {path: ACL profile}), every file of ``patterns`` (all when None) and
+    its ACL profile."""
+    chosen = credentials if patterns is None else {pattern: credentials.get(pattern) for pattern in patterns}
+    return {path: acl for found in chosen.values() for path, acl in (found or {}).items()}
+
+
+def unrestricted(credentials, patterns=None):
+    """The files of a ``credentials`` section (of ``patterns``, all when None) whose ACL is not ``secret``, sorted
     (an ACL that is ``inherited`` or ``custom`` may let others read them)."""
-    return sorted({path for files in (credentials or {}).values() for path, acl in (files or {}).items()
-                   if acl != SECRET_ACL})
+    return sorted(path for path, acl in files(credentials or {}, patterns).items() if acl != SECRET_ACL)
