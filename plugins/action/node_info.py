@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _node_plan, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, Plan
 
 # Services the collection installs or depends on, on any topology.
@@ -15,6 +15,8 @@ DEFAULT_FEATURES = ['Containers', 'Hyper-V', 'Hyper-V-PowerShell']
 DEFAULT_ENVIRONMENT = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'CRI_CONFIG_FILE']
 # kubeadm writes the kubelet's flags here on join; a native service cannot source it.
 DEFAULT_CONTENTS = ['C:\\var\\lib\\kubelet\\kubeadm-flags.env']
+# The files holding credentials in the default node layout (the prerequisites role passes the plan's).
+DEFAULT_CREDENTIALS = _credentials.patterns(_node_plan.NODE_PATHS)
 
 
 class ActionModule(NodeAction):
@@ -28,6 +30,7 @@ class ActionModule(NodeAction):
         'contents': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CONTENTS},
         'environment': {'type': 'list', 'elements': 'str', 'default': DEFAULT_ENVIRONMENT},
         'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
+        'credentials': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CREDENTIALS},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
         'merge': {'type': 'bool', 'default': False},
     }
@@ -38,7 +41,8 @@ class ActionModule(NodeAction):
         if _converged.RECORD_PATH not in contents:
             contents.append(_converged.RECORD_PATH)
         return {'features': args['features'], 'services': args['services'], 'files': args['files'],
-                'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules']}
+                'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules'],
+                'credentials': args['credentials']}
 
     def read_state(self, args):
         # node_info is the query: it always reads the node.

@@ -12,7 +12,7 @@ description:
   - Runs on the controller and contacts no host. Reads what the run left in the host variables of the Windows
     nodes the play targets (the hosts of the C(windows_nodes) group among the play's hosts) and builds one row per
     node - C(node), C(status), C(Windows) (product and build of the node's snapshot), C(runtime), C(Kubernetes)
-    (the kubelet version), C(Ready), C(podCIDR), C(network) (the topology), C(changed) (how many things the run
+    (the kubelet version), C(Ready), C(podCIDR), C(network) (the topology), C(credentials), C(changed) (how many things the run
     changed on the node; which ones are listed under the table) and C(calls) (the remote calls the run cost on
     the node).
   - C(status) is C(ok), C(converged) for a node that ended its run early because its snapshot matched the record
@@ -24,6 +24,12 @@ description:
     is the plan's and the Kubernetes version the one of the kubelet installed on the node (its snapshot), and
     the podCIDR the plan's when the inventory gave one (C(kubewin_pod_cidr)). A Node whose podCIDR is not the
     plan's, which the node's CNI config and routes are made from, shows both, the plan's in brackets.
+  - C(credentials) says whether every file on the node that holds a credential (kubeconfigs, the kubelet's
+    certificates and keys; P(kubewin.node.credential_files#filter)) was readable only by SYSTEM and Administrators
+    when the node's snapshot was last taken - C(restricted), or how many were not (C(2 open)), listed under the
+    table; empty when the snapshot did not read them. M(kubewin.node.node_credentials) in the C(join) role restricts
+    them, so after a full run of C(site.yml) a node shows C(restricted); a check run or C(collect_logs.yml) shows
+    what is open.
   - The changes and calls are those the C(kubewin.node) modules recorded in the node's C(kubewin_activity) fact
     (each module run that changed something, or would in check mode, or made a remote call) and those of the
     C(ansible.windows) tasks the roles run themselves (Windows features, reboot, machine environment
@@ -97,8 +103,10 @@ report:
   contains:
     nodes:
       description: One row per node, with C(node), C(status), C(windows), C(runtime), C(kubernetes), C(ready),
-        C(pod_cidr), C(network), C(changes) (list of C(<module> <resource>)), C(calls), and C(reasons) (why the
-        node took the full run, from its convergence decision).
+        C(pod_cidr), C(network), C(open_credentials) (the files holding credentials that are not readable only by
+        SYSTEM and Administrators; null when the snapshot did not read them), C(changes) (list of
+        C(<module> <resource>)), C(calls), and C(reasons) (why the node took the full run, from its convergence
+        decision).
       type: list
       elements: dict
     totals:

@@ -14,8 +14,8 @@ description:
   - Windows version and build with its product name, installed features and whether a reboot
     is pending, network adapters with their IPv4 configuration (which one holds the default
     route, and the physical adapter behind each C(vEthernet) adapter), static IPv4 routes, HNS networks and
-    endpoints, services of interest with state, start mode and command line, and files of
-    interest with their SHA256.
+    endpoints, services of interest with state, start mode and command line, files of
+    interest with their SHA256, and every file that holds a credential with its ACL profile.
   - Later modules that find what they need in a fresh snapshot make no remote call when they
     have nothing to change. Run this module again after anything outside this collection
     changed the node (a reboot, a script).
@@ -24,9 +24,10 @@ options:
     description: Sections to read.
     type: list
     elements: str
-    choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs]
+    choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
+              credentials]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs]
+              ovs, credentials]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -62,6 +63,17 @@ options:
     type: list
     elements: str
     default: []
+  credentials:
+    description:
+      - Files that hold a credential, each a folder and a file name that may hold wildcards (C(*), C(?)). Every file
+        they match is reported with its ACL profile, which must be C(secret) (only SYSTEM and Administrators may
+        open it); M(kubewin.node.node_credentials) repairs any that is not.
+      - The default is the node layout's kubeconfigs (kubeadm's, the kubelet's, kube-proxy's and flanneld's) and
+        the kubelet's certificates and keys; the prerequisites role passes the same for the plan's folders.
+    type: list
+    elements: str
+    default: ['C:\etc\kubernetes\*.conf', 'C:\var\lib\kubelet\pki\*.pem', 'C:\var\lib\kubelet\pki\*.key',
+              'C:\etc\kube-flannel\kubeconfig']
   max_age:
     description: Seconds for which other modules may use the snapshot instead of reading the node.
     type: int
@@ -155,6 +167,11 @@ node:
         C(external_ids) of the Open_vSwitch table; null while ovsdb-server is not running) and C(switches) (each
         vSwitch with its C(adapter) and the state of the OVS C(extension)).
       type: dict
+    credentials:
+      description: Each credential pattern asked for, with the files it matches and the ACL profile of each
+        (C(secret), C(protected), C(inherited) or C(custom)).
+      type: dict
+      sample: {"C:\\etc\\kubernetes\\*.conf": {"C:\\etc\\kubernetes\\kubelet.conf": "secret"}}
     collected_at:
       description: Controller time at which each section was read.
       type: dict

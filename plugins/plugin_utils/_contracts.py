@@ -409,6 +409,8 @@ SECTIONS = {
     'environment': dict_of(nullable(STR)),
     'firewall': dict_of(FIREWALL_RULE),
     'ovs': OVS,
+    # Per pattern (_credentials.py), the files it matches and their ACL profile.
+    'credentials': dict_of(dict_of(STR)),
 }
 
 
@@ -476,6 +478,7 @@ CONTRACTS = {
                              'policy_lists': list_of(OBJECT)}),
         'ovs': OVS,
     })),
+    'node_credentials_apply': ('', STATE_ONLY),
     'node_reset_apply': ('', STATE_ONLY),
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),

@@ -7,7 +7,8 @@ module, which the last play of the playbooks runs on the controller.
 
 Pure functions of what the run left in the host variables; nothing here contacts a host:
 
-- the node's snapshot (``kubewin_node``): its Windows build, the installed kubelet's record;
+- the node's snapshot (``kubewin_node``): its Windows build, the installed kubelet's record, the files holding
+  credentials that others may read (its ``credentials`` section, _credentials.py);
 - its share of the plan (``plan_node``, ``plan_cluster``): runtime, podCIDR, topology;
 - the Node object the verify role read (``verify_windows_nodes`` on the control-plane host), when the
   run verified: Ready, the kubelet and runtime versions the node reports, the podCIDR it was given;
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _activity
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _credentials
 
 # The ansible.windows tasks the roles run on a Windows node outside the kubewin.node modules, by the
 # variable each registers: (module, what it manages). Each is one remote call when it ran, but
@@ -40,7 +41,7 @@ KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
            ('kubernetes', 'Kubernetes'), ('ready', 'Ready'), ('pod_cidr', 'podCIDR'), ('network', 'network'),
-           ('changes', 'changed'), ('calls', 'calls'))
+           ('credentials', 'credentials'), ('changes', 'changed'), ('calls', 'calls'))
 
 # Status of a node: what a reader must know before the other columns.
 OK = 'ok'
@@ -88,6 +89,13 @@ def _network(plan_cluster):
     return '%s (%s)' % (topology, routing) if topology == 'l2bridge' and routing else topology
 
 
+def _open_credentials(snapshot):
+    """The files holding credentials whose ACL is not the secret one, or None when the snapshot did not read them."""
+    if not isinstance((snapshot or {}).get('credentials'), dict):
+        return None
+    return _credentials.unrestricted(snapshot['credentials'])
+
+
 def _direct_entries(variables, check_mode):
     """Activity entries for the ansible.windows tasks that ran on the node in this run."""
     entries = []
@@ -125,6 +133,7 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'ready': _ready(node_object),
         'pod_cidr': _pod_cidr(node_object, plan_node.get('pod_cidr')),
         'network': _network(variables.get('plan_cluster')),
+        'open_credentials': _open_credentials(snapshot),
         'changes': [' '.join(part for part in (entry['module'], entry['resource']) if part)
                     for entry in entries if entry['changed']],
         'calls': sum(entry['calls'] for entry in entries),
@@ -148,8 +157,18 @@ def report(playbook, rows, check_mode=False, generated=''):
                                      for status in sorted({row['status'] for row in rows})}}}
 
 
+def _credentials_cell(row):
+    """'restricted' when every file holding a credential is readable only by SYSTEM and Administrators, else how many
+    are not; empty when the node's snapshot did not read them."""
+    files = row.get('open_credentials')
+    if files is None:
+        return ''
+    return '%d open' % len(files) if files else 'restricted'
+
+
 def _cells(row):
-    return [str(len(row[key])) if key == 'changes' else str(row[key]) for key, _title in COLUMNS]
+    return [_credentials_cell(row) if key == 'credentials' else str(len(row[key])) if key == 'changes' else str(row[key])
+            for key, _title in COLUMNS]
 
 
 def _title(document):
@@ -161,6 +180,9 @@ def _details(document):
     """One line per node that changed something or ended early, saying what."""
     lines = []
     for row in document['nodes']:
+        if row.get('open_credentials'):
+            lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
+                         '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))
         if row['changes']:
             lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:

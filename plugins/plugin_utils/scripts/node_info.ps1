@@ -9,13 +9,14 @@ param(
     [string[]]$Files = @(),
     [string[]]$Contents = @(),
     [string[]]$Environment = @(),
-    [string[]]$FirewallRules = @()
+    [string[]]$FirewallRules = @(),
+    [string[]]$Credentials = @()
 )
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
 $state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files `
-    -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules
+    -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules -Credentials $Credentials
 $Ansible.Changed = $false
 $Ansible.Result = ConvertTo-Json -InputObject $state -Depth 10 -Compress

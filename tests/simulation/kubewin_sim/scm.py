@@ -6,6 +6,7 @@ files running services hold. The Windows model's services area (windows/services
 """
 
 import ntpath
+import time
 
 from kubewin_sim import flannel
 from kubewin_sim import programs as program_model
@@ -93,12 +94,41 @@ def _flag(command_line, flag):
     return None
 
 
+# The kubelet's --cert-dir when its command line has none: <--root-dir>\\pki, the root dir /var/lib/kubelet on the
+# system drive (kubelet command-line reference, kubernetes.io).
+DEFAULT_CERT_DIR = 'C:\\var\\lib\\kubelet\\pki'
+
+
 def _tls_bootstrap(node, service):
-    """A kubelet with a bootstrap kubeconfig and no kubeconfig gets its client certificate and writes one."""
+    """What a starting kubelet writes into its --cert-dir and --kubeconfig (kubernetes/kubernetes source).
+
+    - Without tlsCertFile/tlsPrivateKeyFile (the collection sets neither) and without serverTLSBootstrap, a
+      self-signed serving certificate ``kubelet.crt`` and its key ``kubelet.key``, once (cmd/kubelet/app/server.go,
+      InitializeTLS).
+    - With a bootstrap kubeconfig and no kubeconfig: the client certificate and key in one file
+      ``kubelet-client-<YYYY-MM-DD-HH-MM-SS>.pem``, ``kubelet-client-current.pem`` pointing at it, and a kubeconfig
+      whose client-certificate and client-key are that current file (pkg/kubelet/certificate/bootstrap/bootstrap.go,
+      LoadClientCert; client-go util/certificate/certificate_store.go, fileStore.Update). The store makes
+      ``-current`` a symbolic link; the file model has none, so it is a second file with the same bytes.
+    Go creates these files with a Unix mode, which on Windows sets no ACL (the os package: only the owner-write
+    bit is used): each file inherits its folder's ACL.
+    """
+    cert_dir = _flag(service['command_line'], '--cert-dir') or DEFAULT_CERT_DIR
+    hostname = node.data['hostname'].lower()
+    serving_key = ntpath.join(cert_dir, 'kubelet.key')
+    if node.file(serving_key) is None:
+        node.write_file(ntpath.join(cert_dir, 'kubelet.crt'), content='(self-signed serving certificate of %s)\n' % hostname)
+        node.write_file(serving_key, content='(serving key of %s)\n' % hostname)
     kubeconfig = _flag(service['command_line'], '--kubeconfig')
     bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
     if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
-        node.write_file(kubeconfig, content='(kubelet kubeconfig of %s)\n' % node.data['hostname'].lower())
+        pair = '(client certificate and key of system:node:%s)\n' % hostname
+        stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.gmtime())
+        node.write_file(ntpath.join(cert_dir, 'kubelet-client-%s.pem' % stamp), content=pair)
+        current = ntpath.join(cert_dir, 'kubelet-client-current.pem')
+        node.write_file(current, content=pair)
+        node.write_file(kubeconfig, content='(kubelet kubeconfig of %s: client-certificate and client-key %s)\n'
+                        % (hostname, current))
 
 
 def dependents(node, name):

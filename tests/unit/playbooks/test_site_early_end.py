@@ -52,6 +52,8 @@ def test_a_converged_node_ends_early_until_the_node_or_an_input_changes(tmp_path
     assert dict(row, changes=len(row['changes']), reasons=None) == {
         'node': 'win1', 'status': 'ok', 'windows': 'Windows Server 2022 (20348)', 'runtime': row['runtime'],
         'kubernetes': 'v1.31.14', 'ready': 'True', 'pod_cidr': row['pod_cidr'], 'network': 'overlay',
+        # The join by bootstrap kubeconfig: the kubelet's kubeconfig, certificate and key restricted after it wrote them.
+        'open_credentials': [],
         'changes': converge.node_changes('win1'), 'calls': converge.attempted_calls('win1'), 'reasons': None}, row
     assert row['runtime'].startswith('containerd ') and row['pod_cidr'].startswith('10.')
     assert '| win1 | ok | Windows Server 2022 (20348) |' in (tmp_path / 'reports' / 'site.md').read_text()

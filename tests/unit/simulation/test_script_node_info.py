@@ -61,3 +61,32 @@ def test_node_info_runs_whole_and_answers_for_a_fresh_node():
     assert datetime.datetime.fromisoformat(real['os'].pop('last_boot').replace('0Z', '+00:00')) == \
         datetime.datetime.fromtimestamp(node.data['os']['last_boot'], datetime.timezone.utc)
     assert real == FRESH_NODE
+
+
+CREDENTIALS = ['C:\\etc\\kubernetes\\*.conf', 'C:\\var\\lib\\kubelet\\pki\\*.pem', 'C:\\var\\lib\\kubelet\\pki\\*.key',
+               'C:\\etc\\kube-flannel\\kubeconfig']
+
+
+def test_the_credentials_section_reports_every_matching_file_with_its_acl_profile():
+    # As kubeadm and the kubelet leave a node (windows/kubeadm.py, scm.py): their files inherit C:\'s ACL. The
+    # collection's kube-proxy.conf is secret; the cluster CA and the kubelet's serving certificate match no pattern.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+    for path in ('C:\\etc\\kubernetes\\kubelet.conf', 'C:\\etc\\kubernetes\\pki\\ca.crt',
+                 'C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026-11-24-05-50-15.pem',
+                 'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem', 'C:\\var\\lib\\kubelet\\pki\\kubelet.crt',
+                 'C:\\var\\lib\\kubelet\\pki\\kubelet.key'):
+        node.write_file(path, content='x')
+    node.write_file('C:\\etc\\kubernetes\\kube-proxy.conf', content='x', acl='secret')
+    result = invoke(node, _pwsh.load_script('node_info'), {'Sections': ['credentials'], 'Credentials': CREDENTIALS},
+                    error_action='stop')
+    assert (result['failed'], result['error']) == (False, [])
+    state = _contracts.check('node_info', json.loads(result['result']))
+    assert state == {'sections': ['credentials'], 'credentials': {
+        'C:\\etc\\kubernetes\\*.conf': {'C:\\etc\\kubernetes\\kube-proxy.conf': 'secret',
+                                        'C:\\etc\\kubernetes\\kubelet.conf': 'inherited'},
+        'C:\\var\\lib\\kubelet\\pki\\*.pem': {
+            'C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026-11-24-05-50-15.pem': 'inherited',
+            'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem': 'inherited'},
+        'C:\\var\\lib\\kubelet\\pki\\*.key': {'C:\\var\\lib\\kubelet\\pki\\kubelet.key': 'inherited'},
+        # A folder that does not exist: nothing, and no error.
+        'C:\\etc\\kube-flannel\\kubeconfig': {}}}

@@ -10,6 +10,7 @@ object, kubeadm.exe - is the Windows model.
 
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -234,18 +235,25 @@ def test_a_successful_join_is_reported_as_joined():
 
 def test_the_join_leaves_what_kubeadm_writes_and_a_running_kubelet():
     # kubeadm.exe's model (windows/kubeadm.py) writes the kubelet's configuration, flags, bootstrap
-    # kubeconfig and the cluster CA, starts the kubelet, and the kubelet's TLS bootstrap writes kubelet.conf.
+    # kubeconfig and the cluster CA, starts the kubelet, and the kubelet's TLS bootstrap writes its
+    # certificates and kubelet.conf; kubeadm then removes the bootstrap kubeconfig (kubernetes/kubernetes,
+    # cmd/kubeadm/app/cmd/phases/join/kubelet.go).
     node = fresh_node()
     kubelet = dict(node.data['services']['kubelet'])
     assert join(node).exit_code == 0
     assert {path: node.content_view(path)['text'] for path in (
-        'C:\\var\\lib\\kubelet\\config.yaml', FLAGS, 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf',
-        'C:\\etc\\kubernetes\\pki\\ca.crt', KUBECONFIG)} == {
+        'C:\\var\\lib\\kubelet\\config.yaml', FLAGS, 'C:\\etc\\kubernetes\\pki\\ca.crt', KUBECONFIG)} == {
         'C:\\var\\lib\\kubelet\\config.yaml': 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n',
         FLAGS: 'KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd"\n',
-        'C:\\etc\\kubernetes\\bootstrap-kubelet.conf': '(bootstrap kubeconfig)\n',
         'C:\\etc\\kubernetes\\pki\\ca.crt': '(cluster CA)\n',
-        KUBECONFIG: '(kubelet kubeconfig of win1)\n'}
+        KUBECONFIG: '(kubelet kubeconfig of win1: client-certificate and client-key '
+                    'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem)\n'}
+    assert node.file('C:\\etc\\kubernetes\\bootstrap-kubelet.conf') is None
+    pki = sorted(path.rsplit('\\', 1)[1] for path in node.file_paths() if path.startswith('C:\\var\\lib\\kubelet\\pki\\'))
+    assert pki[1:] == ['kubelet-client-current.pem', 'kubelet.crt', 'kubelet.key']
+    assert re.fullmatch(r'kubelet-client-\d{4}(-\d\d){5}\.pem', pki[0]), pki
+    # Written as the kubelet writes them: nothing sets their ACL, each inherits its folder's.
+    assert {node.file(path)['acl'] for path in node.file_paths() if '\\pki\\' in path or path == KUBECONFIG} == {'inherited'}
     assert leftovers(node) == []
     assert node.data['services'] == {'kubelet': dict(kubelet, state='running', starts=1)}
     assert node.data['joined_as'] == 'win1'

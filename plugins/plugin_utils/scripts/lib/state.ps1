@@ -43,6 +43,21 @@ function Get-KubeWinTextContent {
     return [ordered]@{ exists = $true; text = [System.IO.File]::ReadAllText($Path) }
 }
 
+function Get-KubeWinCredentialFiles {
+    # The files a pattern names (a folder and a file name that may hold wildcards, e.g. the kubelet's
+    # kubelet-client-*.pem), each with its ACL profile; a file that holds a credential must be 'secret'.
+    # -Filter rather than a wildcard -Path: a pattern that matches nothing is no error.
+    param([Parameter(Mandatory)][string]$Pattern)
+    $found = [ordered]@{}
+    $folder = Split-Path -Path $Pattern -Parent
+    if (-not (Test-Path -LiteralPath $folder -PathType Container)) { return $found }
+    $items = @(Get-ChildItem -LiteralPath $folder -Filter (Split-Path -Path $Pattern -Leaf) -File -Force)
+    foreach ($item in @($items | Sort-Object -Property Name)) {
+        $found[$item.FullName] = Get-KubeWinAclProfile -Path $item.FullName
+    }
+    return $found
+}
+
 function Get-KubeWinNodeState {
     param(
         [string[]]$Sections = @(),
@@ -51,7 +66,8 @@ function Get-KubeWinNodeState {
         [string[]]$Files = @(),
         [string[]]$Contents = @(),
         [string[]]$Environment = @(),
-        [string[]]$FirewallRules = @()
+        [string[]]$FirewallRules = @(),
+        [string[]]$Credentials = @()
     )
     $state = [ordered]@{ sections = @($Sections) }
 
@@ -111,6 +127,16 @@ function Get-KubeWinNodeState {
         foreach ($path in @($Files) + @($registry.files.Keys | Sort-Object)) {
             if (-not $state.files.Contains($path)) {
                 $state.files[$path] = Get-KubeWinFileState -Path $path -Registry $registry
+            }
+        }
+    }
+
+    if ('credentials' -in $Sections) {
+        # Per pattern asked for, the files holding a credential and their ACL profile.
+        $state.credentials = [ordered]@{}
+        foreach ($pattern in $Credentials) {
+            if (-not $state.credentials.Contains($pattern)) {
+                $state.credentials[$pattern] = Get-KubeWinCredentialFiles -Pattern $pattern
             }
         }
     }

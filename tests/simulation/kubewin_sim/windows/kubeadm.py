@@ -6,7 +6,8 @@ kubeconfig file), runs its preflight checks, writes the kubelet's configuration
 (``/var/lib/kubelet/config.yaml``, ``/var/lib/kubelet/kubeadm-flags.env`` with the node registration's
 CRI socket), the TLS bootstrap kubeconfig (``/etc/kubernetes/bootstrap-kubelet.conf``) and the cluster CA
 (``/etc/kubernetes/pki/ca.crt``), (re)starts the kubelet and waits for it to finish its TLS bootstrap
-(the kubelet writes ``/etc/kubernetes/kubelet.conf``). On Windows those paths are on the system drive
+(the kubelet writes ``/etc/kubernetes/kubelet.conf``), and removes the bootstrap kubeconfig again when that phase
+ends, joined or not (cmd/kubeadm/app/cmd/phases/join/kubelet.go, kubernetes/kubernetes). On Windows those paths are on the system drive
 (C:\\etc\\kubernetes, C:\\var\\lib\\kubelet). Progress goes to standard output, a failure to standard error
 ("error execution phase ...", then the hint about --v=5) with exit code 1.
 
@@ -26,6 +27,7 @@ from ..programs import option
 KUBERNETES_DIR = 'C:\\etc\\kubernetes'
 KUBELET_DIR = 'C:\\var\\lib\\kubelet'
 KUBELET_KUBECONFIG = ntpath.join(KUBERNETES_DIR, 'kubelet.conf')
+BOOTSTRAP_KUBECONFIG = ntpath.join(KUBERNETES_DIR, 'bootstrap-kubelet.conf')
 HINT = 'To see the stack trace of this error execute with --v=5 or higher'
 
 
@@ -65,6 +67,16 @@ def _join(node, argv):
     fault = node.profile.get('kubeadm_join_fails')
     if fault:
         return _failed(out, 'error execution phase preflight: %s' % fault)
+    try:
+        return _kubelet_start(node, config, out)
+    finally:
+        # kubeadm removes the bootstrap kubeconfig when its kubelet-start phase ends, however it ends, "so the
+        # credential used for TLS bootstrap is removed from disk" (cmd/kubeadm/app/cmd/phases/join/kubelet.go).
+        node.remove_file(BOOTSTRAP_KUBECONFIG)
+
+
+def _kubelet_start(node, config, out):
+    """The kubelet-start phase: the kubelet's files, then (re)start it and wait for its TLS bootstrap."""
     if 'kubelet' not in node.data['services']:
         return _failed(out, 'error execution phase kubelet-start: the kubelet service does not exist')
     registration = config.get('nodeRegistration') or {}
@@ -72,7 +84,7 @@ def _join(node, argv):
                     content='apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n')
     node.write_file(ntpath.join(KUBELET_DIR, 'kubeadm-flags.env'),
                     content='KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=%s"\n' % registration.get('criSocket', ''))
-    node.write_file(ntpath.join(KUBERNETES_DIR, 'bootstrap-kubelet.conf'), content='(bootstrap kubeconfig)\n')
+    node.write_file(BOOTSTRAP_KUBECONFIG, content='(bootstrap kubeconfig)\n')
     node.write_file(ntpath.join(KUBERNETES_DIR, 'pki', 'ca.crt'), content='(cluster CA)\n')
     out += ['[kubelet-start] Writing kubelet configuration to file "%s"' % ntpath.join(KUBELET_DIR, 'config.yaml'),
             '[kubelet-start] Writing kubelet environment file with flags to file "%s"'

@@ -35,8 +35,12 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'inherited'}
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
-        'firewall', 'ovs'}
+        'firewall', 'ovs', 'credentials'}
     assert facts['routes'] == []
+    # No kubeconfig, certificate or key yet: every default pattern matches nothing.
+    assert facts['credentials'] == {pattern: {} for pattern in (
+        'C:\\etc\\kubernetes\\*.conf', 'C:\\var\\lib\\kubelet\\pki\\*.pem', 'C:\\var\\lib\\kubelet\\pki\\*.key',
+        'C:\\etc\\kube-flannel\\kubeconfig')}
     # No Open vSwitch on a fresh node (and no Hyper-V tools to list vSwitches with).
     assert facts['ovs'] == {'products': [], 'vsctl': None, 'database': None, 'database_error': None, 'switches': []}
     partial = run.result('partial', 'win1')['result']['ansible_facts']['kubewin_node']

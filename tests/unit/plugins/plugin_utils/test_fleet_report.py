@@ -10,6 +10,12 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _co
 ROOT = Path(__file__).resolve().parents[4]
 STARTED = 1000.0
 KUBELET = 'C:\\k\\kubelet.exe'
+# The credentials section of a snapshot (node_info): the kubelet's client certificate still has the ACL it inherited.
+CREDENTIALS = {'C:\\etc\\kubernetes\\*.conf': {'C:\\etc\\kubernetes\\kubelet.conf': 'secret'},
+               'C:\\var\\lib\\kubelet\\pki\\*.pem': {
+                   'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem': 'inherited',
+                   'C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026.pem': 'custom'},
+               'C:\\etc\\kube-flannel\\kubeconfig': {}}
 
 
 def variables(**more):
@@ -22,7 +28,8 @@ def variables(**more):
     base = {
         'ansible_facts': {
             'kubewin_node': {'os': {'build': 20348, 'product': 'Windows Server 2022', 'release': '21H2'},
-                             'artifacts': {KUBELET: {'version': '1.31.14', 'checksum': 'sha256:aa'}}},
+                             'artifacts': {KUBELET: {'version': '1.31.14', 'checksum': 'sha256:aa'}},
+                             'credentials': CREDENTIALS},
             'kubewin_activity': entries,
         },
         'plan_node': {'container_runtime': 'containerd', 'pod_cidr': None},
@@ -48,6 +55,9 @@ def test_a_verified_node_reports_what_its_node_object_says_and_what_the_run_did(
     assert row == {
         'node': 'win1', 'status': 'ok', 'windows': 'Windows Server 2022 (20348)', 'runtime': 'containerd 1.7.22',
         'kubernetes': 'v1.31.14', 'ready': 'True', 'pod_cidr': '10.244.3.0/24', 'network': 'overlay',
+        # Any ACL but the secret profile may let others read the file.
+        'open_credentials': ['C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026.pem',
+                             'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem'],
         # The feature task ran and changed; the skipped proxy task neither changed nor cost a call.
         'changes': ['node_service kubelet', 'node_file C:\\k\\kubelet-config.yaml', 'win_feature Windows features'],
         'calls': 1 + 2 + 1 + 1 + 1,
@@ -71,6 +81,7 @@ def test_without_a_node_object_the_row_falls_back_to_the_plan_and_the_snapshot()
     assert _fleet_report.node_row('win1', variables(), not_ready)['ready'] == 'False'
     bare = _fleet_report.node_row('win3', {}, None, _fleet_report.FAILED)
     assert (bare['windows'], bare['kubernetes'], bare['changes'], bare['calls'], bare['status']) == ('', '', [], 0, 'failed')
+    assert bare['open_credentials'] is None, 'unknown, not restricted'
 
 
 def test_activity_of_an_earlier_run_is_left_out():
@@ -112,6 +123,8 @@ def test_the_table_markdown_and_json_hold_the_same_rows():
     # win-2 ended early: its one snapshot, and none of the tasks after it ran.
     snapshot_only = _activity.add([], 'node_info', '', False, 1, now=STARTED)
     ended_early = dict(variables()['ansible_facts'], kubewin_activity=snapshot_only)
+    ended_early['kubewin_node'] = dict(ended_early['kubewin_node'], credentials={'C:\\etc\\kubernetes\\*.conf': {
+        'C:\\etc\\kubernetes\\kubelet.conf': 'secret'}})
     rows = [_fleet_report.node_row('win1', variables(), NODE, _fleet_report.OK, STARTED),
             _fleet_report.node_row('win-2', {'ansible_facts': ended_early, 'plan_node': {'container_runtime': 'containerd'},
                                              'plan_cluster': {'topology': 'overlay'}},
@@ -123,19 +136,25 @@ def test_the_table_markdown_and_json_hold_the_same_rows():
     assert lines[0] == 'Fleet report of site (2026-11-24 04:00:00 UTC, check mode: changes are predictions)'
     header, first, second = lines[2:5]
     assert header.split() == ['node', 'status', 'Windows', 'runtime', 'Kubernetes', 'Ready', 'podCIDR', 'network',
-                              'changed', 'calls']
+                              'credentials', 'changed', 'calls']
     # Columns are aligned: each column starts at the same offset on every line.
     assert first.index('ok') == second.index('converged') == header.index('status')
     assert first.index('v1.31.14') == header.index('Kubernetes') and first.endswith(' 3        6')
-    assert lines[6:] == ['win1 changed: node_service kubelet, node_file C:\\k\\kubelet-config.yaml, '
+    assert first.index('2 open') == second.index('restricted') == header.index('credentials')
+    assert lines[6:] == ['win1 has files holding credentials that others than SYSTEM and Administrators may read '
+                         '(site.yml restricts them): C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026.pem, '
+                         'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem',
+                         'win1 changed: node_service kubelet, node_file C:\\k\\kubelet-config.yaml, '
                          'win_feature Windows features',
                          'win-2 ended early: its snapshot matches the record of its last full run']
 
     markdown = _fleet_report.markdown(document).splitlines()
-    assert markdown[2] == '| node | status | Windows | runtime | Kubernetes | Ready | podCIDR | network | changed | calls |'
+    assert markdown[2] == ('| node | status | Windows | runtime | Kubernetes | Ready | podCIDR | network | credentials | '
+                           'changed | calls |')
     assert markdown[4] == ('| win1 | ok | Windows Server 2022 (20348) | containerd 1.7.22 | v1.31.14 | True | '
-                           '10.244.3.0/24 | overlay | 3 | 6 |')
-    assert markdown[5] == '| win-2 | converged | Windows Server 2022 (20348) | containerd | v1.31.14 |  |  | overlay | 0 | 1 |'
+                           '10.244.3.0/24 | overlay | 2 open | 3 | 6 |')
+    assert markdown[5] == ('| win-2 | converged | Windows Server 2022 (20348) | containerd | v1.31.14 |  |  | overlay | '
+                           'restricted | 0 | 1 |')
 
     assert json.loads(_fleet_report.json_text(document)) == document
 
