@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, kubewin.node contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Run several e2e runs (tests/e2e/run, tests/e2e/faults) side by side: `make e2e` and `make e2e-faults`.
@@ -42,8 +41,9 @@ def main(argv: list[str]) -> int:
         # Submitted in the order given: list the longest first so the last job does not run alone.
         for future in [pool.submit(run_one, args.out, name, command) for name, command in runs]:
             name, returncode, seconds = future.result()
-            print('e2e %-20s %s in %.0f s (log: %s)' % (name, 'passed' if returncode == 0 else 'FAILED rc=%d' % returncode,
-                                                       seconds, os.path.join(args.out, name + '.log')), flush=True)
+            outcome = 'passed' if returncode == 0 else 'FAILED rc=%d' % returncode
+            print('e2e %-22s %s in %.0f s (log: %s)' % (name, outcome, seconds, os.path.join(args.out, name + '.log')),
+                  flush=True)
             if returncode != 0:
                 failed.append(name)
     for name in failed:

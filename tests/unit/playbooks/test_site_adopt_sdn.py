@@ -31,7 +31,7 @@ SDN_SERVICES = {
 
 def sdn_node(sim, host='win1'):
     with sim.edit_node(host, profile=dict(network_play.CONTAINERS_READY, ip=network_play.NODES[host])) as node:
-        for path in ['C:\\k\\nssm.exe', 'C:\\k\\config'] + [program for program, _ in SDN_SERVICES.values()]:
+        for path in ['C:\\k\\nssm.exe', 'C:\\k\\config'] + [program for program, _flags in SDN_SERVICES.values()]:
             node.write_file(path, content='(start.ps1 copy of %s)\n' % path)
         for name, (program, flags) in SDN_SERVICES.items():
             node.data['services'][name] = {
