@@ -798,9 +798,23 @@ class Cluster:
                              'kernelVersion': '10.0.%d.%d' % (build, node.data['os']['ubr']),
                              'kubeletVersion': kubelet.get('version') or self.profile['version'],
                              'kubeProxyVersion': '',
-                             'containerRuntimeVersion': self.profile['container_runtime_version']},
+                             'containerRuntimeVersion': self._runtime_version(node)},
             },
         }
+
+    # The service of each runtime a Windows kubelet talks to, and the name CRI's Version reports (cri-dockerd
+    # answers for Docker Engine as "docker").
+    RUNTIME_SERVICES = (('containerd', 'containerd'), ('docker', 'docker'))
+
+    def _runtime_version(self, node):
+        """containerRuntimeVersion as the kubelet writes it: "<runtime>://<version>" from the CRI Version call
+        (kubernetes pkg/kubelet/nodestatus/setters.go, VersionInfo), here the release of the runtime service's
+        running binary; the profile's value for a runtime the simulation did not install."""
+        for service_name, runtime in self.RUNTIME_SERVICES:
+            service = node.data['services'].get(service_name) or {}
+            if service.get('state') == 'running' and service.get('version'):
+                return '%s://%s' % (runtime, service['version'].lstrip('v'))
+        return self.profile['container_runtime_version']
 
     def node_ready(self, node):
         return any(c['type'] == 'Ready' and c['status'] == 'True' for c in node['status']['conditions'])

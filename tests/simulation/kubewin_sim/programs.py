@@ -130,8 +130,9 @@ def _containerd(node, program, argv):
 
 CHECKS = {'containerd.exe': _containerd}
 
-# Programs that report their release (the kubelet puts it in its Node's status.nodeInfo.kubeletVersion).
-VERSIONED = ('kubelet.exe', 'kube-proxy.exe')
+# Programs that report their release: the kubelet puts its own in its Node's status.nodeInfo.kubeletVersion,
+# and the container runtime's (CRI Version) in containerRuntimeVersion.
+VERSIONED = ('kubelet.exe', 'kube-proxy.exe', 'containerd.exe', 'dockerd.exe')
 
 
 def installed_version(node, path):
