@@ -313,6 +313,7 @@ CHECKS_THEN_ROLE = '''
   roles:
     - role: kubewin.node.control_plane
       control_plane_windows_builds: [20348]
+      control_plane_join_credentials: false  # not what this test is about
 '''
 
 
