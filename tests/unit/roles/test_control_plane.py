@@ -289,3 +289,53 @@ def test_daemonsets_already_kept_to_linux_are_left_alone(sim, inventory):
     # today's flannel manifest keeps to Linux by node affinity: patching it would roll every pod
     assert 'nodeSelector' not in flannel['spec']['template']['spec'] and flannel['metadata']['generation'] == 1
     assert not any(r['changed'] for r in run.results('Keep Linux-only DaemonSets off Windows nodes', 'cp1'))
+
+
+CHECKS_THEN_ROLE = '''
+- name: Plan
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - kubewin.node.plan
+
+- name: Checks, as playbooks/site.yml runs them before any Windows node changes
+  hosts: kube_control_plane
+  gather_facts: false
+  tasks:
+    - name: Check the cluster
+      ansible.builtin.import_role:
+        name: kubewin.node.control_plane
+        tasks_from: checks
+
+- name: The role, later in the same run
+  hosts: kube_control_plane
+  gather_facts: false
+  roles:
+    - role: kubewin.node.control_plane
+      control_plane_windows_builds: [20348]
+      control_plane_join_credentials: false  # not what this test is about
+'''
+
+
+REUSE = 'Check the cluster against the IP plan, unless this run already did'
+
+
+def test_the_checks_read_only_and_the_role_reuses_them_later_in_the_run(sim, inventory):
+    with sim.edit_cluster(profile={'flannel_backend': {'Type': 'vxlan', 'VNI': 1, 'Port': 4789}}):
+        pass
+    run = sim.run(sim.write('checks.yml', CHECKS_THEN_ROLE), inventory(), '-e', 'control_plane_patch_flannel=true')
+    assert run.rc == 0, run.output
+    # The checks leave a difference they may not fail on for the role to patch; they change nothing themselves.
+    on_cp1 = [t for t in run.tasks if t['host'] == 'cp1']
+    checks = on_cp1[:[t['task'].endswith(REUSE) for t in on_cp1].index(True)]
+    assert checks and not [t['task'] for t in checks if t['changed']]
+    assert {t['action'] for t in checks} <= {
+        'ansible.builtin.validate_argument_spec', 'ansible.builtin.assert', 'ansible.builtin.set_fact',
+        'ansible.builtin.fail', 'kubernetes.core.k8s_cluster_info', 'kubernetes.core.k8s_info'}, checks
+    assert run.result(REUSE, 'cp1')['status'] == 'skipped'
+    # The role read each object once, in the checks, and patched flannel from what they found.
+    assert len(run.results("Read kubeadm's cluster configuration", 'cp1')) == 1
+    assert run.api_calls['by_kind']['k8s_cluster_info'] == 1
+    assert run.result("Patch flannel's net-conf.json for the Windows side", 'cp1')['changed']
+    config_map = sim.cluster().data['objects']['ConfigMap']['kube-flannel/kube-flannel-cfg']
+    assert json.loads(config_map['data']['net-conf.json'])['Backend']['VNI'] == 4096
