@@ -68,12 +68,16 @@ SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_ru
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.
+# cluster_api: the playbook talks to the Kubernetes API where kubewin.node.cluster_api says (kubewin_cluster_kubeconfig
+# is checked).
 PLAYBOOKS = {
     'site': {'groups': (WINDOWS_GROUP, CONTROL_PLANE_GROUP), 'roles': SITE_ROLES, 'version_required': True,
-             'artifacts': True},
+             'artifacts': True, 'cluster_api': True},
     # A reset installs nothing and runs whatever versions the nodes have.
-    'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False},
-    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False},
+    'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False,
+              'cluster_api': True},
+    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
+             'cluster_api': False},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',
@@ -475,7 +479,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     problems = _Problems()
     groups = {name: list(members or []) for name, members in (groups or {}).items()}
     nodes = groups.get(WINDOWS_GROUP) or []
-    kubeconfig = _check_cluster_kubeconfig(hostvars, nodes, problems) if CONTROL_PLANE_GROUP in spec['groups'] else None
+    kubeconfig = _check_cluster_kubeconfig(hostvars, nodes, problems) if spec['cluster_api'] else None
     _check_groups(groups, spec, problems, kubeconfig)
     # The control-plane hosts' variables are read too where the playbook runs roles there.
     control_plane = (groups.get(CONTROL_PLANE_GROUP) or []) if CONTROL_PLANE_GROUP in spec['groups'] else []

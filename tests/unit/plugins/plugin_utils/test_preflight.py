@@ -241,9 +241,12 @@ def test_a_kubeconfig_on_the_controller_stands_in_for_the_control_plane_group(tm
 def test_a_kubeconfig_that_is_not_on_the_controller_is_refused(tmp_path):
     missing = str(tmp_path / 'nowhere' / 'kubeconfig')
     hostvars, groups = _with_controller(NO_CONTROL_PLANE, kubewin_cluster_kubeconfig=missing)
-    assert _preflight.preflight(hostvars, groups, 'site')['problems'] == [
-        'kubewin_cluster_kubeconfig: "%s" does not exist on the controller (the cluster-side steps run on localhost with '
-        'it): give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % missing]
+    line = ('kubewin_cluster_kubeconfig: "%s" does not exist on the controller (the cluster-side steps run on localhost '
+            'with it): give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % missing)
+    assert _preflight.preflight(hostvars, groups, 'site')['problems'] == [line]
+    # reset.yml drains and deletes the Nodes with it; the plan role on its own talks to no API.
+    assert line in _preflight.preflight(hostvars, groups, 'reset')['problems']
+    assert line not in _preflight.preflight(hostvars, groups, 'plan')['problems']
     hostvars, groups = _with_controller(NO_CONTROL_PLANE, kubewin_cluster_kubeconfig={'clusters': []})
     assert _preflight.preflight(hostvars, groups, 'site')['problems'] == [
         'kubewin_cluster_kubeconfig: {"clusters": []} must be the path of a kubeconfig file on the controller']
