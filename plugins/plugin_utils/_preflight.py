@@ -224,7 +224,7 @@ def _check_cluster_kubeconfig(hostvars: Mapping, nodes: t.Sequence[str], problem
         problems.add('%s: %s must be the path of a kubeconfig file on the controller' % (name, _short(value)))
     elif not os.path.isfile(os.path.expanduser(value)):
         problems.add('%s: %s does not exist on the controller (the cluster-side steps run on localhost with it): '
-                     'give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % (name, _short(value)))
+                     'give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % (name, json.dumps(value)))
     return value
 
 
