@@ -11,12 +11,11 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _fleet_report
+from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _fleet_report
 
 display = Display()
 
 WINDOWS_GROUP = 'windows_nodes'
-CONTROL_PLANE_GROUP = 'kube_control_plane'
 # The control-plane play adds the nodes it leaves out of the node play (they ended early) to this group.
 ENDED_EARLY_GROUP = 'kubewin_converged'
 # The verify role's Node objects of the Windows nodes, on the host it ran on.
@@ -54,7 +53,8 @@ class ActionModule(ActionBase):
         targeted = [host for host in task_vars.get('ansible_play_hosts_all') or [] if host in groups.get(WINDOWS_GROUP, [])]
         finished = set(task_vars.get('ansible_play_hosts') or [])
         ended_early = set(groups.get(ENDED_EARLY_GROUP) or [])
-        node_objects = self._node_objects(hostvars, args['control_plane'] or next(iter(groups.get(CONTROL_PLANE_GROUP) or []), None))
+        # The verify role ran where the cluster-side plays run (kubewin.node.cluster_api).
+        node_objects = self._node_objects(hostvars, args['control_plane'] or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
 
         rows = []
         for host in targeted:

@@ -53,7 +53,8 @@ options:
         an earlier run and is left out, which matters only with a persistent fact cache. Omitted, all of it counts.
     type: float
   control_plane:
-    description: The host the C(kubewin.node.verify) role ran on; default the first host of C(kube_control_plane).
+    description: The host the C(kubewin.node.verify) role ran on; default where P(kubewin.node.cluster_api#filter) runs the
+      cluster-side steps (C(localhost) with C(kubewin_cluster_kubeconfig), else the first host of C(kube_control_plane)).
     type: str
 attributes:
   action:

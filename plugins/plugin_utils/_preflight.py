@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 import typing as t
 from collections.abc import Mapping
@@ -25,6 +26,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleError
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifact_catalog,
+    _cluster_api,
     _ip_plan,
     _node_plan,
     _roles,
@@ -34,7 +36,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
 
 PREFIX = _node_plan.VARIABLE_PREFIX
 WINDOWS_GROUP = 'windows_nodes'
-CONTROL_PLANE_GROUP = 'kube_control_plane'
+CONTROL_PLANE_GROUP = _cluster_api.CONTROL_PLANE_GROUP
 
 # ---------------------------------------------------------------------------------------------
 # The inventory variables kubewin.node reads: the one list, which the inventory guide and the
@@ -50,12 +52,14 @@ CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _nod
     'kubewin_node_paths',)
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
-                      'kubewin_early_end', 'kubewin_unchecked_variables')
+                      'kubewin_early_end', 'kubewin_unchecked_variables', _cluster_api.KUBECONFIG_VARIABLE)
 INVENTORY_VARIABLES = NODE_VARIABLES + CLUSTER_VARIABLES + PLAYBOOK_VARIABLES
 # Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst), and the facts
 # the modules set (the node state snapshot, what they did in the run), which a persistent fact cache keeps.
 OTHER_KNOWN_VARIABLES = ('kubewin_sim', 'kubewin_sim_cluster', 'kubewin_node', 'kubewin_activity')
 UNCHECKED_VARIABLE = 'kubewin_unchecked_variables'
+# network_ovn's default for it is the first kube_control_plane host (roles/network_ovn/defaults/main.yml).
+OVN_CENTRAL_VARIABLE = 'network_ovn_central_address'
 
 # What each playbook needs of the inventory, and which roles' variables it reads.
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
@@ -64,12 +68,16 @@ SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_ru
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.
+# cluster_api: the playbook talks to the Kubernetes API where kubewin.node.cluster_api says (kubewin_cluster_kubeconfig
+# is checked).
 PLAYBOOKS = {
     'site': {'groups': (WINDOWS_GROUP, CONTROL_PLANE_GROUP), 'roles': SITE_ROLES, 'version_required': True,
-             'artifacts': True},
+             'artifacts': True, 'cluster_api': True},
     # A reset installs nothing and runs whatever versions the nodes have.
-    'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False},
-    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False},
+    'reset': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'reset'), 'version_required': False, 'artifacts': False,
+              'cluster_api': True},
+    'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
+             'cluster_api': False},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',
@@ -176,15 +184,60 @@ class _Problems:
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_groups(groups: Mapping, spec: Mapping, problems: _Problems) -> None:
+def _check_groups(groups: Mapping, spec: Mapping, problems: _Problems, controller_kubeconfig: t.Any = None) -> None:
     for group in spec['groups']:
-        if not list(groups.get(group) or []):
-            problems.add('the inventory has no hosts in the group %s (%s): add it, with its hosts'
-                         % (group, GROUP_PURPOSE[group]))
+        if list(groups.get(group) or []):
+            continue
+        if group == CONTROL_PLANE_GROUP:
+            # The cluster-side steps run on localhost instead when the controller has a kubeconfig.
+            if controller_kubeconfig is None:
+                problems.add('the inventory has no hosts in the group %s (%s) and %s is not set: add it, with its hosts, '
+                             'or set %s (in group_vars/all or as an extra var) to a kubeconfig on the controller, with '
+                             'which the cluster-side steps run on localhost'
+                             % (group, GROUP_PURPOSE[group], _cluster_api.KUBECONFIG_VARIABLE, _cluster_api.KUBECONFIG_VARIABLE))
+            continue
+        problems.add('the inventory has no hosts in the group %s (%s): add it, with its hosts'
+                     % (group, GROUP_PURPOSE[group]))
     both = sorted(set(groups.get(WINDOWS_GROUP) or []) & set(groups.get(CONTROL_PLANE_GROUP) or []))
     if both:
         problems.add('%s: in both %s and %s; the control plane runs on Linux hosts, the Windows nodes join it: '
                      'keep each host in one of them' % (', '.join(both), WINDOWS_GROUP, CONTROL_PLANE_GROUP))
+
+
+def _check_cluster_kubeconfig(hostvars: Mapping, nodes: t.Sequence[str], problems: _Problems) -> t.Any:
+    """kubewin_cluster_kubeconfig as the controller sees it, after checking it names a file there; None when unset."""
+    name = _cluster_api.KUBECONFIG_VARIABLE
+    try:
+        value = _cluster_api.controller_kubeconfig(hostvars)
+    except AnsibleError as error:  # a value that cannot be templated
+        problems.add('%s: %s' % (name, str(error).splitlines()[0]))
+        return None
+    if value is None:
+        # Set only in a group localhost is not in (windows_nodes): the cluster-side steps, on localhost, would not see it.
+        on_nodes = [host for host in nodes if (hostvars.get(host) or {}).get(name) not in (None, '')]
+        if on_nodes:
+            problems.add('%s is set on %s but not for localhost, where the cluster-side steps read it: set it in '
+                         'group_vars/all or as an extra var' % (name, _hosts_text(on_nodes, len(nodes), 'Windows nodes')))
+        return None
+    value = plain(value)
+    if not isinstance(value, str):
+        problems.add('%s: %s must be the path of a kubeconfig file on the controller' % (name, _short(value)))
+    elif not os.path.isfile(os.path.expanduser(value)):
+        problems.add('%s: %s does not exist on the controller (the cluster-side steps run on localhost with it): '
+                     'give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % (name, json.dumps(value)))
+    return value
+
+
+def _check_ovn_central(cluster: Mapping | None, variables: Mapping, nodes: t.Sequence[str], problems: _Problems) -> None:
+    """ovn without kube_control_plane hosts (the kubeconfig way, or an AWX job slice): the default OVN central
+    address, the first of them, is not there."""
+    if not cluster or cluster.get('topology') != 'ovn':
+        return
+    missing = [host for host in nodes if not variables.get(host, {}).get(OVN_CENTRAL_VARIABLE)]
+    if missing:
+        problems.add('%s is not set on %s, and there is no %s host to take it from: set it to the address of the OVN '
+                     'central node (its northbound and southbound databases)'
+                     % (OVN_CENTRAL_VARIABLE, _hosts_text(missing, len(nodes), 'Windows nodes'), CONTROL_PLANE_GROUP))
 
 
 def _role_of(name: str, roles: t.Sequence[str]) -> str | None:
@@ -426,7 +479,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     problems = _Problems()
     groups = {name: list(members or []) for name, members in (groups or {}).items()}
     nodes = groups.get(WINDOWS_GROUP) or []
-    _check_groups(groups, spec, problems)
+    kubeconfig = _check_cluster_kubeconfig(hostvars, nodes, problems) if spec['cluster_api'] else None
+    _check_groups(groups, spec, problems, kubeconfig)
     # The control-plane hosts' variables are read too where the playbook runs roles there.
     control_plane = (groups.get(CONTROL_PLANE_GROUP) or []) if CONTROL_PLANE_GROUP in spec['groups'] else []
     hosts = list(dict.fromkeys(nodes + control_plane))
@@ -447,6 +501,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     if nodes:
         found = _check_plan(variables, nodes, problems)
         result.update({key: found.get(key) for key in ('inventory', 'cluster', 'nodes')})
+        if CONTROL_PLANE_GROUP in spec['groups'] and not control_plane:
+            _check_ovn_central(result['cluster'], variables, nodes, problems)
         if result['inventory'] is not None:
             def role_value_of(host: str) -> t.Callable[[str, str], t.Any]:
                 def role_value(role: str, name: str) -> t.Any:

@@ -340,7 +340,7 @@ def initial_state(profile):
         'registered_nodes': [],
         'node_cidrs': {},
         'counters': {'pods': 0, 'service_ips': 100},
-        'faults': {'not_ready': [], 'drop_labels': {}},
+        'faults': {'not_ready': [], 'drop_labels': {}, 'created_meanwhile': []},
         'calls': {'total': 0, 'by_kind': {}},
     }
     cluster = Cluster(data, None)
@@ -369,6 +369,14 @@ class Cluster:
     @property
     def faults(self):
         return self.data['faults']
+
+    def create_meanwhile(self, kind, name, definition):
+        """The fault ``created_meanwhile`` (``[[kind, name], ...]``, each once): another client, such as a second AWX
+        job slice, creates the object between a module's read and its own create."""
+        pending = self.faults.get('created_meanwhile') or []
+        if [kind, name] in pending:
+            pending.remove([kind, name])
+            self.create(definition)
 
     def count_call(self, kind):
         calls = self.data['calls']

@@ -238,7 +238,16 @@ def perform(module, cluster, definition):
             result['warnings'] = ["resource 'kind=%s,name=%s' was not found but will not be created as 'state' "
                                   "parameter has been set to 'patched'" % (kind, name)]
             return result
-        result.update(method='create', changed=True, result=cluster.create(definition))
+        cluster.create_meanwhile(kind, name, definition)
+        try:
+            result.update(method='create', changed=True, result=cluster.create(definition))
+        except ApiError as error:
+            if error.status != 409:
+                raise
+            # kubernetes.core's K8sService.create (plugins/module_utils/k8s/service.py) catches the 409 Conflict of a
+            # create and returns a warning, changed false and an empty result.
+            result.update(method='create', changed=False, result={},
+                          warnings=['%s was not found, but creating it returned a 409 Conflict error' % name])
         return result
     merge_type = (params['merge_type'] or ['strategic-merge'])[0]
     before, after = cluster.patch(kind, namespace, name, definition, merge_type)

@@ -91,9 +91,17 @@ def test_check_converge_idempotent_check(sim, inventory):
     assert check.changed('cp1') == 3
     assert objects(sim) == before
 
+    # Meanwhile a second AWX job slice creates windows-2022 between this run's read and its create, which gets 409
+    # Conflict (the real module: a warning, no change, an empty result): the second try finds it.
+    with sim.edit_cluster() as cluster:
+        cluster.faults['created_meanwhile'] = [['RuntimeClass', 'windows-2022']]
     converge = sim.run(playbook(sim), inventory, '-vvvv')
     assert converge.rc == 0, converge.output
     assert converge.changed('cp1') == 3
+    assert sim.cluster().faults['created_meanwhile'] == [], 'the other slice created it'
+    attempts = {item['control_plane_build']: item.get('attempts', 1)
+                for item in converge.result('Create a RuntimeClass per Windows build', 'cp1')['result']['results']}
+    assert attempts == {17763: 1, 20348: 2}, attempts
 
     # RuntimeClasses per build, as upstream names them
     runtime_classes = sim.cluster().data['objects']['RuntimeClass']

@@ -14,7 +14,7 @@ import yaml
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
-from kubewin_sim import cluster as sim_cluster  # noqa: E402
+from kubewin_sim import cluster as sim_cluster, k8s_modules  # noqa: E402
 from kubewin_sim.cluster import KUBELET_KUBECONFIG, open_cluster  # noqa: E402
 from kubewin_sim.k8s_objects import ApiError, meaningful_diff, parse_label_selector, strategic_merge  # noqa: E402
 from kubewin_sim.node import open_node  # noqa: E402
@@ -244,3 +244,24 @@ def test_token_cleaner_and_bootstrap_signer(state):
     encoded = base64.urlsafe_b64encode(data['kubeconfig'].encode()).rstrip(b'=')
     expected = hmac.new(b'0123456789abcdef', header.encode() + b'.' + encoded, hashlib.sha256).digest()
     assert base64.urlsafe_b64encode(expected).rstrip(b'=').decode() == signature
+
+
+def test_a_create_another_client_won_meanwhile_is_a_warning_without_change(state):
+    """The fault created_meanwhile (a second AWX job slice): kubernetes.core.k8s read no object, another client
+    created it, and the module's create gets 409 Conflict, which the real module (K8sService.create) turns into a
+    warning, changed false and an empty result; the next try finds the object and changes nothing."""
+    class Module:  # what perform() reads of an AnsibleModule
+        params = {'state': 'present', 'merge_type': None}
+        _diff = False
+
+    definition = {'apiVersion': 'node.k8s.io/v1', 'kind': 'RuntimeClass', 'metadata': {'name': 'windows-2022'},
+                  'handler': 'runhcs-wcow-process'}
+    with open_cluster(state) as cluster:
+        cluster.faults['created_meanwhile'] = [['RuntimeClass', 'windows-2022']]
+        lost = k8s_modules.perform(Module(), cluster, json.loads(json.dumps(definition)))
+        assert lost == {'changed': False, 'result': {}, 'method': 'create',
+                        'warnings': ['windows-2022 was not found, but creating it returned a 409 Conflict error']}
+        assert cluster.faults['created_meanwhile'] == [] and cluster.get('RuntimeClass', None, 'windows-2022')
+        again = k8s_modules.perform(Module(), cluster, json.loads(json.dumps(definition)))
+        assert again['changed'] is False and again['method'] == 'update'
+        assert again['result']['metadata']['name'] == 'windows-2022'

@@ -209,3 +209,74 @@ def test_the_known_variables_are_the_documented_ones():
     assert readme_tables | {'kubewin_max_fail_percentage'} == known
     # The test bed's own host variables are documented with it.
     assert {'kubewin_sim', 'kubewin_sim_cluster'} <= _documented('docs/docsite/rst/testing.rst')
+
+
+# The kubeconfig way (kubewin_cluster_kubeconfig): the cluster-side steps run on localhost, so AWX job slices, whose
+# inventories lack the control-plane host, can each run them.
+NO_CONTROL_PLANE = {'groups': {'windows_nodes': ['win-1', 'win-2', 'win-3']}}
+
+
+def _with_controller(case, **controller):
+    """hostvars and groups of a case, with localhost's variables (the implicit localhost of a playbook run)."""
+    hostvars, groups = inventory(case)
+    hostvars['localhost'] = dict(controller)
+    return hostvars, groups
+
+
+def test_a_kubeconfig_on_the_controller_stands_in_for_the_control_plane_group(tmp_path):
+    kubeconfig = tmp_path / 'kubeconfig'
+    kubeconfig.write_text('apiVersion: v1\nkind: Config\n', encoding='utf-8')
+    # In group_vars/all (or -e): the nodes and localhost see it alike, and it is a known inventory variable.
+    case = dict(NO_CONTROL_PLANE, all={'kubewin_cluster_kubeconfig': str(kubeconfig)})
+    hostvars, groups = _with_controller(case, kubewin_cluster_kubeconfig=str(kubeconfig))
+    assert _preflight.preflight(hostvars, groups, 'site')['problems'] == []
+    # Without it, the missing group names both ways out.
+    hostvars, groups = _with_controller(NO_CONTROL_PLANE)
+    problems = _preflight.preflight(hostvars, groups, 'site')['problems']
+    assert len(problems) == 1 and problems[0].startswith(
+        'the inventory has no hosts in the group kube_control_plane (') and (
+        'and kubewin_cluster_kubeconfig is not set: add it, with its hosts, or set kubewin_cluster_kubeconfig') in problems[0]
+
+
+def test_a_kubeconfig_that_is_not_on_the_controller_is_refused(tmp_path):
+    missing = str(tmp_path / 'nowhere' / 'kubeconfig')
+    hostvars, groups = _with_controller(NO_CONTROL_PLANE, kubewin_cluster_kubeconfig=missing)
+    line = ('kubewin_cluster_kubeconfig: "%s" does not exist on the controller (the cluster-side steps run on localhost '
+            'with it): give the path of a kubeconfig there (in AWX, a credential whose injector writes it)' % missing)
+    assert _preflight.preflight(hostvars, groups, 'site')['problems'] == [line]
+    # reset.yml drains and deletes the Nodes with it; the plan role on its own talks to no API.
+    assert line in _preflight.preflight(hostvars, groups, 'reset')['problems']
+    assert line not in _preflight.preflight(hostvars, groups, 'plan')['problems']
+    hostvars, groups = _with_controller(NO_CONTROL_PLANE, kubewin_cluster_kubeconfig={'clusters': []})
+    assert _preflight.preflight(hostvars, groups, 'site')['problems'] == [
+        'kubewin_cluster_kubeconfig: {"clusters": []} must be the path of a kubeconfig file on the controller']
+
+
+def test_a_kubeconfig_set_only_for_the_windows_nodes_is_refused(tmp_path):
+    kubeconfig = tmp_path / 'kubeconfig'
+    kubeconfig.write_text('apiVersion: v1\nkind: Config\n', encoding='utf-8')
+    # group_vars/windows_nodes: localhost, where the cluster-side plays read it, does not see it.
+    hostvars, groups = _with_controller(dict(NO_CONTROL_PLANE, all={'kubewin_cluster_kubeconfig': str(kubeconfig)}))
+    problems = _preflight.preflight(hostvars, groups, 'site')['problems']
+    assert problems[0] == ('kubewin_cluster_kubeconfig is set on all 3 Windows nodes but not for localhost, where the '
+                           'cluster-side steps read it: set it in group_vars/all or as an extra var')
+    # So, as the playbooks see it, neither way to the API is given either.
+    assert len(problems) == 2 and problems[1].startswith('the inventory has no hosts in the group kube_control_plane')
+
+
+def test_an_ovn_plan_without_control_plane_hosts_needs_the_central_address(tmp_path):
+    kubeconfig = tmp_path / 'kubeconfig'
+    kubeconfig.write_text('apiVersion: v1\nkind: Config\n', encoding='utf-8')
+    ovn = {'kubewin_topology': 'ovn', 'kubewin_cluster_kubeconfig': str(kubeconfig)}
+    pods = {'win-1': {'kubewin_pod_cidr': '10.244.1.0/24'}, 'win-2': {'kubewin_pod_cidr': '10.244.2.0/24'},
+            'win-3': {'kubewin_pod_cidr': '10.244.3.0/24'}}
+    line = ('network_ovn_central_address is not set on all 3 Windows nodes, and there is no kube_control_plane host to '
+            'take it from: set it to the address of the OVN central node (its northbound and southbound databases)')
+    hostvars, groups = _with_controller(dict(NO_CONTROL_PLANE, all=ovn, hosts=pods), **ovn)
+    assert line in _preflight.preflight(hostvars, groups, 'site')['problems']
+    with_address = dict(ovn, network_ovn_central_address='10.127.130.10')
+    hostvars, groups = _with_controller(dict(NO_CONTROL_PLANE, all=with_address, hosts=pods), **with_address)
+    assert not [p for p in _preflight.preflight(hostvars, groups, 'site')['problems'] if 'network_ovn_central_address' in p]
+    # With the group, its first host is the default, as before.
+    hostvars, groups = _with_controller({'all': {'kubewin_topology': 'ovn'}, 'hosts': pods})
+    assert line not in _preflight.preflight(hostvars, groups, 'site')['problems']
