@@ -810,16 +810,16 @@ class Cluster:
             },
         }
 
-    # The service of each runtime a Windows kubelet talks to, and the name CRI's Version reports (cri-dockerd
-    # answers for Docker Engine as "docker").
-    RUNTIME_SERVICES = (('containerd', 'containerd'), ('docker', 'docker'))
+    # The runtimes a Windows kubelet talks to, by service name, which is also the name CRI's Version reports
+    # (cri-dockerd answers for Docker Engine, whose service is "docker", as "docker").
+    RUNTIME_SERVICES = ('containerd', 'docker')
 
     def _runtime_version(self, node):
         """containerRuntimeVersion as the kubelet writes it: "<runtime>://<version>" from the CRI Version call
         (kubernetes pkg/kubelet/nodestatus/setters.go, VersionInfo), here the release of the runtime service's
         running binary; the profile's value for a runtime the simulation did not install."""
-        for service_name, runtime in self.RUNTIME_SERVICES:
-            service = node.data['services'].get(service_name) or {}
+        for runtime in self.RUNTIME_SERVICES:
+            service = node.data['services'].get(runtime) or {}
             if service.get('state') == 'running' and service.get('version'):
                 return '%s://%s' % (runtime, service['version'].lstrip('v'))
         return self.profile['container_runtime_version']
