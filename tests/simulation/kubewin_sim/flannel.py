@@ -176,8 +176,10 @@ def _ensure_network(node, name, kind, subnet, vni, adapter):
         if network['type'].lower() == kind.lower() and current['address_prefix'] == str(subnet):
             return network
         node.remove_network(network['id'])
+    # The vxlan backend creates its network non-persistent (hcn.EnableNonPersistent, flannel
+    # pkg/backend/vxlan/device_windows.go newVXLANDevice): a reboot removes it. host-gw sets no flag.
     return node.create_network({'name': name, 'type': kind, 'address_prefix': str(subnet), 'gateway': gateway,
-                                'adapter': adapter, 'vsid': vni})
+                                'adapter': adapter, 'vsid': vni, 'flags': 8 if vni else 0})
 
 
 def _ensure_bridge_endpoint(node, network, subnet):

@@ -146,21 +146,9 @@ class SimNode:
         return self.data['features'].get('Containers') == 'installed'
 
     def reboot(self):
-        for name, state in self.data['features'].items():
-            if state == 'installpending':
-                self.data['features'][name] = 'installed'
-            elif state == 'removepending':
-                self.data['features'][name] = 'available'
-        self.data['reboot_pending'] = False
-        self.data['os']['last_boot'] = time.time()
-        # HNS networks other than those HNS persists do not survive a reboot on
-        # older builds; the collection re-creates them, the simulation keeps them.
-        for service in self.data['services'].values():
-            service['state'] = 'running' if service.get('start_mode') in ('auto', 'delayed') else 'stopped'
-        # Routes that were not persisted are gone; persisted ones are restored on their interface.
-        indexes = {adapter['if_index'] for adapter in self.data['adapters']}
-        self.data['routes'] = [dict(route, active=route['interface_index'] in indexes)
-                               for route in self.data.get('routes', []) if route['persistent']]
+        """A restart of Windows (windows/boot.py): what HNS keeps, the routes, the services that start again."""
+        from kubewin_sim.windows import boot  # pylint: disable=import-outside-toplevel  # windows imports node
+        boot.restart(self)
 
     # -- adapters -----------------------------------------------------------------------
 
@@ -260,8 +248,13 @@ class SimNode:
                          'vsid': spec.get('vsid')}],
             'adapter': adapter_name,
             'management_ip': (vnic['ipv4'][0]['address'] if vnic and vnic['ipv4'] else None),
+            # HCN network flags (hcsshim hcn NetworkFlags); 8, EnableNonPersistent, does not survive a reboot.
+            'flags': int(spec.get('flags') or 0),
         }
         self.data['hns']['networks'].append(network)
+        # A program waiting for this network goes on (kube-proxy: programs.network_created).
+        from kubewin_sim import programs  # pylint: disable=import-outside-toplevel  # programs imports cluster
+        programs.network_created(self, network['name'])
         return copy.deepcopy(network)
 
     def remove_network(self, network_id):

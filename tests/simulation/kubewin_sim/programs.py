@@ -205,6 +205,38 @@ def _append(node, path, line):
     node.write_file(path, content=previous + line + '\n')
 
 
+def _network_name(service):
+    """kube-proxy's HNS network: --network-name, else the KUBE_NETWORK variable (pkg/proxy/winkernel getNetworkName)."""
+    argv = split_command_line(service.get('command_line') or '')
+    nssm = nssm_settings(service)
+    if nssm:
+        argv = argv + split_command_line(nssm.get('app_parameters') or '')
+    environment = dict(entry.split('=', 1) for entry in service.get('environment') or [] if '=' in entry)
+    return option(argv, '--network-name') or environment.get('KUBE_NETWORK')
+
+
+def _kube_proxy(node, service):
+    """kube-proxy (winkernel) finds its HNS network first and, while it is missing, logs "Unable to find HNS Network
+    specified" and looks again every second (pkg/proxy/winkernel getNetworkInfo, called by NewProxier): nothing is
+    programmed until the network exists, then it programs its load balancers (``network_created`` goes on)."""
+    name = _network_name(service)
+    if name and not any(n['name'].lower() == name.lower() for n in node.data['hns']['networks']):
+        service['waiting_for_network'] = name
+        node.record('kube-proxy: Unable to find HNS Network specified, please check network name and CNI deployment '
+                    '(hnsNetworkName=%s)' % name)
+        return
+    service.pop('waiting_for_network', None)
+    _load_balancers(node)
+
+
+def network_created(node, name):
+    """An HNS network appeared: a running kube-proxy that waits for it goes on."""
+    for service in node.data['services'].values():
+        waiting = service.get('waiting_for_network')
+        if service.get('state') == 'running' and waiting and waiting.lower() == name.lower():
+            _kube_proxy(node, service)
+
+
 def _load_balancers(node):
     """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP Service."""
     state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
@@ -238,4 +270,4 @@ def started(node, name, service):
         events.append({'time': stamp, 'level': 'Information', 'message': 'API listen on //./pipe/docker_engine'})
         del events[:-200]
     if base == 'kube-proxy.exe':
-        _load_balancers(node)
+        _kube_proxy(node, service)

@@ -172,7 +172,9 @@ def _create_network(node, body):
         else:
             adapter = _open_adapter(node)
     network = node.create_network({'name': name, 'type': network_type, 'address_prefix': subnet.get('AddressPrefix'),
-                                   'gateway': subnet.get('GatewayAddress'), 'adapter': adapter or None, 'vsid': vsid})
+                                   'gateway': subnet.get('GatewayAddress'), 'adapter': adapter or None, 'vsid': vsid,
+                                   # HCN's network flags (hcsshim hcn NetworkFlags): 8 makes it non-persistent.
+                                   'flags': int(body.get('Flags') or 0)})
     if body.get('DNSServerList'):
         node.data['hns'].setdefault('v1_networks', {})[network['id']] = {'DNSServerList': body['DNSServerList']}
     return network_json(node, _find(node.data['hns']['networks'], network['id'], 'network_not_found'))
