@@ -6,6 +6,8 @@
 4. a second run: every node ends early (kubewin.node.node_converged), changed=0, one remote call;
 5. check mode again with the early end turned off, so every stage decides: changed=0, at most
    NOOP_CALL_BUDGET remote calls per node;
+6. one node restarts without Ansible: its Automatic services run, kube-proxy has its network and a load
+   balancer per ClusterIP Service, and its Node is Ready;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
 per node whose changes and remote calls are the ones the task results and the simulated nodes
@@ -109,6 +111,46 @@ def prepare(sim, inventory):
         raise SystemExit('could not create the simulated nodes')
 
 
+def reboot_node(sim, host):
+    """An unplanned restart of one converged node, without Ansible (kubewin_sim/windows/boot.py): what Windows keeps
+    and what its Automatic services redo when they start. The state directory is where flanneld and kube-proxy find
+    the simulated cluster."""
+    previous = os.environ.get('KUBEWIN_SIM_STATE_DIR')
+    os.environ['KUBEWIN_SIM_STATE_DIR'] = sim.state_dir
+    try:
+        with sim.edit_node(host) as node:
+            node.reboot()
+    finally:
+        if previous is None:
+            os.environ.pop('KUBEWIN_SIM_STATE_DIR')
+        else:
+            os.environ['KUBEWIN_SIM_STATE_DIR'] = previous
+
+
+def after_reboot_problems(sim, host):
+    """What keeps a rebooted node from serving: an Automatic service not running, kube-proxy still waiting for its HNS
+    network or without a load balancer for a ClusterIP Service, the Node not Ready."""
+    node = sim.node(host)
+    problems = ['%s: service %s is %s after the reboot' % (host, name, service['state'])
+                for name, service in sorted(node.data['services'].items())
+                if service.get('start_mode') in ('auto', 'delayed') and service['state'] != 'running']
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        registered = cluster.get('Node', None, host.lower())
+        ready = registered is not None and cluster.node_ready(registered)
+        vips = {s['spec']['clusterIP'] for s in cluster.list('Service') if s['spec'].get('clusterIP') not in (None, 'None')}
+    if not ready:
+        problems.append('%s: the Node is not Ready after the reboot' % host)
+    proxy = node.data['services'].get('kube-proxy')
+    if proxy:
+        if proxy.get('waiting_for_network'):
+            problems.append('%s: kube-proxy waits for the HNS network %s after the reboot'
+                            % (host, proxy['waiting_for_network']))
+        programmed = {vip for p in node.data['hns']['policy_lists'] for vip in p['vips']}
+        if vips - programmed:
+            problems.append('%s: no load balancer for the Service IP(s) %s after the reboot' % (host, sorted(vips - programmed)))
+    return problems
+
+
 def fleet_report_problems(name, run, hosts):
     """What the run's fleet report gets wrong: a node missing, or changes and calls other than those counted."""
     if run.report is None:
@@ -199,6 +241,12 @@ def main(argv=None):
         if summary['remote_calls'] > NOOP_CALL_BUDGET:
             problems.append('check_again: %s made %d remote calls (budget %d)'
                             % (host, summary['remote_calls'], NOOP_CALL_BUDGET))
+
+    # One node restarts without Ansible (Windows Update, a power cut): it must come back Ready with its Service
+    # routing by itself. site.yml after it is the fault scenario "reboot" (tests/e2e/faults.py), which costs a run.
+    rebooted = hosts[-1]
+    reboot_node(sim, rebooted)
+    problems.extend('reboot: %s' % problem for problem in after_reboot_problems(sim, rebooted))
 
     plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
     for host in hosts:

@@ -13,6 +13,8 @@ managed files) and that one more run changes nothing. Scenarios:
                         operation timed out), as a re-run must recover from a half-done step
   secrets               a converge with -vvvv prints no bootstrap token, no service-account
                         token, no client-key-data and no private key
+  reboot                a converged node restarts without Ansible: it is Ready with its Service
+                        routing by itself, and the next site.yml changes only the convergence record
 
 Exits 1 when a scenario's expectation fails; writes a JSON report with --report.
 """
@@ -181,8 +183,28 @@ def secrets(scenario):
         scenario.problems.append('the -vvvv log shows secrets: %s' % leaked)
 
 
+# What site.yml may change on a node that restarted: the convergence record, whose snapshot holds the HNS networks
+# by id, and flanneld's vxlan network comes back with a new one (it is created non-persistent).
+AFTER_REBOOT_CHANGES = {'kubewin.node.prerequisites : Write the convergence record'}
+
+
+def reboot(scenario):
+    """A converged node restarts without Ansible: it comes back Ready with its Service routing by itself, and the
+    next site.yml succeeds, changing nothing but the convergence record."""
+    scenario.run('converge')
+    host = scenario.hosts[-1]
+    e2e.reboot_node(scenario.sim, host)
+    scenario.problems.extend(e2e.after_reboot_problems(scenario.sim, host))
+    after = scenario.run('after_reboot')
+    changed = {t['task'] for t in after.tasks if t['changed']}
+    if changed - AFTER_REBOOT_CHANGES:
+        scenario.problems.append('after_reboot: site.yml changed %s' % sorted(changed - AFTER_REBOOT_CHANGES))
+    scenario.problems.extend(e2e.after_reboot_problems(scenario.sim, host))
+
+
 def scenarios_for(topology):
-    table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets}
+    table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets,
+             'reboot': reboot}
     table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
     return table
 
