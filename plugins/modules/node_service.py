@@ -21,6 +21,10 @@ description:
     (C(kube-log-runner.exe), shipped with the Kubernetes node binaries for exactly this) to keep them.
     O(wrapper=nssm) runs the program under nssm instead, which also rotates the log file.
   - Starting waits for the service to run and fails with its exit code when it does not.
+  - A service that is to run but whose program (or nssm application) does not exist fails the task before
+    the running service is stopped or reconfigured. When it does not start after M(kubewin.node.artifact)
+    replaced its binary under it (the old binary is kept aside while it runs), the previous binary is put
+    back and the service started again; the task still fails, saying so.
 options:
   name:
     description: Service name.

@@ -11,6 +11,12 @@ managed files) and that one more run changes nothing. Scenarios:
                         naming the URL and both hashes, and no kubelet.exe lands on the node
   role:<role>           a remote call of that role fails after doing its work (the WinRM
                         operation timed out), as a re-run must recover from a half-done step
+  role-before:<role>    the same call fails before it runs (access denied): nothing of it happened,
+                        and the node must be as it was or converge on the next run
+  disk-full             the system drive fills up just before the kubelet download: the run fails at once
+                        saying the disk is full, the partial download is gone and the previous state stays
+  truncated-archive     the containerd archive arrives cut short: the hash check fails naming the URL,
+                        nothing of it is extracted and no download or half-extracted folder is left
   secrets               a converge with -vvvv prints no bootstrap token, no service-account
                         token, no client-key-data and no private key
   reboot                a converged node restarts without Ansible: it is Ready with its Service
@@ -60,6 +66,8 @@ TOPOLOGY_ROLES = {
 }
 # What the test command runs (make e2e-faults runs every scenario of every fault inventory).
 KUBELET_URL = 'https://dl.k8s.io/release/v{version}/bin/windows/amd64/kubelet.exe'
+# What artifact_fetch.ps1 leaves next to a destination while it works: the download and its extraction folder.
+DOWNLOAD_LEFTOVER = '\\.kubewin-download-'
 REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:network_overlay', 'secrets']
 
 
@@ -80,6 +88,9 @@ class Scenario:
         result = self.sim.run(os.path.join(e2e.ROOT, 'playbooks', 'site.yml'), self.inventory, *(self.extra + list(more)))
         self.runs[label] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                             'hosts': e2e.host_summary(result, self.hosts)}
+        if os.environ.get('KUBEWIN_FAULTS_DEBUG'):
+            with open(self.sim.path('%s.debug.log' % label), 'w', encoding='utf-8') as handle:
+                handle.write(result.output)
         if (result.rc != 0) != expect_failure:
             self.problems.append('%s: site.yml %s (rc %d)' % (label, 'succeeded' if expect_failure else 'failed',
                                                               result.rc))
@@ -150,9 +161,58 @@ def corrupted_download(scenario):
     scenario.recover()
 
 
-def role_fault(role):
+def containerd_archives():
+    """The URL of every containerd release of the artifact catalog (default base URLs): whichever the fleet
+    installs arrives cut short. They are verified by the release's .sha256sum file, not pinned."""
+    def load(relative):
+        with open(os.path.join(e2e.ROOT, relative), encoding='utf-8') as handle:
+            return yaml.safe_load(handle)
+    entry = load('roles/artifacts/vars/main.yml')['artifacts_catalog']['containerd']
+    bases = load('roles/artifacts/defaults/main.yml')['artifacts_base_urls']
+    return [entry['url'].format(version=version, **bases) for version in entry['versions']]
+
+
+def truncated_archive(scenario):
+    urls = containerd_archives()
+    web.configure(scenario.sim.state_dir, faults={url: ['truncated'] * 2 * len(scenario.hosts) for url in urls})
+    failed = scenario.run('converge', expect_failure=True)
+    for host in scenario.hosts:
+        paths = scenario.sim.node(host).file_paths() + [e['path'] for e in scenario.sim.node(host).data['fs'].values()]
+        landed = sorted({p for p in paths if p.lower().endswith('\\containerd.exe') or DOWNLOAD_LEFTOVER in p})
+        if landed:
+            scenario.problems.append('%s: a truncated archive left files on the node: %s' % (host, landed))
+    messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
+    if not any(url in messages for url in urls) or 'checksum mismatch' not in messages:
+        scenario.problems.append('the failure does not name the archive and the hash mismatch: %s' % messages[:600])
+    web.configure(scenario.sim.state_dir, faults={url: [] for url in urls})
+    scenario.recover()
+
+
+def disk_full(scenario):
+    # Another program fills the system drive just before the kubelet download.
+    fault = {'script': 'artifact_fetch', 'contains': 'kubelet.exe', 'fill_disk': 0, 'times': 1}
+    free = {h: scenario.sim.node(h).data['profile']['free_disk_bytes'] for h in scenario.hosts}
+    scenario.edit_nodes(lambda node: node.data.__setitem__('script_faults', [dict(fault)]))
+    failed = scenario.run('converge', expect_failure=True)
+    for host in scenario.hosts:
+        node = scenario.sim.node(host)
+        landed = sorted(p for p in node.file_paths() if p.lower().endswith('\\kubelet.exe') or DOWNLOAD_LEFTOVER in p)
+        if landed:
+            scenario.problems.append('%s: a download the disk had no room for left files: %s' % (host, landed))
+    messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
+    if 'not enough space on the disk' not in messages or 'not retried' not in messages:
+        scenario.problems.append('the failure does not say the disk is full: %s' % messages[:600])
+    # The operator frees the disk.
+    for host in scenario.hosts:
+        with scenario.sim.edit_node(host) as node:
+            node.data['profile']['free_disk_bytes'] = free[host]
+    scenario.recover()
+
+
+def role_fault(role, after=True):
+    """A remote call of the role fails after doing its work (after=True) or before it runs (after=False)."""
     def inject(scenario):
-        fault = dict(ROLE_FAULTS[role], after=True, times=1)
+        fault = dict(ROLE_FAULTS[role], after=after, times=1)
         scenario.edit_nodes(lambda node: node.data.__setitem__('script_faults', [dict(fault)]))
         scenario.run('converge', expect_failure=True)
         met = [h for h in scenario.hosts if any('injected fault' in line for line in scenario.sim.node(h).data['log'])]
@@ -204,8 +264,9 @@ def reboot(scenario):
 
 def scenarios_for(topology):
     table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets,
-             'reboot': reboot}
+             'truncated-archive': truncated_archive, 'disk-full': disk_full, 'reboot': reboot}
     table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
+    table.update({'role-before:%s' % role: role_fault(role, after=False) for role in TOPOLOGY_ROLES.get(topology, [])})
     return table
 
 

@@ -37,8 +37,10 @@ $ProgressPreference = 'SilentlyContinue'  # the progress bar slows Invoke-WebReq
 [Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor [Net.SecurityProtocolType]::Tls12
 
 function Test-TransientFailure {
-    # Worth another attempt: no HTTP answer at all (reset, timeout, DNS) or a 5xx.
+    # Worth another attempt: no HTTP answer at all (reset, timeout, DNS) or a 5xx. Only a WebException is the
+    # web's: anything else (an IOException when the disk is full) fails the same way again.
     param($ErrorRecord)
+    if ($ErrorRecord.Exception -isnot [System.Net.WebException]) { return $false }
     $response = $ErrorRecord.Exception.Response
     if ($null -eq $response) { return $true }
     return ([int]$response.StatusCode -ge 500)

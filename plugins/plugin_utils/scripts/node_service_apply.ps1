@@ -1,6 +1,8 @@
 # kubewin-script: node_service_apply
 # Creates, reconfigures, starts, stops, restarts or removes one Windows service,
 # then reports its state. The command line arrives already quoted for Windows.
+# A service to run whose program is missing fails the call before anything changes; a service
+# that does not start with a binary artifact_fetch just replaced gets its previous binary back.
 [CmdletBinding(SupportsShouldProcess)]
 param(
     [Parameter(Mandatory)][ValidatePattern('^[A-Za-z0-9_.-]+$')][string]$Name,
@@ -44,7 +46,45 @@ function Wait-ServiceStatus {
     }
 }
 
+function Get-ServicePrograms {
+    # The programs a service command line names (the one Windows starts, and the component a wrapper such as
+    # kube-log-runner starts), quoted or not, and the application nssm starts.
+    $found = @(foreach ($match in [regex]::Matches($CommandLine, '"([^"]+?\.exe)"|([^\s"]+?\.exe)(?=\s|$)')) {
+            if ($match.Groups[1].Success) { $match.Groups[1].Value } else { $match.Groups[2].Value }
+        })
+    if ($NssmJson) { $found += (ConvertFrom-Json -InputObject $NssmJson).Application }
+    return $found
+}
+
+function Restore-PreviousPrograms {
+    # artifact_fetch.ps1 replaces the binary of a running service by moving the old one aside as
+    # <file>.kubewin-old-<id> (Windows lets a running program be renamed, not deleted); while the service
+    # is stopped after a failed start that file is the release it ran. Returns the programs put back.
+    $restored = @()
+    foreach ($program in (Get-ServicePrograms)) {
+        $directory = Split-Path -Path $program -Parent
+        $leaf = Split-Path -Path $program -Leaf
+        $previous = @(Get-ChildItem -LiteralPath $directory -Filter "$leaf.kubewin-old-*" -Force -ErrorAction SilentlyContinue |
+                Sort-Object -Property LastWriteTimeUtc -Descending)
+        if (-not $previous -or -not (Test-Path -LiteralPath $program)) { continue }
+        $failed = "$program.kubewin-failed-" + [guid]::NewGuid().ToString('N')
+        Move-Item -LiteralPath $program -Destination $failed
+        Move-Item -LiteralPath $previous[0].FullName -Destination $program
+        Remove-Item -LiteralPath $failed -Force -ErrorAction SilentlyContinue
+        $restored += $program
+    }
+    return $restored
+}
+
 $existing = Get-Service -Name $Name -ErrorAction SilentlyContinue
+if ($Ensure -eq 'running') {
+    # The replacement must be able to start before anything stops the service that runs now: a program that is
+    # not there fails the call with the node as it was.
+    $absent = @(Get-ServicePrograms | Where-Object { -not (Test-Path -LiteralPath $_ -PathType Leaf) })
+    if ($absent) {
+        throw "service $Name was not changed: its program $($absent -join ', ') does not exist"
+    }
+}
 # Stopping a service stops every service that depends on it (kubelet on containerd, kube-proxy on
 # the kubelet); their state is reported too, and a restart starts again those that were running.
 $dependents = @()
@@ -122,14 +162,31 @@ else {
         Wait-ServiceStatus -Status Stopped
     }
     elseif ($Ensure -eq 'running') {
-        if ($Restart -and $status -ne 'Stopped') {
-            Restart-Service -Name $Name -Force
+        try {
+            if ($Restart -and $status -ne 'Stopped') {
+                Restart-Service -Name $Name -Force
+                Wait-ServiceStatus -Status Running
+                # Restart-Service leaves the dependents it stopped stopped.
+                foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+            }
+            elseif ($status -ne 'Running') { Start-Service -Name $Name }
             Wait-ServiceStatus -Status Running
-            # Restart-Service leaves the dependents it stopped stopped.
-            foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
         }
-        elseif ($status -ne 'Running') { Start-Service -Name $Name }
-        Wait-ServiceStatus -Status Running
+        catch {
+            # A new binary that does not start: the previous one goes back and runs again, and the call still fails.
+            $failure = $_.Exception.Message
+            $restored = @(Restore-PreviousPrograms)
+            if (-not $restored) { throw }
+            try {
+                Start-Service -Name $Name
+                Wait-ServiceStatus -Status Running
+                foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+            }
+            catch {
+                throw "service $Name did not start with the new $($restored -join ', ') ($failure); the previous binary was put back but did not start either: $($_.Exception.Message)"
+            }
+            throw "service $Name did not start with the new $($restored -join ', ') ($failure); the previous binary was put back and the service runs it again"
+        }
     }
 }
 

@@ -12,6 +12,7 @@ import time
 from kubewin_sim.node import open_node
 from kubewin_sim.pwsh.interpreter import ErrorRecord
 from kubewin_sim.pwsh.values import PSError
+from kubewin_sim.windows import filesystem
 from kubewin_sim.windows import win_powershell as engine_module
 
 STATE_DIR_ENV = 'KUBEWIN_SIM_STATE_DIR'
@@ -65,7 +66,9 @@ def take_script_fault(node, name, parameters, check_mode):
 
     A fault is ``{script, contains (text the call's parameters must contain, as JSON), times (how many
     calls fail, default 1), after (true: the script does its work, then the call fails as when the
-    WinRM operation times out)}``. Check-mode calls never meet a fault.
+    WinRM operation times out), fill_disk (instead of failing the call: just before it runs another program
+    fills the system drive until that many bytes are free, windows/filesystem.py)}``. Check-mode calls never
+    meet a fault.
     """
     if check_mode:
         return None
@@ -75,7 +78,10 @@ def take_script_fault(node, name, parameters, check_mode):
         if fault.get('contains') and fault['contains'] not in json.dumps(parameters):
             continue
         fault['times'] = fault.get('times', 1) - 1
-        node.record('injected fault: %s failed%s' % (name, ' after doing its work' if fault.get('after') else ''))
+        if 'fill_disk' in fault:
+            node.record('injected fault: the disk filled up before %s ran' % name)
+        else:
+            node.record('injected fault: %s failed%s' % (name, ' after doing its work' if fault.get('after') else ''))
         return fault
     return None
 
@@ -88,6 +94,9 @@ def run_powershell(script_text, module_args, check_mode):
         name = marker_of(script_text) or 'unnamed'
         node.count_call('win_powershell:%s' % name)
         fault = take_script_fault(node, name, module_args['parameters'], check_mode)
+        if fault and 'fill_disk' in fault:
+            filesystem.fill_volume(node, fault['fill_disk'])
+            fault = None
         if fault and not fault.get('after'):
             return fault_result('Access is denied. (injected fault)')
         started = time.process_time()

@@ -74,6 +74,13 @@ def start(node, name, starting=()):
         service.update(state='stopped', exit_code=2)
         raise SimulationError("Service '%s' cannot be started: The system cannot find the file specified (%s)."
                               % (name, missing[0]))
+    # A fault for tests: a binary (by its SHA-256) that exits at once whatever starts it (built for another build of
+    # Windows, damaged): the service stops with exit code 1, as any program that ends before reporting Running.
+    crashing = set(node.profile.get('program_start_failures', []))
+    if any((node.file(program) or {}).get('sha256') in crashing for program in programs):
+        service.update(state='stopped', exit_code=1)
+        raise program_model.ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)'
+                                           % name)
     if name.lower() in [n.lower() for n in node.profile.get('service_start_failures', [])]:
         service.update(state='stopped', exit_code=1)
         raise program_model.ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)

@@ -88,3 +88,13 @@ def test_cli_runs_on_a_named_node_of_the_state_directory_and_keeps_its_changes(t
     assert main(['--node', 'win1', '-Command', "Set-Content -LiteralPath C:\\k.txt -Value 'kept'"]) == 0
     assert main(['--node', 'win1', '-Command', '(Get-NetIPAddress -InterfaceIndex 4).IPAddress; Get-Content C:\\k.txt']) == 0
     assert capsys.readouterr().out.splitlines() == ['10.0.0.31', 'kept']
+
+
+def test_is_an_exception_type_holds_for_derived_exceptions_and_those_of_error_records():
+    # about_Type_Operators: -is is true for an instance of the type, so of a type derived from it; $_.Exception of a
+    # caught error is the .NET exception itself (FileNotFoundException derives from IOException, .NET API reference).
+    outcome = run_command("[System.IO.FileNotFoundException]::new('m') -is [System.IO.IOException]; "
+                          "[System.IO.IOException]::new('m') -is [System.IO.FileNotFoundException]; "
+                          "try { [int]'abc' } catch { $_.Exception -is [System.Exception]; "
+                          "$_.Exception -isnot [System.Net.WebException] }")
+    assert (outcome.exit_code, outcome.output) == (0, ['True', 'False', 'True', 'True'])

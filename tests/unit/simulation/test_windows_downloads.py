@@ -129,6 +129,27 @@ def test_an_empty_uri_fails_validation_and_a_missing_folder_the_file_creation(we
                % KUBELET) == ['System.IO.DirectoryNotFoundException']
 
 
+def test_a_body_the_disk_has_no_room_for_fails_the_write_and_the_file_keeps_what_fit(web_dir):
+    # The write fails with ERROR_DISK_FULL (System Error Codes 0-499), an IOException FileStream throws and
+    # WebRequestPSCmdlet.ProcessRecord does not catch (it catches WebException); File.Create made the file.
+    node = fresh_node()
+    filesystem.fill_volume(node, 10)
+    outcome = run_on_node(node, "try { Invoke-WebRequest '%s' -OutFile C:\\k.exe } catch { "
+                                "$_.Exception.GetType().FullName; $_.Exception.Message; $_.FullyQualifiedErrorId }; "
+                                "(Get-Item C:\\k.exe).Length; (Get-CimInstance Win32_LogicalDisk).FreeSpace" % KUBELET)
+    assert outcome.output == ['System.IO.IOException', 'There is not enough space on the disk.',
+                              'System.IO.IOException,Microsoft.PowerShell.Commands.InvokeWebRequestCommand', '10', '0']
+    assert filesystem.content_bytes(filesystem.lookup(node, 'C:\\k.exe')) == web.body(KUBELET)[:10]
+
+
+def test_files_take_room_from_the_system_drive_and_give_it_back(web_dir):
+    node = fresh_node()
+    free = node.profile['free_disk_bytes']
+    assert run(node, "Set-Content C:\\a.txt -Value ('x' * 998); (Get-CimInstance Win32_LogicalDisk).FreeSpace; "
+                     "Remove-Item C:\\a.txt; (Get-CimInstance Win32_LogicalDisk).FreeSpace") == [
+        str(free - 1000), str(free)]
+
+
 def test_proxy_credential_needs_a_proxy(web_dir):
     outcome = run_on_node(fresh_node(), "param($Password)\n$c = New-Object System.Management.Automation.PSCredential "
                                         "-ArgumentList @('u', $Password)\n"
@@ -355,6 +376,32 @@ def test_a_corrupt_body_fails_the_checksum_and_keeps_the_previous_file(web_dir):
     assert _check(fetched) == (None, 'checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
                                      % (KUBELET, sha256(KUBELET), corrupt))
     assert run(fetched[1], "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
+
+
+def test_a_full_disk_fails_at_once_saying_so_and_keeps_the_previous_file(web_dir):
+    # A full disk is no failure of the web: retrying it only fills the disk again (the script retried it 4 times).
+    before = ("New-Item C:\\k -ItemType Directory | Out-Null; Set-Content C:\\k\\kubelet.exe 'old'; "
+              "$null = Get-CimInstance Win32_LogicalDisk")
+    web.configure(web_dir, faults={KUBELET: ['200', '200']})
+    node = fresh_node()
+    run(node, before)
+    filesystem.fill_volume(node, 4)
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), _parameters(KUBELET, 'C:\\k\\kubelet.exe'))
+    assert result['failed'] and result['error'][-1]['exception']['message'] == (
+        'download of %s failed; not retried: There is not enough space on the disk.' % KUBELET)
+    assert _check((None, node)) is None
+    assert run(node, "Get-Content C:\\k\\kubelet.exe; (Get-ChildItem C:\\k).Count") == ['old', '1']
+    with open(os.path.join(web_dir, 'web.json'), encoding='utf-8') as handle:
+        assert json.load(handle)['faults'][KUBELET] == ['200']
+
+
+def test_a_truncated_archive_fails_the_checksum_and_extracts_nothing(web_dir):
+    parameters = _parameters(CONTAINERD, 'C:\\Program Files\\containerd\\bin', Format='tar.gz',
+                             Members=['bin/containerd.exe'], Names=['containerd.exe'])
+    fetched = _fetch(web_dir, parameters, faults={CONTAINERD: ['truncated']})
+    assert _check(fetched) == (None, 'checksum mismatch for %s: expected sha256 %s, got %s; the file was not installed'
+                                     % (CONTAINERD, sha256(CONTAINERD), hashlib.sha256(web.body(CONTAINERD)[:5]).hexdigest()))
+    assert [key for key in filesystem.tree(fetched[1]) if key.startswith('c:\\program files\\containerd\\bin\\')] == []
 
 
 def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_dir):

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows import filesystem, run_on_node, win_powershell  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -331,7 +331,8 @@ def test_cim_instances():
                     "$os.LastBootUpTime.GetType().FullName; "
                     "$d = Get-CimInstance -ClassName Win32_LogicalDisk | Where-Object { $_.DeviceID -eq $env:SystemDrive }; "
                     "$d.FreeSpace.GetType().Name; $d.FreeSpace") == [
-        '10.0.20348', '20348', 'System.DateTime', 'UInt64', str(100 * 1024 ** 3)]
+        # The profile's room for files, less the files the node holds (windows/filesystem.py).
+        '10.0.20348', '20348', 'System.DateTime', 'UInt64', str(100 * 1024 ** 3 - filesystem.used_bytes(node))]
     assert ok(node, "$s = Get-CimInstance -ClassName Win32_Service -Filter \"Name='kube-proxy'\"; $s.ExitCode; "
                     "$s.ExitCode.GetType().Name; $s.State; $s.StartMode; @(Get-CimInstance Win32_Service -Filter "
                     "\"Name='nosuch'\").Count") == ['1077', 'UInt32', 'Stopped', 'Manual', '0']
@@ -393,12 +394,12 @@ def test_state_sections_report_os_features_services_and_environment():
     assert datetime.datetime.fromisoformat(last_boot[:-2] + '+00:00') == \
         datetime.datetime.fromtimestamp(node.data['os']['last_boot'], datetime.timezone.utc)
     services = fresh_services()
-    # initial_state's Windows Server 2022 Datacenter (build 20348.2582) with 100 GiB free on C:.
+    # initial_state's Windows Server 2022 Datacenter (build 20348.2582) with 100 GiB on C: for its files.
     assert real == {
         'sections': ['os', 'features', 'services', 'environment'],
         'os': {'hostname': 'WIN1', 'version': '10.0.20348', 'build': 20348, 'ubr': 2582,
                'product_name': 'Windows Server 2022 Datacenter', 'edition': 'ServerDatacenter', 'display_version': '21H2',
-               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3},
+               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node)},
         'features': {'Containers': 'installed', 'Hyper-V': 'installpending'}, 'reboot_pending': True,
         'services': {'kubelet': services['kubelet'], 'kube-proxy': services['kube-proxy'], 'nosuch': absent('nosuch')},
         'environment': {'KUBECONFIG': 'C:\\k\\config', 'NOPE': None}}
@@ -526,3 +527,64 @@ def test_other_keys_live_in_the_node():
         'True', '-1', '1,2', '0']
     # A key without values gives no object.
     assert ok(node, r"@(Get-ItemProperty HKLM:\SOFTWARE\kubewin).Count") == ['0']
+
+
+# -- node_service_apply.ps1: no running service stopped for a replacement that cannot start --------------------
+
+def failure(node, **parameters):
+    """Run node_service_apply.ps1 expecting it to fail; the failure's message."""
+    result = win_powershell.invoke(node, APPLY, parameters)
+    assert result['failed'], result
+    return result['error'][-1]['exception']['message']
+
+
+def fresh_parameters(name):
+    """node_service_apply's parameters for a service of fresh_services as it is configured."""
+    record = fresh_services()[name]
+    return {'Name': name, 'CommandLine': record['command_line'], 'DisplayName': record['display_name'],
+            'Description': record['description'], 'StartMode': record['start_mode'],
+            'Dependencies': record['dependencies'], 'Environment': record['environment']}
+
+
+def running_kubelet():
+    """A node whose kubelet and kube-proxy run C:\\k\\kubelet.exe and kube-proxy.exe (SHA-256 0...0)."""
+    node = fresh_node()
+    for name in ('containerd', 'kubelet', 'kube-proxy'):
+        node.data['services'][name].update(state='running', exit_code=0)
+    return node
+
+
+def test_a_replacement_whose_program_is_missing_leaves_the_running_service_as_it_was():
+    node = running_kubelet()
+    before = json.loads(json.dumps(node.data['services']))
+    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4', Restart=True)
+    assert failure(node, **parameters) == 'service kubelet was not changed: its program C:\\k\\v2\\kubelet.exe does not exist'
+    assert node.data['services'] == before
+
+
+def test_a_new_binary_that_does_not_start_is_replaced_by_the_previous_one_which_runs_again():
+    node = running_kubelet()
+    # What artifact_fetch.ps1 (Install-KubeWinFile) leaves: the running binary renamed aside, the new one in place.
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    node.profile['program_start_failures'] = ['b' * 64]
+    parameters = dict(fresh_parameters('kubelet'), Restart=True)
+    assert failure(node, **parameters) == (
+        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kubelet (kubelet)' cannot be started due "
+        "to the following error: Cannot start service kubelet on computer '.'.); the previous binary was put back and "
+        'the service runs it again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
+    assert [p for p in node.file_paths() if p.lower().startswith('c:\\k\\kubelet.exe')] == ['C:\\k\\kubelet.exe']
+    # kube-proxy, stopped with the kubelet, runs again too.
+    assert [node.data['services'][name]['state'] for name in ('kubelet', 'kube-proxy')] == ['running', 'running']
+
+
+def test_a_previous_binary_that_does_not_start_either_is_said_so():
+    node = running_kubelet()
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    node.profile['program_start_failures'] = ['b' * 64, '0' * 64]
+    message = failure(node, **dict(fresh_parameters('kubelet'), Restart=True))
+    assert message.endswith('the previous binary was put back but did not start either: Service \'kubelet (kubelet)\' '
+                            "cannot be started due to the following error: Cannot start service kubelet on computer '.'.")
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64

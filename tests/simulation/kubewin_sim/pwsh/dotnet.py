@@ -305,7 +305,8 @@ EXCEPTION_TYPES = ('System.Exception', 'System.SystemException', 'System.Argumen
                    'System.ArgumentNullException', 'System.ArgumentOutOfRangeException', 'System.FormatException',
                    'System.InvalidOperationException', 'System.NotSupportedException', 'System.TimeoutException',
                    'System.IO.IOException', 'System.IO.FileNotFoundException', 'System.IO.DirectoryNotFoundException',
-                   'System.UnauthorizedAccessException', 'System.Management.Automation.RuntimeException')
+                   'System.UnauthorizedAccessException', 'System.Management.Automation.RuntimeException',
+                   'System.Net.WebException')
 
 
 def _exception_constructor(name):
@@ -315,8 +316,19 @@ def _exception_constructor(name):
     return construct
 
 
+def _is_exception_of(value, name):
+    """-is [<exception type>]: true for an exception of that type or of one derived from it (about_Type_Operators:
+    an instance of the type), whether a script made it or an error record holds it ($_.Exception)."""
+    from .interpreter import ExceptionObject, exception_is  # pylint: disable=import-outside-toplevel  (it imports us)
+    if isinstance(value, ExceptionValue):
+        return exception_is(value.NET, name)
+    if isinstance(value, ExceptionObject):
+        return exception_is(value.error.type_name, name)
+    return False
+
+
 for _name in EXCEPTION_TYPES:
-    register(NetType(_name, test=lambda value, _n=_name: isinstance(value, ExceptionValue) and value.NET == _n,
+    register(NetType(_name, test=lambda value, _n=_name: _is_exception_of(value, _n),
                      constructor=_exception_constructor(_name)))
 
 

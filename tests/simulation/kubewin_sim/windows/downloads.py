@@ -23,7 +23,8 @@ PowerShell/PowerShell at commit 60b3b304f2, for the behaviour):
   arrived: at the rate the web serves the URL at (web.py's rates), the node's clock moves on by the size
   over the rate (windows/system.py pass_time). That time is not held against ``-TimeoutSec``: the cmdlet
   sets HttpWebRequest.Timeout, which covers waiting for the answer, not reading its body (HttpWebRequest.Timeout
-  and ReadWriteTimeout, .NET Framework API reference).
+  and ReadWriteTimeout, .NET Framework API reference). A body the system drive has no room for fails the write
+  (windows/filesystem.py, DISK_FULL): an IOException the cmdlet does not catch, and the file keeps what fit.
 Whatever else the cmdlet can do (output objects, other methods, bodies, sessions, certificates) is an
 engine gap (Unsupported).
 
@@ -133,14 +134,24 @@ def invoke_web_request(ctx, params, input_items):
     except web.WebError as error:
         raise _web_exception(error, url) from None
     target = filesystem.normalize(params['OutFile'])
-    if 'body' in served:
-        filesystem.write_file(ctx.host.node, target, served['body'])
-    elif 'sha256' not in served:
+    if 'body' not in served and 'sha256' not in served:
         # A stand-in is known by its SHA-256 (windows/filesystem.py); a pin by another digest has nothing to land as.
         raise Unsupported('a download of %s, which web.json pins by a digest other than SHA-256' % url)
-    else:
-        pinned = {'sha256': served['sha256'], 'size': served['size']}
-        filesystem.write_file(ctx.host.node, target, b'', stand_in=pinned)
+    try:
+        if 'body' in served:
+            filesystem.write_file(ctx.host.node, target, served['body'])
+        else:
+            pinned = {'sha256': served['sha256'], 'size': served['size']}
+            filesystem.write_file(ctx.host.node, target, b'', stand_in=pinned)
+    except PSError as error:
+        if error.type_name != 'System.IO.IOException':
+            raise
+        # A write that fails (a full disk) is no WebException: ProcessRecord does not catch it, so it leaves the
+        # cmdlet as itself, and the file keeps what was written (StreamHelper.SaveStreamToFile: File.Create, then
+        # the copy); the engine's record of an exception thrown out of a cmdlet is "<exception type>,<cmdlet>".
+        raise PSError(error.message, error.type_name,
+                      'System.IO.IOException,Microsoft.PowerShell.Commands.InvokeWebRequestCommand', 'NotSpecified',
+                      target=target) from None
     system.pass_time(ctx.host.node, served['seconds'])
     return []
 

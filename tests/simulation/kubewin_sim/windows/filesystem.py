@@ -22,6 +22,7 @@ SHA-256 are those, and anything that reads its bytes is an engine gap (Unsupport
 ``'image'`` for the program file of a running process (Windows lets it be renamed or moved on its volume,
 not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
 reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
+The files take room on the system drive: a write that does not fit fails as on a full disk (see DISK_FULL).
 Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit
 rules and inherits from its new folder (Windows keeps the inherited ACEs it had until they are next
 propagated: not modelled).
@@ -170,6 +171,38 @@ def size_of(entry):
     return entry['stand_in']['size'] if entry.get('stand_in') else len(base64.b64decode(entry['data'] or ''))
 
 
+# --- the system drive's free space ----------------------------------------------------------------------------
+# ``node.profile['free_disk_bytes']`` is the room the system drive has for the files the model holds: what it has
+# free (Win32_LogicalDisk.FreeSpace, windows/system.py) is that less their sizes, so a file written takes from it
+# and a file removed gives it back. A write that needs more than is free fails as Windows fails it: WriteFile
+# answers ERROR_DISK_FULL (112, "There is not enough space on the disk.": System Error Codes (0-499),
+# learn.microsoft.com), which .NET's FileStream throws as a System.IO.IOException with that message; the file
+# keeps what was written before the volume was full.
+DISK_FULL = 'There is not enough space on the disk.'
+
+
+def _stored_size(entry):
+    """A file's size without decoding its bytes (base64: 3 bytes per 4 characters, less the padding)."""
+    if entry.get('stand_in'):
+        return entry['stand_in']['size']
+    data = entry.get('data') or ''
+    return len(data) * 3 // 4 - data[-2:].count('=')
+
+
+def used_bytes(node):
+    return sum(_stored_size(entry) for entry in tree(node).values() if not entry['dir'])
+
+
+def free_bytes(node):
+    """The free space of the system drive."""
+    return max(0, int(node.profile.get('free_disk_bytes', 0)) - used_bytes(node))
+
+
+def fill_volume(node, leave_bytes):
+    """For fault tests: another program fills the system drive until ``leave_bytes`` are free."""
+    node.profile['free_disk_bytes'] = used_bytes(node) + leave_bytes
+
+
 def rules_of(node, entry):
     """The explicit and the inherited rules of an item."""
     if entry['protected']:
@@ -283,6 +316,13 @@ def write_file(node, path, data, stand_in=None):
         raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
     if entry is not None and held(node, entry):
         raise _in_use(normalize(path))
+    size = stand_in['size'] if stand_in else len(data)
+    room = free_bytes(node) + (_stored_size(entry) if entry is not None else 0)
+    if size > room:
+        # What fit stays: a prefix of the bytes, or of a stand-in whose bytes (and so whose hash) nobody knows.
+        create(node, path, False, b'' if stand_in else data[:room],
+               stand_in={'sha256': None, 'size': room} if stand_in else None)
+        raise PSError(DISK_FULL, 'System.IO.IOException', 'DiskFull', 'WriteError', target=normalize(path))
     return create(node, path, False, data, stand_in=stand_in)
 
 
@@ -629,6 +669,8 @@ def get_filehash(ctx, params, input_items):
                 continue
             if entry.get('stand_in') and algorithm == 'SHA256':
                 digest = entry['stand_in']['sha256']
+                if digest is None:
+                    raise Unsupported('hashing %s, part of a stand-in binary cut short by a full disk' % entry['path'])
             else:
                 digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
             out.append(FileHash(algorithm, digest.upper(), entry['path']))

@@ -31,7 +31,7 @@ import time
 from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import (AUTOMATION_NULL, Int64, UInt32, UInt64, PSError, Unsupported, enumerate_value, is_enumerable,
                            is_null, to_string)
-from . import registry
+from . import filesystem, registry
 from .cim import CimInstance, get_ciminstance
 
 INSTALL_STATE = enum_type('Microsoft.Windows.ServerManager.Commands.InstallState', {
@@ -127,7 +127,8 @@ def win32_operatingsystem(node):
 
 
 def win32_logicaldisk(node):
-    free = int(node.profile.get('free_disk_bytes', 0))
+    # The room the node's profile gives the system drive, less the files the model holds (windows/filesystem.py).
+    free = filesystem.free_bytes(node)
     return [Win32LogicalDisk(DeviceID='C:', DriveType=UInt32(3), ProviderName=None, FreeSpace=UInt64(free),
                              Size=UInt64(max(free, 127 * 1024 ** 3)), VolumeName='', FileSystem='NTFS',
                              PSComputerName=None)]

@@ -78,12 +78,14 @@ def test_quoting_differences_alone_are_no_change(sim, one_node):
     assert sim.run(playbook(sim), inventory).changed('win1') == 0
 
 
-def test_missing_program_fails_with_the_windows_error(sim, one_node):
+def test_missing_program_fails_before_anything_changes(sim, one_node):
     inventory = prepared(sim, one_node)
     run = sim.run(playbook(sim, path='C:\\k\\nope.exe'), inventory)
     assert run.rc != 0
-    # Start-Service's own message (the missing file is the inner Win32Exception, which it does not show).
-    assert "Cannot start service kube-proxy on computer '.'" in run.result('service', 'win1')['result']['msg']
+    # node_service_apply.ps1 checks the replacement's program before it creates, changes or stops the service.
+    assert 'service kube-proxy was not changed: its program C:\\k\\nope.exe does not exist' in \
+        run.result('service', 'win1')['result']['msg']
+    assert 'kube-proxy' not in sim.node('win1').data['services']
 
 
 def test_stop_and_remove(sim, one_node):
