@@ -57,4 +57,5 @@ class ActionModule(NodeAction):
         # looks at HNS) refreshes its sections and leaves the others, with their own age, alone.
         previous = _snapshot.from_task_vars(self._task_vars) if args['merge'] else None
         snapshot = _snapshot.merge(previous, state, max_age=args['max_age'])
-        return {'ansible_facts': {_snapshot.FACT: snapshot}, 'node': snapshot}
+        # Returned once, as the fact: every host's result is copied several times per task by Ansible.
+        return {'ansible_facts': {_snapshot.FACT: snapshot}}

@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, kubewin.node contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The early end of converged nodes, on the control-plane side; docs in converged_nodes.yml."""
+"""The early end of converged nodes, for the plays after the snapshot; docs in converged_nodes.yml and early_end.yml."""
 
 from __future__ import annotations
 
@@ -18,8 +18,16 @@ def converged_nodes(hosts, hostvars, credentials=None):
     return _converged.converged_hosts(decisions, credentials)
 
 
+def early_end(hostvars, groups):
+    """Which Windows nodes ended early, and whether all of them did (then the cluster plays have nothing to do)."""
+    nodes = list((groups or {}).get('windows_nodes') or [])
+    hosts = _converged.ended_early({host: dict(hostvars[host].get(DECISION) or {})
+                                    for host in nodes if host in hostvars})
+    return {'hosts': hosts, 'fleet': bool(nodes) and len(hosts) == len(nodes)}
+
+
 class FilterModule:
     """kubewin.node early-end filters."""
 
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
-        return {'converged_nodes': converged_nodes}
+        return {'converged_nodes': converged_nodes, 'early_end': early_end}

@@ -10,17 +10,20 @@ short_description: Decide from the node state snapshot whether a Windows node is
 version_added: 0.1.0
 description:
   - Decides on the controller, without contacting the node, whether the node is in the state the last full run
-    of C(playbooks/site.yml) left it in, with the same inputs. In C(site.yml), the prerequisites role ends a
-    converged node's play right after this decision (C(meta end_host), see its C(prerequisites_end_converged)),
-    and the control-plane play leaves the node out of the node play when the credentials it hands out have
-    the digest the record holds (P(kubewin.node.converged_nodes#filter)). A node on which nothing changed
-    costs the one remote call of its snapshot and a few task results.
+    of C(playbooks/site.yml) left it in, with the same inputs. In C(site.yml), a converged node skips the
+    prerequisites play (P(kubewin.node.early_end#filter)), and the control-plane play leaves the node out of the
+    node play when the credentials it hands out have the digest the record holds
+    (P(kubewin.node.converged_nodes#filter)); when every node is converged, the cluster plays have nothing to do.
+    A node on which nothing changed costs the one remote call of its snapshot and two task results. The
+    prerequisites role on its own ends a converged node's play right after this decision (C(meta end_host), see
+    its C(prerequisites_end_converged)).
   - At the end of a full run, C(site.yml) writes the node's convergence record
     C(C:\ProgramData\kubewin\converged.json) (the prerequisites role's C(tasks_from=record), with O(record=true)
     and M(kubewin.node.node_file)) from a new snapshot. It holds the digest of the run's inputs, the digest of
     the credentials the node was handed (C(control_plane_credentials)) and the digest of each section of the
     snapshot. M(kubewin.node.node_info) always reads it.
-  - The inputs are the node's share of the plan (the C(plan_*) facts), the C(kubewin_*) variables, every
+  - The inputs are the node's share of the plan (the C(plan_*) facts), the C(kubewin_*) variables but those only
+    the playbooks read (C(kubewin_report_dir), C(kubewin_serial), C(kubewin_cluster_kubeconfig), ...), every
     variable the node roles document in their argument specs, and the collection's own plugins, roles and
     playbooks. A change to any of them, or to any section of the snapshot, makes the node take the full run.
   - Not compared, because they change on a healthy node, are the last boot time and the free disk space,

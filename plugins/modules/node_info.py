@@ -109,73 +109,77 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
-node:
-  description: The snapshot, also returned as the fact C(kubewin_node).
+ansible_facts:
+  description: The facts the module sets.
   returned: success
   type: dict
   contains:
-    os:
-      description: Hostname, version, build, UBR, product, release, edition, last boot time, free bytes on
-        the system drive.
+    kubewin_node:
+      description: The snapshot (returned only as this fact).
       type: dict
-      sample: {"build": 20348, "product": "Windows Server 2022", "release": "21H2", "version": "10.0.20348"}
-    features:
-      description: Install state (C(installed), C(available), C(installpending), ...) of each feature asked for.
-      type: dict
-      sample: {"Containers": "installed"}
-    reboot_pending:
-      description: Whether Windows waits for a reboot.
-      type: bool
-    adapters:
-      description: Network adapters with C(name), C(if_index), C(mac_address), C(status), C(virtual),
-        C(physical_adapter), C(default_route), C(ipv4), C(gateway), C(dns_servers), C(dhcp).
-      type: list
-      elements: dict
-    routes:
-      description: Static IPv4 routes (protocol NetMgmt) other than default routes, each with C(destination),
-        C(next_hop), C(interface_alias), C(interface_index), C(metric), and whether it is C(active) (in the
-        routing table in use) and C(persistent) (restored at boot).
-      type: list
-      elements: dict
-    hns:
-      description: C(available), C(networks) and C(endpoints) of the Host Networking Service.
-      type: dict
-    services:
-      description: Each service asked for, by name.
-      type: dict
-    files:
-      description: Each file asked for, by path, with C(exists), C(size) and C(sha256).
-      type: dict
-    artifacts:
-      description: Each artifact destination M(kubewin.node.artifact) installed, with its C(url), C(checksum)
-        and the verified SHA-256 of each of its C(files).
-      type: dict
-    contents:
-      description: Each text file asked for, each managed file whose content is tracked and the convergence
-        record, by path, with C(exists) and C(text).
-      type: dict
-    environment:
-      description: Each machine environment variable asked for, by name (null when unset).
-      type: dict
-    firewall:
-      description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
-        C(protocol) and C(local_port).
-      type: dict
-    ovs:
-      description: Open vSwitch - C(products) (the installed Open vSwitch MSI with its C(version) and the state of
-        each of its C(features)), C(vsctl) (path of ovs-vsctl), C(database) (C(bridges) with their C(ports), and the
-        C(external_ids) of the Open_vSwitch table; null while ovsdb-server is not running) and C(switches) (each
-        vSwitch with its C(adapter) and the state of the OVS C(extension)).
-      type: dict
-    credentials:
-      description: Each credential pattern asked for, with the files it matches and the ACL profile of each
-        (C(secret), C(protected), C(inherited) or C(custom)).
-      type: dict
-      sample: {"C:\\etc\\kubernetes\\*.conf": {"C:\\etc\\kubernetes\\kubelet.conf": "secret"}}
-    collected_at:
-      description: Controller time at which each section was read.
-      type: dict
-    max_age:
-      description: Seconds for which the snapshot is used.
-      type: int
+      contains:
+        os:
+          description: Hostname, version, build, UBR, product, release, edition, last boot time, free bytes on
+            the system drive.
+          type: dict
+          sample: {"build": 20348, "product": "Windows Server 2022", "release": "21H2", "version": "10.0.20348"}
+        features:
+          description: Install state (C(installed), C(available), C(installpending), ...) of each feature asked for.
+          type: dict
+          sample: {"Containers": "installed"}
+        reboot_pending:
+          description: Whether Windows waits for a reboot.
+          type: bool
+        adapters:
+          description: Network adapters with C(name), C(if_index), C(mac_address), C(status), C(virtual),
+            C(physical_adapter), C(default_route), C(ipv4), C(gateway), C(dns_servers), C(dhcp).
+          type: list
+          elements: dict
+        routes:
+          description: Static IPv4 routes (protocol NetMgmt) other than default routes, each with C(destination),
+            C(next_hop), C(interface_alias), C(interface_index), C(metric), and whether it is C(active) (in the
+            routing table in use) and C(persistent) (restored at boot).
+          type: list
+          elements: dict
+        hns:
+          description: C(available), C(networks) and C(endpoints) of the Host Networking Service.
+          type: dict
+        services:
+          description: Each service asked for, by name.
+          type: dict
+        files:
+          description: Each file asked for, by path, with C(exists), C(size) and C(sha256).
+          type: dict
+        artifacts:
+          description: Each artifact destination M(kubewin.node.artifact) installed, with its C(url), C(checksum)
+            and the verified SHA-256 of each of its C(files).
+          type: dict
+        contents:
+          description: Each text file asked for, each managed file whose content is tracked and the convergence
+            record, by path, with C(exists) and C(text).
+          type: dict
+        environment:
+          description: Each machine environment variable asked for, by name (null when unset).
+          type: dict
+        firewall:
+          description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
+            C(protocol) and C(local_port).
+          type: dict
+        ovs:
+          description: Open vSwitch - C(products) (the installed Open vSwitch MSI with its C(version) and the state of
+            each of its C(features)), C(vsctl) (path of ovs-vsctl), C(database) (C(bridges) with their C(ports), and the
+            C(external_ids) of the Open_vSwitch table; null while ovsdb-server is not running) and C(switches) (each
+            vSwitch with its C(adapter) and the state of the OVS C(extension)).
+          type: dict
+        credentials:
+          description: Each credential pattern asked for, with the files it matches and the ACL profile of each
+            (C(secret), C(protected), C(inherited) or C(custom)).
+          type: dict
+          sample: {"C:\\etc\\kubernetes\\*.conf": {"C:\\etc\\kubernetes\\kubelet.conf": "secret"}}
+        collected_at:
+          description: Controller time at which each section was read.
+          type: dict
+        max_age:
+          description: Seconds for which the snapshot is used.
+          type: int
 '''

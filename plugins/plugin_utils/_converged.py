@@ -36,7 +36,7 @@ import hashlib
 import json
 import os
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _roles, _snapshot
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _preflight, _roles, _snapshot
 
 RECORD_PATH = 'C:\\ProgramData\\kubewin\\converged.json'
 RECORD_VERSION = 1
@@ -46,9 +46,10 @@ NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_bin
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
-# The snapshot fact itself, what the modules did this run (the fleet report's) and the switch of this decision
-# are not inputs.
-NOT_INPUTS = (_snapshot.FACT, _activity.FACT, 'kubewin_early_end')
+# The snapshot fact itself and what the modules did this run (the fleet report's) are not inputs, nor are the
+# variables only the playbooks read (where reports go, batch sizes, this decision's switch, the controller's
+# kubeconfig): a node is as converged with another report folder.
+NOT_INPUTS = (_snapshot.FACT, _activity.FACT) + _preflight.PLAYBOOK_VARIABLES
 # Fields that change on a healthy node, per section (see the module docstring).
 VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes'), 'hns': ('endpoints', 'policy_lists')}
 # Sections reported as lists whose order means nothing; sorted before hashing.
@@ -164,6 +165,11 @@ def decide(snapshot, inputs, now=None):
     if changed:
         reasons.append('the node changed since the record: %s' % ', '.join(changed))
     return not reasons, reasons, record.get('credentials')
+
+
+def ended_early(decisions):
+    """Of ``{host: the result of its decision}``, the hosts found converged (whatever their credentials)."""
+    return sorted(host for host, decision in decisions.items() if decision.get('converged'))
 
 
 def converged_hosts(decisions, credentials):

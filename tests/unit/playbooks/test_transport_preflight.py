@@ -72,6 +72,6 @@ def test_site_warns_about_insecure_transports_the_inventory_accepts(tmp_path):
     assert 'win-ntlm: ansible_psrp_auth=ntlm with ansible_psrp_message_encryption=never' in output
     # On the nodes only the prerequisites role's argument validation ran, which is tagged always and contacts no host.
     node_tasks = re.findall(r'TASK \[([^]]+)\]', output.split('PLAY [Prepare the Windows nodes]', 1)[1].split('PLAY [', 1)[0])
-    assert node_tasks == ["kubewin.node.prerequisites : Validating arguments against arg spec 'main' - Snapshot, "
-                          "preflight, Windows features and reboot, firewall and proxy for a Windows node"], node_tasks
+    assert node_tasks == ["kubewin.node.prerequisites : Validating arguments against arg spec 'prepare' - What the "
+                          "role does after the snapshot and the early-end decision"], node_tasks
     assert recap.count('unreachable=0 failed=0') == 2 + len(HOSTS), recap

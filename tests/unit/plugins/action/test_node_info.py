@@ -52,7 +52,7 @@ def test_unknown_build_is_named(sim):
     inventory = sim.inventory({'win1': {'ansible_host': '10.1.2.3', 'kubewin_sim': {'build': 99999}}})
     run = sim.run(sim.write('info.yml', INFO), inventory)
     assert run.rc == 0, run.output
-    assert run.result('info', 'win1')['result']['node']['os']['product'] == 'unknown Windows build 99999'
+    assert run.result('info', 'win1')['result']['ansible_facts']['kubewin_node']['os']['product'] == 'unknown Windows build 99999'
 
 
 MERGE = '''

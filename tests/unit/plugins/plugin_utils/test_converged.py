@@ -3,6 +3,7 @@
 import copy
 import json
 
+from ansible_collections.kubewin.node.plugins.filter.converged import early_end
 from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _snapshot
 
 RECORD = _converged.RECORD_PATH
@@ -134,3 +135,22 @@ def test_the_recorded_credentials_decide_which_converged_hosts_skip_the_node_pla
                  'win4': {}}
     assert _converged.converged_hosts(decisions, credentials) == ['win1']
     assert _converged.converged_hosts(decisions, {'token': 'rotated'}) == []
+
+
+def test_the_variables_only_the_playbooks_read_are_not_inputs():
+    # Another report folder or batch size is the same node (a node re-run from AWX with another report folder
+    # would otherwise take the full path).
+    names = ['kubewin_report_dir', 'kubewin_plan_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
+             'kubewin_early_end', 'kubewin_unchecked_variables', 'kubewin_cluster_kubeconfig', 'kubewin_topology']
+    assert _converged.input_names(names) == ['kubewin_topology']
+
+
+def test_the_early_end_of_the_fleet_needs_every_windows_node_converged():
+    converged = {'prerequisites_converged': {'converged': True}}
+    groups = {'windows_nodes': ['win1', 'win2'], 'kube_control_plane': ['cp1']}
+    both = {'win1': converged, 'win2': converged, 'cp1': {}}
+    assert early_end(both, groups) == {'hosts': ['win1', 'win2'], 'fleet': True}
+    # A node whose decision says otherwise, or that has none (its snapshot failed; --limit left it out).
+    for win2 in ({'prerequisites_converged': {'converged': False}}, {}):
+        assert early_end(dict(both, win2=win2), groups) == {'hosts': ['win1'], 'fleet': False}
+    assert early_end({}, {'windows_nodes': []}) == {'hosts': [], 'fleet': False}
