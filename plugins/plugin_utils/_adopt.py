@@ -147,8 +147,9 @@ def recognise(snapshot, paths):
     if any((network.get('name') or '') in ('vxlan0', 'cbr0') for network in networks) and evidence['sdn']:
         evidence['sdn'].append('HNS network %s exists' % ', '.join(
             sorted(n['name'] for n in networks if n.get('name') in ('vxlan0', 'cbr0'))))
-    # The scripts whose every part is there win; one service under nssm from C:\k is an SDN node.
-    if evidence['sig_windows_tools'] and len(evidence['sig_windows_tools']) >= len(evidence['sdn']):
+    # PrepareNode.ps1's kubelet names the layout; containerd of Install-Containerd.ps1 alone is a runtime installed
+    # ahead, which the container_runtime role takes over as it is.
+    if any(PREPARE_NODE_SCRIPT in line for line in evidence['sig_windows_tools']):
         return 'sig_windows_tools', evidence['sig_windows_tools']
     if evidence['sdn']:
         return 'sdn', evidence['sdn']

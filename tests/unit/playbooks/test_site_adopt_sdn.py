@@ -91,6 +91,7 @@ def test_site_refuses_a_kubelet_registered_under_another_name_in_check_mode_and_
         control_plane={'cp1': {}})
     services = dict(SDN_SERVICES, kubelet=('C:\\k\\kubelet.exe', '--hostname-override=old-win-7 --v=6'))
     sdn_node(sim, services=services)
+
     def parts(data):
         # What a run changes: services, features, HNS, files (not the simulation's clock and call counts).
         return json.dumps({key: data.get(key) for key in ('services', 'features', 'hns', 'fs')}, sort_keys=True, default=str)

@@ -225,6 +225,13 @@ def test_nothing_to_take_over(snapshot, layout):
     assert plan['lines'][0].endswith('nothing to take over')
 
 
+def test_containerd_installed_ahead_alone_is_no_layout_to_take_over():
+    snapshot = prepare_node_snapshot()
+    del snapshot['services']['kubelet']
+    snapshot['files'] = present('C:\\Program Files\\containerd\\containerd.exe')
+    assert plan_of(snapshot)['layout'] == 'none'
+
+
 def test_the_collections_own_node_is_not_adopted_even_with_sdn_leftovers():
     snapshot = sdn_snapshot()
     snapshot['artifacts'] = {'C:\\k\\kubelet.exe': {'version': '1.31.14'}}
