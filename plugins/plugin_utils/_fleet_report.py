@@ -13,6 +13,8 @@ Pure functions of what the run left in the host variables; nothing here contacts
 - the Node object the verify role read (``verify_windows_nodes`` on the control-plane host), when the
   run verified: Ready, the kubelet and runtime versions the node reports, the podCIDR it was given;
 - the convergence decision (``prerequisites_converged``) of a node that ended its run early;
+- the takeover plan (``prerequisites_takeover``, _adopt.py) of a node another tool set up: its layout, what the run
+  takes over, replaces or leaves, and why it refused the node;
 - what the modules did (``_activity``) and the results of the few ``ansible.windows`` tasks the roles
   run on a node themselves (``DIRECT_RESULTS``): the changes and the remote calls of this run.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _credentials
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _adopt, _credentials
 
 # The ansible.windows tasks the roles run on a Windows node outside the kubewin.node modules, by the
 # variable each registers: (module, what it manages). Each is one remote call when it ran, but
@@ -36,7 +38,7 @@ DIRECT_RESULTS = {
 }
 NO_CALL_IN_CHECK_MODE = ('win_reboot',)
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
-NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged')
+NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'prerequisites_takeover')
 KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
@@ -138,7 +140,15 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
                     for entry in entries if entry['changed']],
         'calls': sum(entry['calls'] for entry in entries),
         'reasons': list(decision.get('reasons') or []),
+        'takeover': _takeover(variables.get('prerequisites_takeover')),
     }
+
+
+def _takeover(plan):
+    """What the report keeps of a node's takeover plan: none for the collection's own node or a new one."""
+    if not isinstance(plan, dict) or plan.get('layout') in (None, 'kubewin', 'none'):
+        return None
+    return {key: plan.get(key) for key in ('layout', 'description', 'items', 'refusals')}
 
 
 def status_of(host, finished, ended_early):
@@ -183,6 +193,15 @@ def _details(document):
         if row.get('open_credentials'):
             lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))
+        takeover = row.get('takeover')
+        if takeover:
+            by_action = {}
+            for item in takeover['items'] or []:
+                by_action.setdefault(item['action'], []).append(item['what'])
+            lines.append('%s was set up by %s: %s' % (row['node'], takeover['description'], '; '.join(
+                '%s %s' % (action, ', '.join(by_action[action])) for action in _adopt.ACTIONS if action in by_action)
+                or 'nothing to take over'))
+            lines += ['refused: %s' % refusal for refusal in takeover['refusals'] or []]
         if row['changes']:
             lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:

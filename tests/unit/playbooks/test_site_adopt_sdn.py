@@ -3,6 +3,7 @@ the kubelet, kube-proxy and flanneld running under nssm. The run takes the servi
 become native services without nssm's settings, flanneld runs under the collection's nssm settings) and converges;
 the next run changes nothing. Before the fix every run failed on the kubelet with "differs in: nssm"."""
 
+import json
 import os
 import sys
 
@@ -29,11 +30,11 @@ SDN_SERVICES = {
 }
 
 
-def sdn_node(sim, host='win1'):
+def sdn_node(sim, host='win1', services=None):
     with sim.edit_node(host, profile=dict(network_play.CONTAINERS_READY, ip=network_play.NODES[host])) as node:
         for path in ['C:\\k\\nssm.exe', 'C:\\k\\config'] + [program for program, _flags in SDN_SERVICES.values()]:
             node.write_file(path, content='(start.ps1 copy of %s)\n' % path)
-        for name, (program, flags) in SDN_SERVICES.items():
+        for name, (program, flags) in (services or SDN_SERVICES).items():
             node.data['services'][name] = {
                 'name': name, 'exists': True, 'state': 'running', 'start_mode': 'auto', 'display_name': name,
                 'command_line': 'C:\\k\\nssm.exe', 'dependencies': [], 'environment': [],
@@ -53,6 +54,13 @@ def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
     sdn_node(sim)
     options = {'join_method': 'bootstrap_kubeconfig'}
 
+    # Check mode shows the takeover plan before the run (prerequisites role, kubewin.node.takeover).
+    check = network_play.run(sim, 'playbooks/site.yml', inventory, '--check', **options)
+    assert check.rc == 0, check.output
+    assert 'layout: Microsoft SDN start.ps1' in check.output, check.output
+    assert 'replace: service kubelet - runs C:\\k\\kubelet.exe' in check.output, check.output
+    assert 'win1 was set up by Microsoft SDN start.ps1' in check.output, check.output
+
     converge = network_play.run(sim, 'playbooks/site.yml', inventory, **options)
     assert converge.rc == 0, converge.output
     services = sim.node('win1').data['services']
@@ -70,3 +78,29 @@ def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
     again = network_play.run(sim, 'playbooks/site.yml', inventory, **options)
     assert again.rc == 0, again.output
     assert again.node_changes('win1') == 0, again.output
+
+
+# Long, like the test above; make test keeps the refusals through the filter (tests/unit/plugins/plugin_utils/
+# test_adopt.py).
+@pytest.mark.long
+def test_site_refuses_a_kubelet_registered_under_another_name_in_check_mode_and_for_real(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+    services = dict(SDN_SERVICES, kubelet=('C:\\k\\kubelet.exe', '--hostname-override=old-win-7 --v=6'))
+    sdn_node(sim, services=services)
+
+    def parts(data):
+        # What a run changes: services, features, HNS, files (not the simulation's clock and call counts).
+        return json.dumps({key: data.get(key) for key in ('services', 'features', 'hns', 'fs')}, sort_keys=True, default=str)
+
+    before = parts(sim.node('win1').data)
+    refusal = "registers this node as Node 'old-win-7', and site.yml registers it as 'win1'"
+    for mode in (['--check'], []):
+        result = network_play.run(sim, 'playbooks/site.yml', inventory, *mode, join_method='bootstrap_kubeconfig')
+        assert result.rc != 0, result.output
+        assert refusal in result.output, result.output
+        # Refused before anything changed: the node is as the scripts left it.
+        assert parts(sim.node('win1').data) == before

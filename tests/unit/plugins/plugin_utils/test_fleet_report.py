@@ -62,6 +62,7 @@ def test_a_verified_node_reports_what_its_node_object_says_and_what_the_run_did(
         'changes': ['node_service kubelet', 'node_file C:\\k\\kubelet-config.yaml', 'win_feature Windows features'],
         'calls': 1 + 2 + 1 + 1 + 1,
         'reasons': ['the node has no convergence record (x)'],
+        'takeover': None,
     }
 
 
