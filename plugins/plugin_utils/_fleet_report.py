@@ -36,7 +36,7 @@ DIRECT_RESULTS = {
 }
 NO_CALL_IN_CHECK_MODE = ('win_reboot',)
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
-NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged')
+NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'doctor_findings', 'doctor_repaired')
 KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
@@ -138,6 +138,9 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
                     for entry in entries if entry['changed']],
         'calls': sum(entry['calls'] for entry in entries),
         'reasons': list(decision.get('reasons') or []),
+        # playbooks/doctor.yml: what it found on the node (plugin_utils/_doctor.py) and what it repaired.
+        'findings': list(variables.get('doctor_findings') or []),
+        'repaired': list(variables.get('doctor_repaired') or []),
     }
 
 
@@ -183,6 +186,11 @@ def _details(document):
         if row.get('open_credentials'):
             lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))
+        for found in row.get('findings') or []:
+            lines.append('%s %s [%s]: %s. Likely cause: %s. Fix: %s' % (row['node'], found['severity'], found['id'],
+                                                                       found['what'], found['cause'], found['fix']))
+        if row.get('repaired'):
+            lines.append('%s repaired: %s' % (row['node'], '; '.join(row['repaired'])))
         if row['changes']:
             lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:
