@@ -187,8 +187,8 @@ def _details(document):
             lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))
         for found in row.get('findings') or []:
-            lines.append('%s %s [%s]: %s. Likely cause: %s. Fix: %s' % (row['node'], found['severity'], found['id'],
-                                                                       found['what'], found['cause'], found['fix']))
+            lines.append('%s %s [%s]: %s. Likely cause: %s. Fix: %s'
+                         % (row['node'], found['severity'], found['id'], found['what'], found['cause'], found['fix']))
         if row.get('repaired'):
             lines.append('%s repaired: %s' % (row['node'], '; '.join(row['repaired'])))
         if row['changes']:
