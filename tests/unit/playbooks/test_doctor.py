@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -23,6 +25,10 @@ def _ids(result, host='win1'):
     return sorted(f['id'] for f in result.report_row(host)['findings'])
 
 
+# A converge (40-60 s on 2 cores) and four doctor runs (about 8 s each): long. Its representative part in make test:
+# every check on its own (tests/unit/plugins/plugin_utils/test_doctor.py) and the repair script run whole in the engine
+# against kube-proxy's program model (tests/unit/simulation/test_script_node_repair.py).
+@pytest.mark.long
 def test_doctor_finds_and_repairs_a_broken_overlay_node(tmp_path):
     sim = Simulation(tmp_path)
     inventory = sim.inventory(
