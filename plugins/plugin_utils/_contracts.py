@@ -268,6 +268,7 @@ OS = obj(required={
 }, optional={
     'version': nullable(STR), 'ubr': INT, 'product_name': nullable(STR), 'edition': nullable(STR),
     'display_version': nullable(STR), 'installation_type': nullable(STR), 'last_boot': nullable(STR),
+    'now': STR,
 })
 
 IPV4_ADDRESS = obj(required={'address': STR, 'prefix_length': INT}, optional={'origin': nullable(STR)})
@@ -479,6 +480,7 @@ CONTRACTS = {
         'ovs': OVS,
     })),
     'node_credentials_apply': ('', STATE_ONLY),
+    'node_repair_apply': ('', STATE_ONLY),
     'node_reset_apply': ('', STATE_ONLY),
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),

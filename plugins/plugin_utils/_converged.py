@@ -24,7 +24,7 @@ files. The credentials (``control_plane_credentials``) are only known after the
 control-plane play, so they have a digest of their own; neither is stored in the clear.
 
 Left out of the section digests, because they change on a healthy node without the
-collection having anything to do: the last boot time and free disk space (``os``), and
+collection having anything to do: the last boot time, the clock and free disk space (``os``), and
 the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
 endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared).
 """
@@ -51,7 +51,7 @@ CREDENTIALS = 'control_plane_credentials'
 # kubeconfig): a node is as converged with another report folder.
 NOT_INPUTS = (_snapshot.FACT, _activity.FACT) + _preflight.PLAYBOOK_VARIABLES
 # Fields that change on a healthy node, per section (see the module docstring).
-VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes'), 'hns': ('endpoints', 'policy_lists')}
+VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now'), 'hns': ('endpoints', 'policy_lists')}
 # Sections reported as lists whose order means nothing; sorted before hashing.
 UNORDERED = {'adapters': (), 'routes': (), 'hns': ('networks',)}
 # The collection files that make up its behaviour on a node.

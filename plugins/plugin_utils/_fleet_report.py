@@ -38,7 +38,8 @@ DIRECT_RESULTS = {
 }
 NO_CALL_IN_CHECK_MODE = ('win_reboot',)
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
-NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'prerequisites_takeover')
+NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'prerequisites_takeover', 'doctor_findings',
+                  'doctor_repaired')
 KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
@@ -141,6 +142,9 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'calls': sum(entry['calls'] for entry in entries),
         'reasons': list(decision.get('reasons') or []),
         'takeover': _takeover(variables.get('prerequisites_takeover')),
+        # playbooks/doctor.yml: what it found on the node (plugin_utils/_doctor.py) and what it repaired.
+        'findings': list(variables.get('doctor_findings') or []),
+        'repaired': list(variables.get('doctor_repaired') or []),
     }
 
 
@@ -202,6 +206,11 @@ def _details(document):
                 '%s %s' % (action, ', '.join(by_action[action])) for action in _adopt.ACTIONS if action in by_action)
                 or 'nothing to take over'))
             lines += ['refused: %s' % refusal for refusal in takeover['refusals'] or []]
+        for found in row.get('findings') or []:
+            lines.append('%s %s [%s]: %s. Likely cause: %s. Fix: %s'
+                         % (row['node'], found['severity'], found['id'], found['what'], found['cause'], found['fix']))
+        if row.get('repaired'):
+            lines.append('%s repaired: %s' % (row['node'], '; '.join(row['repaired'])))
         if row['changes']:
             lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:

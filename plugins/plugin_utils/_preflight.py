@@ -78,6 +78,9 @@ PLAYBOOKS = {
               'cluster_api': True},
     'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
              'cluster_api': False},
+    # The doctor reads the nodes and the cluster; its repairs install nothing.
+    'doctor': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
+               'cluster_api': True},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',

@@ -6,6 +6,7 @@ import datetime
 import json
 import os
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
@@ -60,6 +61,9 @@ def test_node_info_runs_whole_and_answers_for_a_fresh_node():
     # fraction, the model's last one 0 as Python keeps microseconds).
     assert datetime.datetime.fromisoformat(real['os'].pop('last_boot').replace('0Z', '+00:00')) == \
         datetime.datetime.fromtimestamp(node.data['os']['last_boot'], datetime.timezone.utc)
+    # The node's clock (Get-Date), in the same format: the test machine's, as the model has it (windows/system.py).
+    assert abs(datetime.datetime.fromisoformat(real['os'].pop('now').replace('0Z', '+00:00')).timestamp()
+               - time.time()) < 60
     assert real == FRESH_NODE
 
 

@@ -390,6 +390,7 @@ def test_state_sections_report_os_features_services_and_environment():
                    "Hyper-V -Services kubelet, kube-proxy, nosuch -Environment KUBECONFIG, NOPE", SERVICES + STATE)
     # The round-trip format ("o") of a UTC DateTime: seven fraction digits and Z. The instant is the node's boot.
     last_boot = real['os'].pop('last_boot')
+    assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z', real['os'].pop('now'))
     assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z', last_boot), last_boot
     assert datetime.datetime.fromisoformat(last_boot[:-2] + '+00:00') == \
         datetime.datetime.fromtimestamp(node.data['os']['last_boot'], datetime.timezone.utc)

@@ -87,6 +87,8 @@ function Get-KubeWinNodeState {
             display_version = $displayVersion
             installation_type = $current.InstallationType
             last_boot = $system.LastBootUpTime.ToUniversalTime().ToString('o')
+            # The node's clock, for the doctor's skew check against the control plane's.
+            now = (Get-Date).ToUniversalTime().ToString('o')
             system_drive_free_bytes = [int64]$disk.FreeSpace
         }
     }

@@ -63,6 +63,7 @@ def test_a_verified_node_reports_what_its_node_object_says_and_what_the_run_did(
         'calls': 1 + 2 + 1 + 1 + 1,
         'reasons': ['the node has no convergence record (x)'],
         'takeover': None,
+        'findings': [], 'repaired': [],
     }
 
 
@@ -198,3 +199,15 @@ def test_the_items_of_a_loop_keep_each_others_entries():
     # Outside a loop the task's facts already hold the earlier runs (an until retry sees its last attempt's).
     plain = dict(start, ansible_loop_var=None)
     assert len(_activity.record(plain, 'task-2', 'node_info', '', False, 1)) == 2
+
+
+def test_the_doctor_findings_and_repairs_of_a_node_are_in_the_details():
+    found = {'id': 'service-stopped', 'severity': 'error', 'what': 'service kube-proxy is stopped (exit code 0)',
+             'cause': 'it was stopped', 'fix': 'start it', 'repair': 'start_services', 'targets': ['kube-proxy']}
+    row = _fleet_report.node_row('win1', variables(doctor_findings=[found], doctor_repaired=['started: kube-proxy']),
+                                 NODE, _fleet_report.OK, STARTED)
+    assert (row['findings'], row['repaired']) == ([found], ['started: kube-proxy'])
+    text = _fleet_report.text(_fleet_report.report('doctor', [row]))
+    assert 'win1 error [service-stopped]: service kube-proxy is stopped (exit code 0). Likely cause: it was stopped. ' \
+        'Fix: start it' in text
+    assert 'win1 repaired: started: kube-proxy' in text

@@ -1,0 +1,47 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The doctor's diagnosis (playbooks/doctor.yml); docs in doctor_findings.yml and doctor_repairs.yml."""
+
+from __future__ import annotations
+
+import typing as t
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+
+
+def _service_logs(node_logs):
+    """{service: the tail of its log files} from a kubewin.node.node_logs result."""
+    logs = {}
+    for name, service in ((node_logs or {}).get('services') or {}).items():
+        texts = [((node_logs.get('logs') or {}).get(path) or {}).get('text') or '' for path in service.get('log_files') or []]
+        if any(texts):
+            logs[name] = '\n'.join(texts)
+    return logs
+
+
+def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, node_logs=None,
+                    control_plane=None, limits=None):
+    """The findings of one node (plugin_utils/_doctor.py)."""
+    if not isinstance(snapshot, dict) or not snapshot:
+        raise AnsibleFilterError('doctor_findings needs the node state snapshot (kubewin_node of kubewin.node.node_info), '
+                                 'got %r' % (type(snapshot).__name__,))
+    unknown = sorted(set(limits or {}) - set(_doctor.DEFAULT_LIMITS))
+    if unknown:
+        raise AnsibleFilterError('doctor_findings: unknown limits %s; known: %s'
+                                 % (', '.join(unknown), ', '.join(sorted(_doctor.DEFAULT_LIMITS))))
+    return _doctor.diagnose(name, snapshot, plan_node, plan_cluster, plan_paths, cluster, _service_logs(node_logs),
+                            control_plane, limits)
+
+
+def doctor_repairs(findings):
+    """What the safe repairs do about the findings (plugin_utils/_doctor.py repair_plan)."""
+    return _doctor.repair_plan(findings or [])
+
+
+class FilterModule:
+    """kubewin.node doctor filters."""
+
+    def filters(self) -> dict[str, t.Callable[..., t.Any]]:
+        return {'doctor_findings': doctor_findings, 'doctor_repairs': doctor_repairs}

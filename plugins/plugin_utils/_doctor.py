@@ -1,0 +1,451 @@
+# Copyright: (c) 2026, kubewin.node contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The doctor's diagnosis of one Windows node: pure functions of what playbooks/doctor.yml read.
+
+Internal to kubewin.node, not a public API. The public interface is the filter ``kubewin.node.doctor_findings``.
+
+Inputs: the node's snapshot (``kubewin.node.node_info``), the tails of its kubelet and kube-proxy logs
+(``kubewin.node.node_logs``), its share of the plan (``plan_node``, ``plan_cluster``, ``plan_paths``), the cluster's
+Services, EndpointSlices and Node objects, and the control plane's clock. Nothing here contacts a host.
+
+Each finding is a dict: ``id`` (stable, for scripts that read the report), ``severity`` (``error``: the node does not
+work as planned; ``warning``: it works but will not for long, or needs attention), ``what`` (this node's facts),
+``cause`` (the likely cause), ``fix`` (what to do) and ``repair``: the safe, idempotent repair doctor.yml applies with
+``-e doctor_repair=true`` (one of REPAIRS), or None when the fix needs a person (or site.yml).
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import json
+import re
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns
+from ansible_collections.kubewin.node.plugins.plugin_utils._flags import split_windows_command_line
+
+# The repairs doctor.yml knows; everything else is a fix for a person (usually: run site.yml on the node).
+REPAIRS = ('remove_stale_load_balancers', 'restart_kube_proxy', 'start_services', 'rewrite_cni_config')
+
+DEFAULT_LIMITS = {
+    # Below this much free space on the system drive the kubelet's image garbage collection and eviction thresholds
+    # come close (kubelet defaults: imagefs/nodefs.available<10%, image GC from 85% use; kubelet reference).
+    'min_free_bytes': 10 * 1024 ** 3,
+    # Seconds the node's clock may differ from the control plane's. Certificates and tokens are checked against
+    # the clock (NotBefore), and a Node's lease is judged by the control plane's clock (node-monitor-grace-period).
+    'max_clock_skew': 30,
+    # Log lines older than this many seconds (by the node's clock) are not recent.
+    'log_window': 3600,
+    # At most this many error lines quoted per log.
+    'log_lines': 5,
+}
+
+# klog's header (k8s.io/klog/v2 README, "Log format"): Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg,
+# L being I, W, E or F. kube-log-runner writes the component's output to the file unchanged.
+KLOG = re.compile(r'^([IWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.\d+)?\s')
+ERROR_LEVELS = ('E', 'F')
+# The Node conditions that are a problem when True (all but Ready; Kubernetes "Nodes", Node status/conditions).
+PRESSURE_CONDITIONS = ('MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable')
+
+
+def finding(finding_id, severity, what, cause, fix, repair=None, targets=()):
+    """One finding; ``targets`` are what its repair acts on (policy list IDs, service names)."""
+    if repair is not None and repair not in REPAIRS:
+        raise ValueError('unknown repair %r' % repair)
+    return {'id': finding_id, 'severity': severity, 'what': what, 'cause': cause, 'fix': fix, 'repair': repair,
+            'targets': list(targets)}
+
+
+# -- what the plan expects -------------------------------------------------------------------------
+
+def expected_services(plan_node, plan_cluster):
+    """The services site.yml runs on the node: the runtime, the kubelet, and by topology kube-proxy and flanneld."""
+    runtime = (plan_node or {}).get('container_runtime') or 'containerd'
+    services = ['docker', 'cri-dockerd'] if runtime == 'docker' else [runtime]
+    services.append('kubelet')
+    topology = (plan_cluster or {}).get('topology')
+    if topology in ('overlay', 'l2bridge'):
+        services.append('kube-proxy')
+    if topology == 'overlay' or (topology == 'l2bridge' and (plan_cluster or {}).get('l2bridge_routing') == 'flannel'):
+        services.append('flanneld')
+    return services
+
+
+def _node_object(cluster, name):
+    for node in (cluster or {}).get('nodes') or []:
+        if ((node.get('metadata') or {}).get('name') or '').lower() == name.lower():
+            return node
+    return None
+
+
+def _pod_cidr(node_object, plan_node):
+    """The node's pod subnet: the Node's spec.podCIDR (the controller manager assigns it), else the plan's."""
+    return ((node_object or {}).get('spec') or {}).get('podCIDR') or (plan_node or {}).get('pod_cidr')
+
+
+# -- the checks ----------------------------------------------------------------------------------
+
+def check_hns_networks(snapshot, plan_cluster, pod_cidr):
+    hns = snapshot.get('hns') or {}
+    name = (plan_cluster or {}).get('network_name')
+    topology = (plan_cluster or {}).get('topology')
+    if not name or topology not in ('overlay', 'l2bridge'):
+        return []  # ovn and calico networks are made by their own agents; not checked here
+    if not hns.get('available'):
+        return [finding('hns-unavailable', 'error', 'the Host Networking Service is not running',
+                        'the Containers feature is missing or the node was not restarted after installing it',
+                        'run site.yml on the node (it installs the feature and restarts the node)')]
+    networks = _hns.networks_named(hns.get('networks') or [], name)
+    if not networks:
+        return [finding('hns-network-missing', 'error', 'HNS network %s does not exist' % name,
+                        'flanneld has not created it since the last restart (an Overlay/L2Bridge network may not '
+                        'survive a reboot), or it was removed',
+                        'run site.yml on the node: the network role recreates the network and restarts flanneld')]
+    found = []
+    subnets = sorted(s.get('address_prefix') or '' for n in networks for s in n.get('subnets') or [])
+    if pod_cidr and subnets != [pod_cidr]:
+        found.append(finding('hns-network-subnet', 'error',
+                             'HNS network %s has subnet %s, the node\'s pod subnet is %s'
+                             % (name, ', '.join(subnets) or 'none', pod_cidr),
+                             'the node was given another podCIDR (a rejoin) and flanneld still holds its old lease',
+                             'run site.yml on the node: the network role recreates the network from the new lease'))
+    return found
+
+
+def _exception_list(cni_config):
+    """The ExceptionList of the OutBoundNAT policy in a CNI config (flannel's delegate or the plugin itself)."""
+    stack = [cni_config]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if str(value.get('Type') or value.get('type') or '').lower() == 'outboundnat' and 'ExceptionList' in value:
+                return list(value['ExceptionList'])
+            if 'Settings' in value and isinstance(value['Settings'], dict) and 'Exceptions' in value['Settings']:
+                return list(value['Settings']['Exceptions'])
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return None
+
+
+def check_cni_config(snapshot, plan_node, plan_paths):
+    path = (plan_paths or {}).get('cni_config_file')
+    wanted = (plan_node or {}).get('cni_config_text')
+    if not path or not wanted:
+        return []
+    entry = ((snapshot.get('contents') or {}).get(path)) or {}
+    fix = 'rewrite it from the plan (doctor repair, or site.yml)'
+    if not entry.get('exists'):
+        return [finding('cni-config-missing', 'error', 'the CNI config %s does not exist' % path,
+                        'it was removed, or the network role never ran on the node', fix, 'rewrite_cni_config')]
+    text = entry.get('text') or ''
+    if text == wanted:
+        return []
+    try:
+        current = json.loads(text.lstrip('\ufeff'))
+    except ValueError:
+        return [finding('cni-config-invalid', 'error', 'the CNI config %s is not JSON' % path,
+                        'it was edited by hand or written with a byte order mark; the CNI plugins refuse it, so no pod '
+                        'starts', fix, 'rewrite_cni_config')]
+    planned = json.loads(wanted)
+    if current == planned:
+        return []  # the same document, formatted differently
+    ours, theirs = _exception_list(planned), _exception_list(current)
+    if ours is not None and sorted(theirs or []) != sorted(ours):
+        missing = sorted(set(ours) - set(theirs or []))
+        extra = sorted(set(theirs or []) - set(ours))
+        return [finding('cni-exception-list', 'error',
+                        'the OutBoundNAT ExceptionList of %s differs from the plan (missing: %s; not planned: %s)'
+                        % (path, ', '.join(missing) or 'none', ', '.join(extra) or 'none'),
+                        'the config was edited, or the plan (cluster, service or management CIDR) changed since; '
+                        'traffic to addresses missing from the list is NATed and pods cannot reach them',
+                        fix, 'rewrite_cni_config')]
+    return [finding('cni-config-differs', 'error', 'the CNI config %s differs from the plan' % path,
+                    'it was edited by hand, or the plan changed since site.yml last ran on the node',
+                    fix, 'rewrite_cni_config')]
+
+
+def check_source_vip(snapshot, plan_cluster, pod_cidr):
+    """Overlay: kube-proxy must run with --source-vip, an address of the node's pod subnet (kube-proxy reference,
+    --source-vip; microsoft/SDN Kubernetes/flannel/overlay start scripts reserve it with host-local)."""
+    if (plan_cluster or {}).get('topology') != 'overlay':
+        return []
+    service = ((snapshot.get('services') or {}).get('kube-proxy')) or {}
+    if not service.get('exists'):
+        return []  # the services check reports it
+    argv = split_windows_command_line(_program_command_line(service))
+    vip = None
+    for index, word in enumerate(argv):
+        if word.startswith('--source-vip='):
+            vip = word.split('=', 1)[1]
+        elif word == '--source-vip' and index + 1 < len(argv):
+            vip = argv[index + 1]
+    if not vip:
+        return [finding('source-vip-missing', 'error', 'kube-proxy runs without --source-vip',
+                        'its service was registered by hand or by another tool; on overlay, Service traffic from the '
+                        'node then has no source address in the overlay',
+                        'run site.yml on the node: it reserves the source VIP and registers kube-proxy with it')]
+    if pod_cidr and ipaddress.ip_address(vip) not in ipaddress.ip_network(pod_cidr, strict=False):
+        return [finding('source-vip-subnet', 'error',
+                        'kube-proxy\'s source VIP %s is not in the node\'s pod subnet %s' % (vip, pod_cidr),
+                        'the node was given another podCIDR (a rejoin) after the source VIP was reserved',
+                        'run site.yml on the node: it reserves a new source VIP and restarts kube-proxy')]
+    return []
+
+
+def _program_command_line(service):
+    """The command line of the program itself (nssm keeps it under the service's Parameters)."""
+    nssm = service.get('nssm')
+    if nssm and nssm.get('application'):
+        return '"%s" %s' % (nssm['application'], nssm.get('app_parameters') or '')
+    return service.get('command_line') or ''
+
+
+def _cluster_ip_services(cluster):
+    """{VIP: 'namespace/name'} of the Services kube-proxy programs a load balancer for: those with a cluster IP and,
+    in their EndpointSlices, a ready endpoint (winkernel's syncProxyRules skips a Service it has no endpoint for)."""
+    ready = {}
+    for endpoint_slice in (cluster or {}).get('endpoint_slices') or []:
+        metadata = endpoint_slice.get('metadata') or {}
+        service = (metadata.get('labels') or {}).get('kubernetes.io/service-name')
+        for endpoint in endpoint_slice.get('endpoints') or []:
+            if (endpoint.get('conditions') or {}).get('ready', True) is not False:
+                ready.setdefault((metadata.get('namespace'), service), set()).update(endpoint.get('addresses') or [])
+    vips = {}
+    for service in (cluster or {}).get('services') or []:
+        metadata, spec = service.get('metadata') or {}, service.get('spec') or {}
+        key = (metadata.get('namespace'), metadata.get('name'))
+        for vip in spec.get('clusterIPs') or [spec.get('clusterIP')]:
+            if vip and vip != 'None':
+                vips[vip] = {'service': '%s/%s' % key, 'addresses': ready.get(key, set())}
+    return vips
+
+
+def check_load_balancers(snapshot, plan_cluster, cluster):
+    """kube-proxy's HNS load balancers (v1 policy lists with an ELB policy) against the cluster's Services."""
+    if (plan_cluster or {}).get('topology') not in ('overlay', 'l2bridge') or cluster is None:
+        return []
+    hns = snapshot.get('hns') or {}
+    if not hns.get('available'):
+        return []
+    services = _cluster_ip_services(cluster)
+    endpoints = {e['id']: e for e in hns.get('endpoints') or []}
+    programmed, stale = set(), []
+    for policy_list in hns.get('policy_lists') or []:
+        vips = policy_list.get('vips') or []
+        gone = [endpoint_id for endpoint_id in policy_list.get('endpoints') or [] if endpoint_id not in endpoints]
+        known = [vip for vip in vips if vip in services]
+        wrong = [endpoints[endpoint_id].get('ip_address') for endpoint_id in policy_list.get('endpoints') or []
+                 if endpoint_id in endpoints and known
+                 and endpoints[endpoint_id].get('ip_address') not in set().union(*(services[v]['addresses'] for v in known))]
+        if vips and not known or gone or wrong:
+            stale.append((policy_list, gone, wrong))
+        programmed.update(known)
+    found = []
+    if stale:
+        described = ['%s (%s)' % (', '.join(p.get('vips') or []) or p['id'],
+                                  'endpoints gone: %s' % ', '.join(gone) if gone
+                                  else 'endpoints no longer in the Service: %s' % ', '.join(wrong) if wrong
+                                  else 'no such Service')
+                     for p, gone, wrong in stale]
+        found.append(finding('load-balancer-stale', 'error',
+                             '%d stale HNS load balancer(s): %s' % (len(stale), '; '.join(sorted(described))),
+                             'kube-proxy was not running when the Services or their endpoints changed, or HNS kept '
+                             'policy lists across a kube-proxy restart (kube-proxy does not remove lists it did not '
+                             'make in this run); traffic to these VIPs goes to endpoints that no longer exist',
+                             'remove the stale policy lists and restart kube-proxy (doctor repair)',
+                             'remove_stale_load_balancers', sorted(p['id'] for p, _gone, _wrong in stale)))
+    missing = sorted(vip for vip, service in services.items() if service['addresses'] and vip not in programmed)
+    if missing:
+        found.append(finding('load-balancer-missing', 'error',
+                             'no HNS load balancer for %s' % ', '.join('%s (%s)' % (vip, services[vip]['service'])
+                                                                       for vip in missing),
+                             'kube-proxy is stopped or failing, or its load balancers were lost (a restart of HNS, '
+                             'a reboot); pods on this node cannot reach these Services',
+                             'restart kube-proxy: it programs a load balancer for every Service (doctor repair)',
+                             'restart_kube_proxy'))
+    return found
+
+
+def check_services(snapshot, plan_node, plan_cluster):
+    services = snapshot.get('services') or {}
+    found = []
+    for name in expected_services(plan_node, plan_cluster):
+        service = services.get(name)
+        if service is None:
+            continue  # not asked for in this snapshot
+        if not service.get('exists'):
+            found.append(finding('service-missing', 'error', 'service %s does not exist' % name,
+                                 'site.yml has not run to the end on the node, or the service was removed',
+                                 'run site.yml on the node'))
+        elif service.get('state') != 'running':
+            found.append(finding('service-stopped', 'error', 'service %s is %s (exit code %s)'
+                                 % (name, service.get('state'), service.get('exit_code')),
+                                 'it was stopped, or its program exits (see its log); its recovery actions did not '
+                                 'bring it back', 'start it (doctor repair); if it stops again, read its log',
+                                 'start_services', [name]))
+    record = _converged.read_record(snapshot)
+    if record and 'services' in (record.get('sections') or {}) and snapshot.get('services') is not None:
+        # The record holds a digest of the services as site.yml left them (running); with every service taken
+        # as running, a digest that still differs means their configuration changed: command line, start mode,
+        # dependencies, environment or recovery.
+        as_running = dict(snapshot, services={name: dict(service, state='running', exit_code=0)
+                                              if service.get('exists') else service
+                                              for name, service in services.items()})
+        if _converged.section_digests(as_running)['services'] != record['sections']['services']:
+            found.append(finding('service-config-changed', 'warning',
+                                 'the configuration of the node\'s services (command line, start mode, dependencies, '
+                                 'environment or recovery) is not what the last site.yml run left',
+                                 'a service was reconfigured by hand or by another tool',
+                                 'run site.yml on the node (it registers the services with the planned command lines)'))
+    return found
+
+
+def check_node_conditions(node_object, name):
+    if node_object is None:
+        return [finding('node-not-registered', 'error', 'the cluster has no Node %s' % name,
+                        'the node never joined, or its Node was deleted', 'run site.yml on the node')]
+    found = []
+    for condition in (node_object.get('status') or {}).get('conditions') or []:
+        kind, status = condition.get('type'), condition.get('status')
+        if (kind == 'Ready' and status != 'True') or (kind in PRESSURE_CONDITIONS and status == 'True'):
+            found.append(finding('node-condition', 'error' if kind in ('Ready', 'NetworkUnavailable') else 'warning',
+                                 'Node condition %s is %s: %s' % (kind, status, condition.get('message') or
+                                                                  condition.get('reason') or ''),
+                                 'the kubelet reports it (Ready not True: the kubelet or the network is down, or the '
+                                 'kubelet cannot reach the API server)',
+                                 'see the kubelet\'s log; the other findings of this node name the likely cause'))
+    return found
+
+
+def check_reboot_pending(snapshot):
+    if not snapshot.get('reboot_pending'):
+        return []
+    return [finding('reboot-pending', 'warning', 'Windows has a reboot pending',
+                    'an update or a feature installation needs a restart; Windows Update may restart the node '
+                    'without a drain', 'drain the node and restart it in a patch window (playbooks/patch.yml)')]
+
+
+def check_disk(snapshot, limits):
+    free = (snapshot.get('os') or {}).get('system_drive_free_bytes')
+    if free is None or free >= limits['min_free_bytes']:
+        return []
+    return [finding('disk-space', 'warning', 'the system drive has %.1f GiB free (less than %.1f GiB)'
+                    % (free / 1024 ** 3, limits['min_free_bytes'] / 1024 ** 3),
+                    'container images and logs fill the drive; the kubelet evicts pods and garbage-collects images '
+                    'at its thresholds', 'remove unused images (crictl rmi --prune) and old logs, or grow the drive')]
+
+
+def _parse_time(text):
+    if not text:
+        return None
+    text = re.sub(r'(\.\d{6})\d+', r'\1', str(text)).replace('Z', '+00:00')
+    return datetime.datetime.fromisoformat(text)
+
+
+def clock_skew(snapshot, control_plane):
+    """Seconds the node's clock is ahead of the control plane's (negative: behind), or None.
+
+    Both clocks are read at a known controller time (the snapshot's ``collected_at['os']``, the control plane's
+    ``read_at``); the controller's clock carries one reading to the moment of the other."""
+    node_now = _parse_time((snapshot.get('os') or {}).get('now'))
+    node_read = (snapshot.get('collected_at') or {}).get('os')
+    if node_now is None or node_read is None or not control_plane or control_plane.get('now') is None:
+        return None
+    return (node_now.timestamp() - float(node_read)) - (float(control_plane['now']) - float(control_plane['read_at']))
+
+
+def check_clock(snapshot, control_plane, limits):
+    skew = clock_skew(snapshot, control_plane)
+    if skew is None or abs(skew) <= limits['max_clock_skew']:
+        return []
+    return [finding('clock-skew', 'error', 'the node\'s clock is %.0f s %s the control plane\'s'
+                    % (abs(skew), 'ahead of' if skew > 0 else 'behind'),
+                    'the Windows Time service is stopped or has no reachable time source; certificates and tokens '
+                    'look not yet valid or expired, and the Node\'s lease looks stale',
+                    'configure w32time with a reachable source (w32tm /config /manualpeerlist:... /update) and '
+                    'resynchronise (w32tm /resync)')]
+
+
+def recent_errors(text, now, window, limit):
+    """The last ``limit`` klog error lines of ``text`` not older than ``window`` seconds before ``now``."""
+    lines = []
+    for line in (text or '').splitlines():
+        match = KLOG.match(line)
+        if not match or match.group(1) not in ERROR_LEVELS:
+            continue
+        month, day, hour, minute, second = (int(part) for part in match.groups()[1:])
+        # klog writes no year: the line's is the node's, or last year's for a date after today.
+        try:
+            moment = datetime.datetime(now.year, month, day, hour, minute, second, tzinfo=now.tzinfo)
+            if moment > now + datetime.timedelta(days=1):
+                moment = moment.replace(year=now.year - 1)
+        except ValueError:
+            continue
+        if (now - moment).total_seconds() <= window:
+            lines.append(line.strip())
+    return lines[-limit:]
+
+
+def check_logs(snapshot, logs, limits):
+    now = _parse_time((snapshot.get('os') or {}).get('now'))
+    if now is None:
+        return []
+    found = []
+    for name in sorted(logs or {}):
+        lines = recent_errors(logs[name], now, limits['log_window'], limits['log_lines'])
+        if lines:
+            found.append(finding('log-errors', 'warning', '%s logged errors in the last %d minutes: %s'
+                                 % (name, limits['log_window'] // 60, ' | '.join(lines)),
+                                 'see the messages', 'see the whole log (playbooks/collect_logs.yml)'))
+    return found
+
+
+def check_credentials(snapshot):
+    if not isinstance(snapshot.get('credentials'), dict):
+        return []
+    files = _credentials.unrestricted(snapshot['credentials'])
+    if not files:
+        return []
+    return [finding('credentials-open', 'error', 'files holding credentials that others than SYSTEM and '
+                    'Administrators may read: %s' % ', '.join(files),
+                    'they were copied or restored without their ACL',
+                    'run site.yml on the node (the join role restricts them)')]
+
+
+def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, logs=None,
+             control_plane=None, limits=None):
+    """Every finding for node ``name``, most severe first (see the module docstring for the inputs)."""
+    limits = dict(DEFAULT_LIMITS, **(limits or {}))
+    snapshot = snapshot or {}
+    node_object = _node_object(cluster, name) if cluster is not None else None
+    pod_cidr = _pod_cidr(node_object, plan_node)
+    found = []
+    found += check_hns_networks(snapshot, plan_cluster, pod_cidr)
+    found += check_cni_config(snapshot, plan_node, plan_paths)
+    found += check_source_vip(snapshot, plan_cluster, pod_cidr)
+    found += check_load_balancers(snapshot, plan_cluster, cluster)
+    found += check_services(snapshot, plan_node, plan_cluster)
+    if cluster is not None:
+        found += check_node_conditions(node_object, name)
+    found += check_reboot_pending(snapshot)
+    found += check_disk(snapshot, limits)
+    found += check_clock(snapshot, control_plane, limits)
+    found += check_logs(snapshot, logs, limits)
+    found += check_credentials(snapshot)
+    return sorted(found, key=lambda f: 0 if f['severity'] == 'error' else 1)
+
+
+def repair_plan(findings):
+    """What ``-e doctor_repair=true`` does about ``findings``, as the arguments of its tasks: the policy lists to
+    remove, the services to start, whether kube-proxy restarts (after the stale lists are gone: it then programs what
+    is missing) and whether the CNI config is rewritten from the plan."""
+    def targets(repair):
+        return sorted({target for f in findings if f.get('repair') == repair for target in f.get('targets') or []})
+
+    wanted = {f['repair'] for f in findings if f.get('repair')}
+    return {'policy_lists': targets('remove_stale_load_balancers'),
+            'start_services': [name for name in targets('start_services') if name != 'kube-proxy'],
+            'restart_kube_proxy': bool(wanted & {'remove_stale_load_balancers', 'restart_kube_proxy'})
+            or 'kube-proxy' in targets('start_services'),
+            'rewrite_cni_config': 'rewrite_cni_config' in wanted}

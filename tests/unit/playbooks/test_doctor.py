@@ -1,0 +1,86 @@
+"""playbooks/doctor.yml against a converged simulated overlay node: a healthy node has no findings; a broken one
+(kube-proxy stopped while a Service was deleted and another created: a stale and a missing load balancer; the CNI
+config edited) has them, each with its cause and fix; with doctor_repair=true they are repaired and a second run
+is clean. The checks one by one are tests/unit/plugins/plugin_utils/test_doctor.py."""
+
+import json
+import os
+import sys
+
+import pytest
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+CNI_CONFIG = 'C:\\etc\\cni\\net.d\\10-kubewin.conf'
+
+
+def _ids(result, host='win1'):
+    return sorted(f['id'] for f in result.report_row(host)['findings'])
+
+
+# A converge (40-60 s on 2 cores) and four doctor runs (about 8 s each): long. Its representative part in make test:
+# every check on its own (tests/unit/plugins/plugin_utils/test_doctor.py) and the repair script run whole in the engine
+# against kube-proxy's program model (tests/unit/simulation/test_script_node_repair.py).
+@pytest.mark.long
+def test_doctor_finds_and_repairs_a_broken_overlay_node(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': '10.127.130.38', 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+    converge = network_play.run(sim, 'playbooks/site.yml', inventory, join_method='bootstrap_kubeconfig')
+    assert converge.rc == 0, converge.output
+
+    healthy = sim.run('playbooks/doctor.yml', inventory)
+    assert healthy.rc == 0, healthy.output
+    assert healthy.report_row('win1')['findings'] == [], healthy.output
+    assert healthy.calls['win1']['by_kind'] == {'win_powershell:node_info': 1, 'win_powershell:node_logs': 1}
+    assert healthy.changed('win1') == 0
+
+    # Break the node: kube-proxy stopped, then a Service deleted (its load balancer stays: stale) and one created
+    # with a ready endpoint (no load balancer: missing), and the CNI config's ExceptionList edited.
+    with sim.edit_node('win1') as node:
+        node.data['services']['kube-proxy']['state'] = 'stopped'
+        text = node.file(CNI_CONFIG)['content']
+        node.write_file(CNI_CONFIG, content=text.replace('"10.244.0.0/16",', ''))
+    with sim.edit_cluster() as cluster:
+        cluster.delete('Service', 'kube-system', 'kube-dns')
+        # A workload on win1 behind a Service: the cluster's controllers give it a ready endpoint.
+        cluster.create({'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},
+                        'spec': {'replicas': 1, 'selector': {'matchLabels': {'app': 'web'}},
+                                 'template': {'metadata': {'labels': {'app': 'web'}}, 'spec': {
+                                     'nodeSelector': {'kubernetes.io/os': 'windows'},
+                                     'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
+                                     'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/servercore:ltsc2022'}]}}}})
+        cluster.create({'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': 'web', 'namespace': 'default'},
+                        'spec': {'clusterIP': '10.96.0.50', 'selector': {'app': 'web'},
+                                 'ports': [{'port': 80, 'protocol': 'TCP'}]}})
+    before = json.dumps(sim.node('win1').data['hns'], sort_keys=True)
+
+    broken = sim.run('playbooks/doctor.yml', inventory)
+    assert broken.rc == 0, broken.output
+    assert _ids(broken) == ['cni-exception-list', 'load-balancer-missing', 'load-balancer-stale', 'service-stopped'], broken.report_row('win1')['findings']
+    found = {f['id']: f for f in broken.report_row('win1')['findings']}
+    assert '10.96.0.10' in found['load-balancer-stale']['what'] and '10.96.0.50' in found['load-balancer-missing']['what']
+    assert 'missing: 10.244.0.0/16' in found['cni-exception-list']['what']
+    assert json.dumps(sim.node('win1').data['hns'], sort_keys=True) == before, 'read-only without doctor_repair'
+
+    repair = sim.run('playbooks/doctor.yml', inventory, '-e', 'doctor_repair=true')
+    assert repair.rc == 0, repair.output
+    row = repair.report_row('win1')
+    assert sorted(f['id'] for f in row['findings']) == _ids(broken)
+    assert row['repaired'][0] == 'CNI config rewritten' and row['repaired'][-1] == 'kube-proxy restarted', row
+    node = sim.node('win1')
+    assert node.data['services']['kube-proxy']['state'] == 'running'
+    assert sorted(v for p in node.data['hns']['policy_lists'] for v in p['vips']) == ['10.96.0.1', '10.96.0.50']
+
+    again = sim.run('playbooks/doctor.yml', inventory)
+    assert again.rc == 0, again.output
+    assert again.report_row('win1')['findings'] == [], again.output

@@ -1,0 +1,217 @@
+"""The doctor's checks (plugin_utils/_doctor.py), one by one, on snapshots shaped as node_info returns them."""
+
+import copy
+import datetime
+import json
+
+import pytest
+
+from ansible_collections.kubewin.node.plugins.filter.doctor import doctor_findings
+from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+
+PLAN_CLUSTER = {'topology': 'overlay', 'network_name': 'flannel.4096', 'l2bridge_routing': None}
+CNI = {'cniVersion': '0.3.0', 'name': 'flannel.4096', 'type': 'flannel', 'delegate': {'type': 'win-overlay', 'Policies': [
+    {'Name': 'EndpointPolicy', 'Value': {'Type': 'OutBoundNAT', 'ExceptionList': ['10.244.0.0/16', '10.96.0.0/12']}}]}}
+PLAN_NODE = {'container_runtime': 'containerd', 'pod_cidr': None, 'cni_config_text': json.dumps(CNI, indent=2) + '\n'}
+PLAN_PATHS = {'cni_config_file': 'C:\\etc\\cni\\net.d\\10-kubewin.conf'}
+NOW = datetime.datetime(2026, 3, 4, 12, 0, 0, tzinfo=datetime.timezone.utc)
+EP_LOCAL = 'aaaaaaaa-0000-0000-0000-000000000001'
+
+
+def service(name, state='running', command_line=None):
+    return {'name': name, 'exists': True, 'state': state, 'exit_code': 0,
+            'command_line': command_line or 'C:\\k\\%s.exe' % name, 'nssm': None}
+
+
+def snapshot():
+    return {
+        'collected_at': {'os': 1000.0},
+        'os': {'hostname': 'WIN1', 'build': 20348, 'system_drive_free_bytes': 50 * 1024 ** 3,
+               'now': NOW.isoformat().replace('+00:00', 'Z')},
+        'reboot_pending': False,
+        'hns': {'available': True,
+                'networks': [{'id': 'n1', 'name': 'flannel.4096', 'type': 'Overlay',
+                              'subnets': [{'address_prefix': '10.244.1.0/24'}]}],
+                'endpoints': [{'id': EP_LOCAL, 'ip_address': '10.244.1.5'}],
+                'policy_lists': [{'id': 'p1', 'vips': ['10.96.0.1'], 'endpoints': []},
+                                 {'id': 'p2', 'vips': ['10.96.0.10'], 'endpoints': [EP_LOCAL]}]},
+        'services': {'containerd': service('containerd'), 'kubelet': service('kubelet'), 'flanneld': service('flanneld'),
+                     'kube-proxy': service('kube-proxy', command_line='C:\\k\\kube-proxy.exe --source-vip=10.244.1.2')},
+        'contents': {PLAN_PATHS['cni_config_file']: {'exists': True, 'text': PLAN_NODE['cni_config_text']}},
+        'credentials': {'C:\\etc\\kubernetes\\*.conf': {'C:\\etc\\kubernetes\\kubelet.conf': 'secret'}},
+    }
+
+
+def cluster():
+    return {'services': [{'metadata': {'namespace': 'default', 'name': 'kubernetes'}, 'spec': {'clusterIP': '10.96.0.1'}},
+                         {'metadata': {'namespace': 'kube-system', 'name': 'kube-dns'}, 'spec': {'clusterIP': '10.96.0.10'}}],
+            'endpoint_slices': [
+                {'metadata': {'namespace': 'default', 'labels': {'kubernetes.io/service-name': 'kubernetes'}},
+                 'endpoints': [{'addresses': ['10.127.130.10'], 'conditions': {'ready': True}}]},
+                {'metadata': {'namespace': 'kube-system', 'labels': {'kubernetes.io/service-name': 'kube-dns'}},
+                 'endpoints': [{'addresses': ['10.244.1.5'], 'conditions': {'ready': True}}]}],
+            'nodes': [{'metadata': {'name': 'win1'}, 'spec': {'podCIDR': '10.244.1.0/24'},
+                       'status': {'conditions': [{'type': 'Ready', 'status': 'True'}]}}]}
+
+
+CONTROL_PLANE = {'now': NOW.timestamp() + 5, 'read_at': 1005.0}
+
+
+def diagnose(snap=None, clu=None, logs=None, control_plane=CONTROL_PLANE):
+    return _doctor.diagnose('win1', snap or snapshot(), PLAN_NODE, PLAN_CLUSTER, PLAN_PATHS,
+                            cluster() if clu is None else clu, logs, control_plane)
+
+
+def ids(findings):
+    return sorted(f['id'] for f in findings)
+
+
+def test_a_healthy_node_has_no_findings():
+    assert diagnose() == []
+
+
+def test_a_missing_network_and_a_subnet_other_than_the_nodes():
+    snap = snapshot()
+    snap['hns']['networks'][0]['subnets'][0]['address_prefix'] = '10.244.7.0/24'
+    found = diagnose(snap)
+    assert ids(found) == ['hns-network-subnet']
+    assert '10.244.7.0/24' in found[0]['what'] and '10.244.1.0/24' in found[0]['what']
+    snap['hns']['networks'] = []
+    assert ids(diagnose(snap)) == ['hns-network-missing']
+
+
+def test_the_cni_config_missing_edited_invalid_or_only_reformatted():
+    snap = snapshot()
+    path = PLAN_PATHS['cni_config_file']
+    snap['contents'][path] = {'exists': False, 'text': None}
+    assert [(f['id'], f['repair']) for f in diagnose(snap)] == [('cni-config-missing', 'rewrite_cni_config')]
+    snap['contents'][path] = {'exists': True, 'text': '{"cniVersion": '}
+    assert ids(diagnose(snap)) == ['cni-config-invalid']
+    edited = copy.deepcopy(CNI)
+    edited['delegate']['Policies'][0]['Value']['ExceptionList'] = ['10.96.0.0/12', '192.168.0.0/16']
+    snap['contents'][path] = {'exists': True, 'text': json.dumps(edited)}
+    found = diagnose(snap)
+    assert ids(found) == ['cni-exception-list']
+    assert '(missing: 10.244.0.0/16; not planned: 192.168.0.0/16)' in found[0]['what']
+    edited = copy.deepcopy(CNI)
+    edited['name'] = 'cbr0'
+    snap['contents'][path] = {'exists': True, 'text': json.dumps(edited)}
+    assert ids(diagnose(snap)) == ['cni-config-differs']
+    snap['contents'][path] = {'exists': True, 'text': json.dumps(CNI)}  # the same document, on one line
+    assert diagnose(snap) == []
+
+
+def test_the_source_vip_missing_or_outside_the_pod_subnet():
+    snap = snapshot()
+    snap['services']['kube-proxy']['command_line'] = 'C:\\k\\kube-proxy.exe --source-vip 10.244.9.2'
+    assert ids(diagnose(snap)) == ['source-vip-subnet']
+    snap['services']['kube-proxy']['command_line'] = 'C:\\k\\kube-proxy.exe --v=2'
+    assert ids(diagnose(snap)) == ['source-vip-missing']
+
+
+def test_stale_and_missing_load_balancers_and_the_repairs_they_call_for():
+    snap = snapshot()
+    snap['hns']['policy_lists'].append({'id': 'p3', 'vips': ['10.96.0.99'], 'endpoints': []})  # a deleted Service
+    snap['hns']['policy_lists'].append({'id': 'p4', 'vips': ['10.96.0.1'], 'endpoints': ['gone']})  # endpoint removed
+    clu = cluster()
+    clu['services'].append({'metadata': {'namespace': 'default', 'name': 'web'}, 'spec': {'clusterIP': '10.96.0.50'}})
+    clu['endpoint_slices'].append({'metadata': {'namespace': 'default', 'labels': {'kubernetes.io/service-name': 'web'}},
+                                   'endpoints': [{'addresses': ['10.244.2.9'], 'conditions': {'ready': True}}]})
+    # A Service without a ready endpoint gets no load balancer from winkernel: nothing is missing for it.
+    clu['services'].append({'metadata': {'namespace': 'default', 'name': 'idle'}, 'spec': {'clusterIP': '10.96.0.60'}})
+    found = {f['id']: f for f in diagnose(snap, clu)}
+    assert sorted(found) == ['load-balancer-missing', 'load-balancer-stale']
+    assert found['load-balancer-stale']['targets'] == ['p3', 'p4']
+    assert '10.96.0.99 (no such Service)' in found['load-balancer-stale']['what']
+    assert '10.96.0.1 (endpoints gone: gone)' in found['load-balancer-stale']['what']
+    assert found['load-balancer-missing']['what'] == 'no HNS load balancer for 10.96.0.50 (default/web)'
+    assert _doctor.repair_plan(list(found.values())) == {
+        'policy_lists': ['p3', 'p4'], 'start_services': [], 'restart_kube_proxy': True, 'rewrite_cni_config': False}
+
+
+def test_a_load_balancer_to_an_endpoint_no_longer_behind_its_service_is_stale():
+    clu = cluster()
+    clu['endpoint_slices'][1]['endpoints'][0]['addresses'] = ['10.244.1.6']
+    found = diagnose(clu=clu)
+    assert ids(found) == ['load-balancer-stale']
+    assert 'endpoints no longer in the Service: 10.244.1.5' in found[0]['what']
+
+
+def test_stopped_and_missing_services_by_topology():
+    snap = snapshot()
+    snap['services']['kube-proxy']['state'] = 'stopped'
+    snap['services']['flanneld'] = {'name': 'flanneld', 'exists': False}
+    found = diagnose(snap)
+    assert sorted((f['id'], f['targets']) for f in found) == [('service-missing', []), ('service-stopped', ['kube-proxy'])]
+    assert _doctor.repair_plan(found)['restart_kube_proxy'] is True
+    assert _doctor.expected_services({'container_runtime': 'docker'}, {'topology': 'l2bridge',
+                                                                       'l2bridge_routing': 'static_routes'}) == \
+        ['docker', 'cri-dockerd', 'kubelet', 'kube-proxy']
+    assert _doctor.expected_services({}, {'topology': 'ovn'}) == ['containerd', 'kubelet']
+
+
+def test_a_service_configuration_other_than_the_record_of_the_last_run():
+    # The record's services digest is of the services as site.yml left them; a stop alone is no configuration change.
+    from ansible_collections.kubewin.node.plugins.plugin_utils import _converged
+    snap = snapshot()
+    record = {'version': _converged.RECORD_VERSION, 'sections': _converged.section_digests(snap)}
+    snap['contents'][_converged.RECORD_PATH] = {'exists': True, 'text': json.dumps(record)}
+    assert diagnose(snap) == []
+    snap['services']['kubelet']['state'] = 'stopped'
+    assert ids(diagnose(snap)) == ['service-stopped']
+    snap['services']['kubelet']['command_line'] += ' --v=6'
+    assert ids(diagnose(snap)) == ['service-config-changed', 'service-stopped']
+
+
+def test_node_conditions_reboot_disk_and_credentials():
+    clu = cluster()
+    clu['nodes'][0]['status']['conditions'] = [{'type': 'Ready', 'status': 'False', 'message': 'network not ready'},
+                                               {'type': 'DiskPressure', 'status': 'True'}]
+    found = diagnose(clu=clu)
+    assert [(f['id'], f['severity']) for f in found] == [('node-condition', 'error'), ('node-condition', 'warning')]
+    clu['nodes'] = []
+    assert ids(diagnose(clu=clu)) == ['node-not-registered']
+    snap = snapshot()
+    snap['reboot_pending'] = True
+    snap['os']['system_drive_free_bytes'] = 2 * 1024 ** 3
+    snap['credentials']['C:\\etc\\kubernetes\\*.conf']['C:\\etc\\kubernetes\\kubelet.conf'] = 'inherited'
+    found = diagnose(snap)
+    assert ids(found) == ['credentials-open', 'disk-space', 'reboot-pending']
+    assert 'the system drive has 2.0 GiB free (less than 10.0 GiB)' in [f['what'] for f in found]
+
+
+@pytest.mark.parametrize('node_ahead, expected', [(0, []), (25, []), (45, ['clock-skew']), (-300, ['clock-skew'])])
+def test_the_clock_against_the_control_planes(node_ahead, expected):
+    # The node read at controller time 1000, the control plane at 1005 (5 s later by both clocks when in step).
+    control_plane = {'now': NOW.timestamp() + 5 - node_ahead, 'read_at': 1005.0}
+    found = diagnose(control_plane=control_plane)
+    assert ids(found) == expected
+    if expected:
+        assert ('ahead of' if node_ahead > 0 else 'behind') in found[0]['what']
+
+
+def test_recent_errors_of_the_logs_and_not_older_ones():
+    logs = {'kube-proxy': '\n'.join([
+        'I0304 11:59:00.000001    4242 proxier.go:100] sync',
+        'E0304 11:30:00.000001    4242 proxier.go:200] Policy creation failed: hcnCreateLoadBalancer failed',
+        'E0304 09:00:00.000001    4242 proxier.go:200] an old error',
+        'F0304 11:59:59.000000    4242 server.go:1] fatal',
+    ])}
+    found = diagnose(logs=logs)
+    assert ids(found) == ['log-errors']
+    assert 'hcnCreateLoadBalancer failed' in found[0]['what'] and 'fatal' in found[0]['what']
+    assert 'an old error' not in found[0]['what']
+    # A date after today is last year's.
+    assert _doctor.recent_errors('E1231 23:59:00.0 1 a.go:1] x', NOW, 3600, 5) == []
+
+
+def test_the_filter_reads_the_node_logs_result_and_refuses_bad_input():
+    logs = {'services': {'kubelet': {'log_files': ['C:\\var\\log\\kubelet\\kubelet.log']}},
+            'logs': {'C:\\var\\log\\kubelet\\kubelet.log': {'exists': True,
+                                                            'text': 'E0304 11:59:00.0 1 a.go:1] no route\n'}}}
+    found = doctor_findings(snapshot(), 'win1', PLAN_NODE, PLAN_CLUSTER, PLAN_PATHS, cluster(), logs, CONTROL_PLANE)
+    assert ids(found) == ['log-errors'] and 'kubelet logged errors' in found[0]['what']
+    with pytest.raises(Exception, match='needs the node state snapshot'):
+        doctor_findings(None, 'win1')
+    with pytest.raises(Exception, match='unknown limits nope'):
+        doctor_findings(snapshot(), 'win1', limits={'nope': 1})
