@@ -101,16 +101,17 @@ def task_tags(tasks):
 
 
 def test_the_cluster_check_runs_with_every_tag_that_changes_a_windows_node():
-    """Every tag that selects work on the Windows nodes (the plays that target windows_nodes, their tasks, and the
-    control_plane play, which reuses what the check read) runs the check; verify alone (read-only) does not."""
+    """Every tag that selects work on the Windows nodes (the plays that target windows_nodes and their tasks) runs the
+    check; verify alone (read-only) does not, nor control_plane alone, whose role checks first when this run has not
+    (so that --skip-tags control_plane keeps the check)."""
     with open(SITE, encoding='utf-8') as handle:
         plays = {play['name']: play for play in yaml.safe_load(handle)}
     on_nodes = [play for play in plays.values()
                 if 'windows_nodes' in str(play['hosts']) and 'always' not in play_tags(play)]
     assert len(on_nodes) == 3, [play['name'] for play in on_nodes]
-    wanted = play_tags(plays[CONTROL_PLANE_PLAY])
+    wanted = set()
     for play in on_nodes:
         wanted |= play_tags(play) | task_tags(play.get('tasks')) | task_tags(play.get('pre_tasks'))
-    assert wanted == play_tags(plays[CHECK_PLAY])
+    assert wanted == play_tags(plays[CHECK_PLAY]) and 'control_plane' not in wanted
     names = list(plays)
     assert names.index(CHECK_PLAY) < names.index('Prepare the Windows nodes') < names.index(CONTROL_PLANE_PLAY)
