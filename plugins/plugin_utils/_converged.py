@@ -26,7 +26,16 @@ control-plane play, so they have a digest of their own; neither is stored in the
 Left out of the section digests, because they change on a healthy node without the
 collection having anything to do: the last boot time, the clock and free disk space (``os``), and
 the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
-endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared).
+endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared),
+and the ids of the HNS networks. flanneld's vxlan network is not persistent and comes back
+with a new id after every boot; nothing the node roles decide depends on that id. The
+modules find networks by name and compare their type, subnets, adapter and flags
+(_hns.py, hns_network, source_vip); hns_endpoint uses a network's id only to tell which
+endpoints belong to it, and a network created again has none of the old one's endpoints
+(the l2bridge host endpoint's ``vEthernet`` adapter goes with it, which is compared).
+kube-proxy follows a new id by itself: winkernel's syncProxyRules finds its network by name
+and, when the id changed, drops its policies and programs them again in the new network
+(kubernetes pkg/proxy/winkernel/proxier.go).
 """
 
 from __future__ import annotations
@@ -52,6 +61,8 @@ CREDENTIALS = 'control_plane_credentials'
 NOT_INPUTS = (_snapshot.FACT, _activity.FACT) + _preflight.PLAYBOOK_VARIABLES
 # Fields that change on a healthy node, per section (see the module docstring).
 VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now'), 'hns': ('endpoints', 'policy_lists')}
+# Fields of each item of a section's list that change on a healthy node (see the module docstring).
+VOLATILE_ITEM_FIELDS = {'hns': {'networks': ('id',)}}
 # Sections reported as lists whose order means nothing; sorted before hashing.
 UNORDERED = {'adapters': (), 'routes': (), 'hns': ('networks',)}
 # The collection files that make up its behaviour on a node.
@@ -114,6 +125,9 @@ def section_view(snapshot, section):
         value = {path: entry for path, entry in (value or {}).items() if not _is_record(path)}
     if isinstance(value, dict) and section in VOLATILE:
         value = {key: item for key, item in value.items() if key not in VOLATILE[section]}
+    for key, fields in VOLATILE_ITEM_FIELDS.get(section, {}).items():
+        value = dict(value or {}, **{key: [{field: item for field, item in entry.items() if field not in fields}
+                                           for entry in (value or {}).get(key) or []]})
     if section in UNORDERED:
         if UNORDERED[section]:
             value = dict(value or {}, **{key: sorted((value or {}).get(key) or [], key=_digest)

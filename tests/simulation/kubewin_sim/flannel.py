@@ -30,6 +30,19 @@ It logs to nssm's AppStdout file (the service's ``log_file``) and in
 ``node.data['flanneld_log']``. The fault ``flannel_never_creates_network``
 (node profile) stops it after the lease: no network, no subnet.env - what
 "Waiting for the Network to be created" looks like from outside.
+
+flanneld creates its network only when it starts (the backends' ``RegisterNetwork``,
+pkg/backend/vxlan/device_windows.go ``newVXLANDevice``, hostgw_windows.go). While it
+runs it only adds the other nodes' routes to the network it finds by name
+(vxlan_network_windows.go ``handleSubnetEvents``: when ``hcn.GetNetworkByName`` fails it
+logs "Unable to find network" and goes on): a running flanneld whose network went away
+(HNS lost it, someone removed it) does not create it again until it is restarted - here
+nothing runs at all until the next start. The fault ``flannel_stuck_starts`` (node
+profile, a count) is the start after which flanneld does not get its network although
+nothing is wrong, as reported after reboots (flannel-io/flannel#1272,
+kubernetes-sigs/sig-windows-tools#89; the workaround there is restarting flanneld): that
+many starts of flanneld behave as ``flannel_never_creates_network``, later ones work.
+The starts it has spent are ``node.data['flannel_stuck_starts_spent']``.
 """
 
 import contextlib
@@ -215,6 +228,15 @@ def _node_subnet(node, network, node_name):
     return subnet
 
 
+def _stuck_start(node):
+    """Whether this start is one of the profile's ``flannel_stuck_starts`` (counted on the node)."""
+    spent = node.data.get('flannel_stuck_starts_spent', 0)
+    if spent >= int(node.profile.get('flannel_stuck_starts', 0)):
+        return False
+    node.data['flannel_stuck_starts_spent'] = spent + 1
+    return True
+
+
 def run(node, service):
     """flanneld has started under the service; do what it does, or log why it exits."""
     nssm = nssm_settings(service)
@@ -235,7 +257,7 @@ def run(node, service):
             _log(node, service, 'Waiting for node %s to be registered with a podCIDR (kube-subnet-mgr)' % node_name)
             return
         _log(node, service, 'Acquired lease %s of network %s for node %s' % (subnet, network, node_name))
-        if node.profile.get('flannel_never_creates_network'):
+        if node.profile.get('flannel_never_creates_network') or _stuck_start(node):
             _log(node, service, 'Waiting for the HNS network %s to be created (management IP not found)' % name)
             return
         hns_network = _ensure_network(node, name, kind, subnet, vni, adapter)

@@ -113,6 +113,34 @@ def test_the_fault_leaves_it_waiting_for_the_network(state_dir):
     assert 'Waiting for the HNS network cbr0' in node.data['flanneld_log'][-1]
 
 
+def test_stuck_starts_leave_it_waiting_until_a_later_start(state_dir):
+    # flannel-io/flannel#1272, kubernetes-sigs/sig-windows-tools#89: restarting flanneld is the workaround.
+    node = node_with(flannel_stuck_starts=1)
+    flannel.run(node, service())
+    assert list(networks(node)) == ['External'] and node.file(SUBNET_ENV) is None
+    assert 'Waiting for the HNS network cbr0' in node.data['flanneld_log'][-1]
+    flannel.run(node, service())
+    assert 'cbr0' in networks(node) and node.file(SUBNET_ENV) is not None
+    assert node.data['flannel_stuck_starts_spent'] == 1
+
+
+def test_a_running_flanneld_does_not_bring_back_its_lost_network(state_dir):
+    # vxlan_network_windows.go handleSubnetEvents: a network not found is logged, not created again.
+    from kubewin_sim import scm  # pylint: disable=import-outside-toplevel
+    node = node_with(net_conf=VXLAN)
+    node.data['services']['flanneld'] = dict(service(), exists=True, state='stopped', start_mode='auto',
+                                             dependencies=[])
+    node.write_file('C:\\k\\nssm.exe', content='')
+    node.write_file('C:\\k\\flanneld.exe', content='')
+    node.write_file(LOG, content='')  # nssm opens its output file in an existing folder
+    scm.start(node, 'flanneld')
+    node.remove_network(networks(node)['flannel.4096']['id'])
+    assert 'flannel.4096' not in networks(node) and node.data['services']['flanneld']['state'] == 'running'
+    scm.stop(node, 'flanneld')
+    scm.start(node, 'flanneld')
+    assert 'flannel.4096' in networks(node)
+
+
 def test_without_the_placeholder_flanneld_creates_the_vswitch_and_drops_the_network(state_dir):
     node = node_with()
     node.remove_network(networks(node)['External']['id'])

@@ -88,6 +88,20 @@ def test_what_changes_on_a_healthy_node_is_not_compared():
     assert _decide(patched, 'in-1', now=NOW)[1] == ['the node changed since the record: os']
 
 
+def test_a_network_created_again_with_another_id_is_the_same_network():
+    """flanneld's vxlan network comes back after a boot with a new id (EnableNonPersistent)."""
+    def hns(vxlan):
+        return {'available': True, 'endpoints': [], 'policy_lists': [],
+                'networks': [{'id': 'a1', 'name': 'External', 'type': 'Overlay'}, vxlan]}
+    vxlan = {'id': 'b2', 'name': 'flannel.4096', 'type': 'Overlay', 'subnets': [{'address_prefix': '10.244.7.0/24'}]}
+    text = _converged.record_text(snapshot(hns=hns(vxlan)), 'in-1', _converged.credentials_digest({}))
+    contents = {RECORD: {'exists': True, 'text': text}}
+    booted = snapshot(contents=contents, hns=hns(dict(vxlan, id='c3')))
+    assert _decide(booted, 'in-1', now=NOW) == (True, [])
+    moved = snapshot(contents=contents, hns=hns(dict(vxlan, id='c3', subnets=[{'address_prefix': '10.244.8.0/24'}])))
+    assert _decide(moved, 'in-1', now=NOW)[1] == ['the node changed since the record: hns']
+
+
 def test_the_record_is_not_part_of_what_it_records():
     before = _converged.section_digests(snapshot())
     after = _converged.section_digests(recorded())
