@@ -62,7 +62,7 @@ def test_check_converge_idempotent(sim):
     assert check_again.rc == 0 and check_again.changed('win1') == 0 and source_vip(check_again) == vip
 
 
-def test_a_new_pod_subnet_gets_a_new_source_vip(sim):
+def test_a_new_pod_subnet_gets_a_new_source_vip_and_a_lost_network_a_restart(sim):
     book = playbook(sim, 'network_overlay')
     with_runtime(sim)
     first = run(sim, book, inventory(sim, topology='overlay'))
@@ -81,34 +81,26 @@ def test_a_new_pod_subnet_gets_a_new_source_vip(sim):
     assert hostlocal.reservations(node, STORE) == {vip: 'kubewin-source-vip/source-vip'}, 'old one released'
     assert text(sim, 'win1', CNI_CONFIG) == planned(moved, 'win1')['cni_config_text']
 
-    again = run(sim, book, inventory(sim, name='moved.yml', topology='overlay', cluster_cidr='10.200.0.0/16'))
+    moved_hosts = inventory(sim, name='moved.yml', topology='overlay', cluster_cidr='10.200.0.0/16')
+    again = run(sim, book, moved_hosts)
     assert again.rc == 0 and again.changed('win1') == 0 and source_vip(again) == vip
 
-
-def test_a_running_flanneld_without_its_network_is_restarted_once(sim):
-    """flanneld creates its network only when it starts (flannel pkg/backend/vxlan/device_windows.go)."""
-    hosts = inventory(sim, topology='overlay')
-    book = playbook(sim, 'network_overlay')
-    with_runtime(sim)
-    converge = run(sim, book, hosts)
-    assert converge.rc == 0, converge.output
-
-    # HNS lost the network while flanneld kept running.
+    # HNS lost the network while flanneld kept running: flanneld creates its network only when it starts (flannel
+    # pkg/backend/vxlan/device_windows.go), so the role restarts it, once.
     with sim.edit_node('win1') as node:
         node.remove_network(network(sim, 'win1', 'flannel.4096')['id'])
         assert node.data['services']['flanneld']['state'] == 'running'
-    check = run(sim, book, hosts, '--check')
+    check = run(sim, book, moved_hosts, '--check')
     assert check.rc == 0, check.output
     assert task(check, 'Run flanneld as a service under nssm', 'win1')['result']['operations'] == ['restart']
     assert not [n for n in sim.node('win1').data['hns']['networks'] if n['name'] == 'flannel.4096']
 
-    repaired = run(sim, book, hosts, flannel_network_wait_retries=3, flannel_network_wait_delay=0)
+    repaired = run(sim, book, moved_hosts, flannel_network_wait_retries=3, flannel_network_wait_delay=0)
     assert repaired.rc == 0, repaired.output
     assert task(repaired, 'Run flanneld as a service under nssm', 'win1')['result']['operations'] == ['restart']
-    assert network(sim, 'win1', 'flannel.4096')['subnets'][0]['address_prefix'] == flannel.leases(
-        sim.state_dir)['10.244.0.0/16']['win1']
-    assert sim.node('win1').data['services']['flanneld']['starts'] == 2
+    assert network(sim, 'win1', 'flannel.4096')['subnets'][0]['address_prefix'] == lease
+    assert sim.node('win1').data['services']['flanneld']['starts'] == 3
 
-    again = run(sim, book, hosts)
-    assert again.rc == 0 and again.changed('win1') == 0, again.output
-    assert sim.node('win1').data['services']['flanneld']['starts'] == 2, 'a node with its network keeps flanneld'
+    settled = run(sim, book, moved_hosts)
+    assert settled.rc == 0 and settled.changed('win1') == 0, settled.output
+    assert sim.node('win1').data['services']['flanneld']['starts'] == 3, 'a node with its network keeps flanneld'
