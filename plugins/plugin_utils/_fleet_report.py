@@ -33,8 +33,14 @@ DIRECT_RESULTS = {
     'prerequisites_reboot_result': ('win_reboot', ''),
     'prerequisites_proxy_result': ('win_environment', 'proxy variables'),
     'container_runtime_crictl_result': ('win_environment', 'CRI_CONFIG_FILE'),
+    'patch_search_result': ('win_updates', 'Windows updates'),
+    'patch_install_result': ('win_updates', 'Windows updates'),
 }
 NO_CALL_IN_CHECK_MODE = ('win_reboot',)
+# win_updates is an action plugin that runs its module three times a round (start, poll, cancel) and, with
+# reboot=true, restarts the node and runs another round (ansible.windows plugins/action/win_updates.py). Its
+# result says whether it restarted, not how often: a restart counts as one call and one more round.
+UPDATE_CALLS_PER_ROUND = 3
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
 NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged')
 KUBELET = '\\kubelet.exe'
@@ -103,6 +109,8 @@ def _direct_entries(variables, check_mode):
         result = variables.get(name)
         if isinstance(result, dict) and result and not result.get('skipped'):
             calls = 0 if check_mode and module in NO_CALL_IN_CHECK_MODE else 1
+            if module == 'win_updates':
+                calls = UPDATE_CALLS_PER_ROUND + (1 + UPDATE_CALLS_PER_ROUND if result.get('rebooted') else 0)
             entries.append({'module': module, 'resource': resource, 'changed': bool(result.get('changed')),
                             'calls': calls})
     return entries

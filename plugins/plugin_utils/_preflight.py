@@ -78,6 +78,9 @@ PLAYBOOKS = {
               'cluster_api': True},
     'plan': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
              'cluster_api': False},
+    # A patch window installs Windows updates only, and checks the nodes with the verify role's node_health.
+    'patch': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'patch', 'verify'), 'version_required': False,
+              'artifacts': False, 'cluster_api': True},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',
