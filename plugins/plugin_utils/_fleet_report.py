@@ -42,7 +42,10 @@ NO_CALL_IN_CHECK_MODE = ('win_reboot',)
 # result says whether it restarted, not how often: a restart counts as one call and one more round.
 UPDATE_CALLS_PER_ROUND = 3
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
-NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged')
+NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'patch_failure')
+# What a role records when a node's work failed but the node stays in the run, so that the run goes on to its
+# report (the patch role: a node that did not verify stays cordoned); such a node is reported as failed.
+FAILURE_VARIABLE = 'patch_failure'
 KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
@@ -132,9 +135,10 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
     info = ((node_object or {}).get('status') or {}).get('nodeInfo') or {}
     runtime = info.get('containerRuntimeVersion') or plan_node.get('container_runtime') or ''
     decision = variables.get('prerequisites_converged') or {}
-    return {
+    failure = variables.get(FAILURE_VARIABLE)
+    row = {
         'node': host,
-        'status': status,
+        'status': FAILED if failure else status,
         'windows': _windows(snapshot),
         'runtime': runtime.replace('://', ' '),
         'kubernetes': info.get('kubeletVersion') or _installed_kubelet(snapshot),
@@ -147,6 +151,9 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'calls': sum(entry['calls'] for entry in entries),
         'reasons': list(decision.get('reasons') or []),
     }
+    if failure:
+        row['failure'] = str(failure)
+    return row
 
 
 def status_of(host, finished, ended_early):
@@ -188,6 +195,8 @@ def _details(document):
     """One line per node that changed something or ended early, saying what."""
     lines = []
     for row in document['nodes']:
+        if row.get('failure'):
+            lines.append('%s failed: %s' % (row['node'], row['failure']))
         if row.get('open_credentials'):
             lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))
