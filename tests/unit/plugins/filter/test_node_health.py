@@ -20,8 +20,8 @@ def _snapshot(networks, services):
 
 
 def _ready_node(name='win1', ready='True'):
-    return {'metadata': {'name': name, 'labels': {'kubernetes.io/os': 'windows',
-                                                   'node.kubernetes.io/windows-build': '10.0.20348'}},
+    labels = {'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348'}
+    return {'metadata': {'name': name, 'labels': labels},
             'status': {'conditions': [{'type': 'Ready', 'status': ready, 'reason': 'KubeletReady'}]}}
 
 
