@@ -20,7 +20,8 @@ Microsoft's "Windows Update Agent API" reference, IUpdate and ISystemInformation
 
 The node keeps ``data['windows_update'] = {'updates': [...]}``, each update ``{id, title, kb: ['5041160'],
 categories: ['Security Updates', ...], reboot_required, browse_only, hidden, downloaded, installed_at,
-install_hresult (a failing install)}``. A restart that an update needs is due until the node boots after its
+install_hresult (a failing install), install_error (its name and text in wuerror.h, which the action plugin
+reports; without it the plugin's text for an HRESULT it does not know)}``. A restart that an update needs is due until the node boots after its
 install: ``installed_at`` against ``os.last_boot``, which the simulated reboot (node.reboot) moves on. So the
 simulated reboot finishes a pending install without knowing about updates.
 """
@@ -114,7 +115,10 @@ def run_round(node, params, check_mode):
         hresult = update.get('install_hresult')
         if hresult:
             failed = True
-            answer['installed'][update['id']] = {'result_code': FAILED, 'hresult': hresult & 0xFFFFFFFF}
+            hresult &= 0xFFFFFFFF
+            name, text = update.get('install_error') or ('UNKNOWN', 'Unknown WUA HRESULT %s' % hresult)
+            answer['installed'][update['id']] = {'result_code': FAILED, 'hresult': hresult,
+                                                 'failure_msg': '%s (%s 0x%08X)' % (text, name, hresult)}
         else:
             update['installed_at'] = time.time()
             answer['installed'][update['id']] = {'result_code': SUCCEEDED, 'hresult': 0}

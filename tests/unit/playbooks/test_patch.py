@@ -86,16 +86,19 @@ def _unchanging(node):
 def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_not_verify_cordoned(tmp_path):
     sim = Simulation(tmp_path)
     # All three at once (a window takes one node at a time unless kubewin_serial says otherwise).
-    inventory = _fleet(sim, ('win1', 'win2', 'win3'), kubewin_serial='100%')
+    inventory = _fleet(sim, ('win1', 'win2', 'win3', 'win4'), kubewin_serial='100%')
     _offer(sim, 'win1', CUMULATIVE, MSRT, FEATURE, PREVIEW)
     _offer(sim, 'win3', CUMULATIVE)
+    # WU_E_ALL_UPDATES_FAILED (wuerror.h), at every attempt.
+    _offer(sim, 'win4', dict(MSRT, install_hresult=0x80240022,
+                             install_error=('WU_E_ALL_UPDATES_FAILED', 'Operation failed for all the updates')))
     # Someone set kube-proxy to start by hand on win3: it runs now, and not after the update's restart.
     with sim.edit_node('win3') as node:
         node.data['services']['kube-proxy']['start_mode'] = 'manual'
     with sim.edit_cluster() as cluster:
-        assert all(cluster.node_ready(cluster.get('Node', None, host)) for host in ('win1', 'win2', 'win3'))
+        assert all(cluster.node_ready(cluster.get('Node', None, host)) for host in ('win1', 'win2', 'win3', 'win4'))
 
-    before = {host: _unchanging(sim.node(host)) for host in ('win1', 'win2', 'win3')}
+    before = {host: _unchanging(sim.node(host)) for host in ('win1', 'win2', 'win3', 'win4')}
     check = sim.run('playbooks/patch.yml', inventory, '--check')
     assert check.rc == 0, check.output
     assert check.result(NAME, 'win1')['result']['msg'] == (
@@ -108,7 +111,7 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
         FEATURE['title']: ['category_names'], PREVIEW['title']: ['reject_list']}
     assert {host: _unchanging(sim.node(host)) for host in before} == before, 'check mode changed no node'
     assert 'k8s_drain:drain' not in check.api_calls['by_kind']
-    assert {host: check.calls[host]['total'] for host in before} == {'win1': 3, 'win2': 3, 'win3': 3}, \
+    assert {host: check.calls[host]['total'] for host in before} == {'win1': 3, 'win2': 3, 'win3': 3, 'win4': 3}, \
         'a check run costs each node its search (the module start, poll and cancel)'
 
     boot = {host: sim.node(host).data['os']['last_boot'] for host in before}
@@ -136,7 +139,7 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     assert sim.node('win2').data['os']['last_boot'] == boot['win2']
 
     # win3: patched and restarted, but kube-proxy did not come back: it stays cordoned, marked, and the run says why.
-    assert run.api_calls['by_kind']['k8s_drain:drain'] == 2 and run.api_calls['by_kind']['k8s_drain:uncordon'] == 1
+    assert run.api_calls['by_kind']['k8s_drain:drain'] == 3 and run.api_calls['by_kind']['k8s_drain:uncordon'] == 1
     node = _node_object(sim, 'win3')
     assert node['spec'].get('unschedulable') is True and node['metadata']['annotations'][ANNOTATION] == 'cordoned'
     failure = run.result('Say what went wrong', 'win3')['result']['msg']
@@ -144,8 +147,21 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
                        'kube-proxy is stopped. Fix that, then run the window again: it verifies the node and '
                        'uncordons it.')
     assert run.report_row('win3')['status'] == 'failed' and run.report_row('win3')['failure'] == failure
+
+    # win4: its update fails, again after the restart win_updates tries once: it stays cordoned, named with the update.
+    node = _node_object(sim, 'win4')
+    assert node['spec'].get('unschedulable') is True and node['metadata']['annotations'][ANNOTATION] == 'cordoned'
+    task = run.result('Install the updates, restarting as often as they need', 'win4')
+    installed = task['result']
+    assert task['status'] == 'failed' and installed['rebooted'] and installed['failed_update_count'] == 1
+    assert installed['msg'].startswith('An update loop was detected')
+    install_failure = run.result('Say what went wrong', 'win4')['result']['msg']
+    assert install_failure.startswith("the patch window of win4 stopped at 'Install the updates, restarting as often "
+                                      "as they need': An update loop was detected"), install_failure
+    assert install_failure.endswith('(failed updates: %s). It stays cordoned (with the Node\'s %s annotation); run the '
+                                    'window again once the cause is fixed.' % (MSRT['title'], ANNOTATION)), install_failure
     assert run.result('Fail naming each node whose window failed', 'localhost')['result']['msg'] == (
-        'The patch window failed on 1 node(s): ' + failure)
+        'The patch window failed on 2 node(s): %s %s' % (failure, install_failure))
     print('remote calls: %s' % {host: run.calls[host]['total'] for host in before})
 
 

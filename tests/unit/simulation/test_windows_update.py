@@ -99,10 +99,14 @@ def test_installing_while_a_restart_is_due_fails_as_the_module_does():
 
 
 def test_a_failed_install_has_result_code_4_and_its_hresult():
-    node = _node(dict(MSRT, install_hresult=0x80240022), LCU)
-    answer = windows_update.run_round(node, _params(), check_mode=False)
+    # WU_E_ALL_UPDATES_FAILED as wuerror.h of the Windows SDK names it.
+    failing = dict(MSRT, install_hresult=0x80240022,
+                   install_error=('WU_E_ALL_UPDATES_FAILED', 'Operation failed for all the updates'))
+    answer = windows_update.run_round(_node(failing, LCU), _params(), check_mode=False)
     assert answer['failed'] and answer['msg'] == 'Failed to install all updates - see updates for more information'
-    assert answer['installed']['u-msrt'] == {'result_code': windows_update.FAILED, 'hresult': 0x80240022}
+    assert answer['installed']['u-msrt'] == {
+        'result_code': windows_update.FAILED, 'hresult': 0x80240022,
+        'failure_msg': 'Operation failed for all the updates (WU_E_ALL_UPDATES_FAILED 0x80240022)'}
     assert answer['installed']['u-lcu']['result_code'] == windows_update.SUCCEEDED
 
 

@@ -49,6 +49,7 @@ class ActionModule(ActionBase):
         found, filtered, selected, downloads, installs = {}, {}, set(), {}, {}
         result.update(changed=False, reboot_required=False, rebooted=False)
         rebooted_on_failure = False
+        attempted = set()
         while True:
             with open_node(state_dir, host) as node:
                 for _ in range(CALLS_PER_ROUND):
@@ -59,6 +60,18 @@ class ActionModule(ActionBase):
             selected.update(answer['selected'])
             downloads.update(answer['downloaded'])
             installs.update(answer['installed'])
+            # A round that only installs again what an earlier round installed is a loop (an update rolled back at
+            # the restart, or one WUA reports installed that is not): the real plugin marks them failed and stops.
+            if answer['installed'] and not set(answer['installed']) - attempted:
+                for update_id in answer['installed']:
+                    installs[update_id] = {'result_code': windows_update.FAILED, 'hresult': -1,
+                                           'failure_msg': 'Unknown WUA HRESULT -1 (UNKNOWN 0xFFFFFFFF)'}
+                result.update(failed=True, msg='An update loop was detected, this could be caused by an update being '
+                              'rolled back during a reboot or the Windows Update API incorrectly reporting a failed '
+                              'update as being successful.Check the Windows Updates logs on the host to gather more '
+                              'information. Updates in the reboot loop are: %s' % ', '.join(answer['installed']))
+                break
+            attempted.update(answer['installed'])
             reboot_required = result['reboot_required'] = answer['reboot_required']
             result['changed'] = result['changed'] or answer['changed']
             if answer['failed']:
@@ -97,7 +110,7 @@ class ActionModule(ActionBase):
                     value[action] = True
                 elif outcome:
                     value['failure_hresult_code'] = outcome['hresult']
-                    value['failure_msg'] = 'HRESULT 0x%08X' % outcome['hresult']
+                    value['failure_msg'] = outcome['failure_msg']
             return value
 
         updates = {update_id: entry(update_id) for update_id in selected}
