@@ -132,6 +132,8 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     assert not node['spec'].get('unschedulable') and ANNOTATION not in node['metadata'].get('annotations', {})
     assert sim.cluster().node_ready(node)
     assert run.report_row('win1')['status'] == 'ok'
+    # The search (start, poll, cancel), two rounds of the install with a restart between them, one snapshot.
+    assert run.calls['win1']['total'] == run.report_row('win1')['calls'] == 3 + (3 + 1 + 3) + 1
 
     # win2: nothing to install, so only the search.
     assert run.calls['win2'] == {'by_kind': {'win_updates': 3}, 'total': 3, 'unreachable_attempts': 0}
@@ -206,3 +208,14 @@ def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verif
     steady = sim.run('playbooks/patch.yml', inventory)
     assert steady.rc == 0 and steady.changed('win1') == 0 and steady.changed('win2') == 0, steady.output
     assert {host: steady.calls[host]['total'] for host in ('win1', 'win2')} == {'win1': 3, 'win2': 3}
+
+
+def test_a_bad_patch_variable_is_refused_before_any_node_is_contacted(tmp_path):
+    sim = Simulation(tmp_path)
+    inventory = _fleet(sim, ('win1',), patch_reboot_timeout='soon')
+    run = sim.run('playbooks/patch.yml', inventory)
+    assert run.rc == 2, run.output
+    failed = run.result("Check the patch window's variables of every node", 'localhost')
+    assert "argument 'patch_reboot_timeout' is of type str and we were unable to convert to int" in json.dumps(
+        failed['result']), failed
+    assert run.calls['win1']['total'] == 0
