@@ -13,6 +13,7 @@ What a working node has, per the roles that set it up:
 - its services running: the container runtime of the plan (and cri-dockerd when the node has it), the kubelet,
   kube-proxy (not with ovn, where ovn-kubernetes routes Services), flanneld when flannel routes the pods, and for
   ovn Open vSwitch (ovsdb-server, ovs-vswitchd) and ovn-controller;
+- for ovn, the OVS bridge of network_ovn (network_ovn_bridge) in Open vSwitch's database;
 - its Node Ready with its labels (the cluster checks' windows_node_problems).
 """
 
@@ -33,6 +34,7 @@ EXTRA_NETWORK_OPTION = {
     'ovn': ('network_ovn', 'network_ovn_network_name'),
 }
 OVN_SERVICES = ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')
+OVN_BRIDGE_OPTION = 'network_ovn_bridge'
 # Services a node may have or not (the runtime's policy decides), which must run when it has them.
 RUN_WHEN_PRESENT = ('cri-dockerd',)
 
@@ -85,5 +87,19 @@ def node_health_problems(snapshot: t.Any, nodes: t.Any, host: str, hostvars: t.M
             problems.append(f"the service {name} is not installed")
         elif service.get('state') != 'running':
             problems.append(f"the service {name} is {service.get('state')}")
+    if host_vars['plan_cluster']['topology'] == 'ovn':
+        problems += _ovs_problems(snapshot.get('ovs'), host_vars)
     problems += windows_node_problems(list(nodes or []), [host], hostvars).get(host, [])
     return problems
+
+
+def _ovs_problems(ovs: t.Any, host_vars: t.Mapping[str, t.Any]) -> list[str]:
+    """ovn: the OVS bridge network_ovn made on the vSwitch is in Open vSwitch's database."""
+    bridge = str(host_vars.get(OVN_BRIDGE_OPTION, _roles.role_defaults('network_ovn').get(OVN_BRIDGE_OPTION)))
+    if not isinstance(ovs, t.Mapping):
+        raise AnsibleFilterError('node_health_problems needs the ovs section of the node snapshot on an ovn node')
+    if ovs.get('database') is None:
+        return [f"the Open vSwitch database cannot be read: {ovs.get('database_error') or 'ovs-vsctl is not installed'}"]
+    if bridge not in (ovs['database'].get('bridges') or {}):
+        return [f"the Open vSwitch bridge {bridge} is missing"]
+    return []

@@ -56,8 +56,16 @@ def test_the_placeholder_name_follows_the_hosts_role_option():
 def test_ovn_needs_open_vswitch_and_ovn_controller_and_no_kube_proxy():
     services = {'containerd': 'running', 'kubelet': 'running', 'ovsdb-server': 'running', 'ovs-vswitchd': 'running',
                 'ovn-controller': 'stopped'}
-    problems = node_health_problems(_snapshot(['external'], services), [_ready_node()], 'win1', _hostvars(OVN))
-    assert problems == ['the service ovn-controller is stopped']
+    snapshot = dict(_snapshot(['external'], services), ovs={'database': {'bridges': {'br-ex': {'ports': {}}},
+                                                                         'external_ids': {}}, 'database_error': None})
+    assert node_health_problems(snapshot, [_ready_node()], 'win1', _hostvars(OVN)) == [
+        'the service ovn-controller is stopped']
+    snapshot['ovs']['database']['bridges'] = {}
+    assert node_health_problems(snapshot, [_ready_node()], 'win1', _hostvars(OVN))[-1] == (
+        'the Open vSwitch bridge br-ex is missing')
+    snapshot['ovs'] = {'database': None, 'database_error': 'ovsdb-server is not running'}
+    assert node_health_problems(snapshot, [_ready_node()], 'win1', _hostvars(OVN))[-1] == (
+        'the Open vSwitch database cannot be read: ovsdb-server is not running')
 
 
 def test_cri_dockerd_must_run_where_the_node_has_it():
