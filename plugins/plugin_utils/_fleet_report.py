@@ -35,11 +35,20 @@ DIRECT_RESULTS = {
     'prerequisites_reboot_result': ('win_reboot', ''),
     'prerequisites_proxy_result': ('win_environment', 'proxy variables'),
     'container_runtime_crictl_result': ('win_environment', 'CRI_CONFIG_FILE'),
+    'patch_search_result': ('win_updates', 'Windows updates'),
+    'patch_install_result': ('win_updates', 'Windows updates'),
 }
 NO_CALL_IN_CHECK_MODE = ('win_reboot',)
+# win_updates is an action plugin that runs its module three times a round (start, poll, cancel) and, with
+# reboot=true, restarts the node and runs another round (ansible.windows plugins/action/win_updates.py). Its
+# result says whether it restarted, not how often: a restart counts as one call and one more round.
+UPDATE_CALLS_PER_ROUND = 3
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
 NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'prerequisites_takeover', 'doctor_findings',
-                  'doctor_repaired')
+                  'doctor_repaired', 'patch_failure')
+# What a role records when a node's work failed but the node stays in the run, so that the run goes on to its
+# report (the patch role: a node that did not verify stays cordoned); such a node is reported as failed.
+FAILURE_VARIABLE = 'patch_failure'
 KUBELET = '\\kubelet.exe'
 
 COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('runtime', 'runtime'),
@@ -106,6 +115,8 @@ def _direct_entries(variables, check_mode):
         result = variables.get(name)
         if isinstance(result, dict) and result and not result.get('skipped'):
             calls = 0 if check_mode and module in NO_CALL_IN_CHECK_MODE else 1
+            if module == 'win_updates':
+                calls = UPDATE_CALLS_PER_ROUND + (1 + UPDATE_CALLS_PER_ROUND if result.get('rebooted') else 0)
             entries.append({'module': module, 'resource': resource, 'changed': bool(result.get('changed')),
                             'calls': calls})
     return entries
@@ -127,9 +138,10 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
     info = ((node_object or {}).get('status') or {}).get('nodeInfo') or {}
     runtime = info.get('containerRuntimeVersion') or plan_node.get('container_runtime') or ''
     decision = variables.get('prerequisites_converged') or {}
-    return {
+    failure = variables.get(FAILURE_VARIABLE)
+    row = {
         'node': host,
-        'status': status,
+        'status': FAILED if failure else status,
         'windows': _windows(snapshot),
         'runtime': runtime.replace('://', ' '),
         'kubernetes': info.get('kubeletVersion') or _installed_kubelet(snapshot),
@@ -146,6 +158,9 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'findings': list(variables.get('doctor_findings') or []),
         'repaired': list(variables.get('doctor_repaired') or []),
     }
+    if failure:
+        row['failure'] = str(failure)
+    return row
 
 
 def _takeover(plan):
@@ -194,6 +209,8 @@ def _details(document):
     """One line per node that changed something or ended early, saying what."""
     lines = []
     for row in document['nodes']:
+        if row.get('failure'):
+            lines.append('%s failed: %s' % (row['node'], row['failure']))
         if row.get('open_credentials'):
             lines.append('%s has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): %s' % (row['node'], ', '.join(row['open_credentials'])))

@@ -81,6 +81,9 @@ PLAYBOOKS = {
     # The doctor reads the nodes and the cluster; its repairs install nothing.
     'doctor': {'groups': (WINDOWS_GROUP,), 'roles': ('plan',), 'version_required': False, 'artifacts': False,
                'cluster_api': True},
+    # A patch window installs Windows updates only, and checks the nodes with the verify role's node_health.
+    'patch': {'groups': (WINDOWS_GROUP,), 'roles': ('plan', 'patch', 'verify'), 'version_required': False,
+              'artifacts': False, 'cluster_api': True},
 }
 GROUP_PURPOSE = {
     WINDOWS_GROUP: 'the Windows workers',

@@ -794,9 +794,13 @@ class Cluster:
         cidr = self._pod_cidr(name)
         if cidr:
             spec.update(podCIDR=cidr, podCIDRs=[cidr])
+        # The kubelet patches its Node's status and its own labels; annotations others set stay.
+        metadata = {'name': name, 'labels': labels}
+        if existing is not None and existing['metadata'].get('annotations'):
+            metadata['annotations'] = copy.deepcopy(existing['metadata']['annotations'])
         return {
             'apiVersion': 'v1', 'kind': 'Node',
-            'metadata': {'name': name, 'labels': labels},
+            'metadata': metadata,
             'spec': spec,
             'status': {
                 'addresses': [{'type': 'InternalIP', 'address': address}, {'type': 'Hostname', 'address': name}],

@@ -145,6 +145,16 @@ def test_the_plan_role_alone_checks_only_its_own():
         'plan_render_dri: "x" (on win-1) is not an option of the role kubewin.node.plan; did you mean plan_render_dir?')
 
 
+def test_the_patch_window_checks_the_patch_and_verify_options():
+    # patch.yml reads the patch role's options and the verify role's (its node_health), not the node roles'.
+    case = {'groups': {'windows_nodes': ['win-1']},
+            'all': {'kubewin_kubernetes_version': None, 'patch_reboot_timeout': 3600, 'verify_poll_interval': 5,
+                    'patch_reboot_timout': 60}}
+    problems = check(case, 'patch')['problems']
+    assert problems == ['patch_reboot_timout: 60 (on win-1) is not an option of the role kubewin.node.patch; '
+                        'did you mean patch_reboot_timeout?'], problems
+
+
 def test_a_value_that_cannot_be_read_is_a_problem_not_a_crash():
     from ansible.errors import AnsibleUndefinedVariable
 

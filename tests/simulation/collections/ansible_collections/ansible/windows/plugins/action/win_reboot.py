@@ -2,11 +2,10 @@
 """Test-only ansible.windows.win_reboot: reboots the simulated node of the current host and waits for it."""
 
 import os
-import time
 
 from ansible.plugins.action import ActionBase
 
-from kubewin_sim.node import open_node, peek
+from kubewin_sim.reboot import reboot_and_wait
 
 
 class ActionModule(ActionBase):
@@ -19,17 +18,9 @@ class ActionModule(ActionBase):
         result = super().run(tmp, task_vars)
         if self._task.check_mode:
             return dict(result, changed=True, elapsed=0, rebooted=True)
-        state_dir = os.environ['KUBEWIN_SIM_STATE_DIR']
-        host = task_vars['inventory_hostname']
         timeout = int(self._task.args.get('reboot_timeout', 600))
-        started = time.monotonic()
-        with open_node(state_dir, host) as node:
-            node.count_call('win_reboot')
-            node.reboot()
-            node.drop_network(node.profile.get('reboot_seconds', 2))
-        while not peek(state_dir, host).reachable():
-            if time.monotonic() - started > timeout:
-                return dict(result, failed=True, rebooted=True, msg='Timed out waiting for last boot time check '
-                            '(timeout=%s)' % timeout)
-            time.sleep(0.5)
-        return dict(result, changed=True, rebooted=True, elapsed=round(time.monotonic() - started, 1))
+        elapsed = reboot_and_wait(os.environ['KUBEWIN_SIM_STATE_DIR'], task_vars['inventory_hostname'], timeout)
+        if elapsed is None:
+            return dict(result, failed=True, rebooted=True, msg='Timed out waiting for last boot time check '
+                        '(timeout=%s)' % timeout)
+        return dict(result, changed=True, rebooted=True, elapsed=elapsed)
