@@ -43,11 +43,6 @@ class ActionModule(ActionBase):
             result.update(changed=False, path=_converged.RECORD_PATH,
                           content=_converged.record_text(snapshot, args['inputs'], credentials))
             return result
-        names = _converged.input_names(task_vars)
-        inputs = _converged.inputs_digest({name: self._templar.template(task_vars[name]) for name in names})
-        converged, reasons, credentials = _converged.decide(snapshot, inputs)
-        if not args['enabled']:
-            converged, reasons = False, reasons + ['the decision is turned off (enabled=false)']
-        result.update(changed=False, converged=converged, reasons=reasons, inputs=inputs, credentials=credentials,
-                      path=_converged.RECORD_PATH)
+        result.update(_converged.decision(snapshot, task_vars, self._templar.template, enabled=args['enabled']),
+                      changed=False)
         return result

@@ -33,6 +33,10 @@ class ActionModule(NodeAction):
         'credentials': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CREDENTIALS},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
         'merge': {'type': 'bool', 'default': False},
+        # The early-end decision in the same task (kubewin.node.node_converged's): a converged node's run is then
+        # one task result, not two.
+        'decide': {'type': 'bool', 'default': False},
+        'early_end': {'type': 'bool', 'default': True},
     }
 
     def scope(self, args, live=False):
@@ -58,4 +62,8 @@ class ActionModule(NodeAction):
         previous = _snapshot.from_task_vars(self._task_vars) if args['merge'] else None
         snapshot = _snapshot.merge(previous, state, max_age=args['max_age'])
         # Returned once, as the fact: every host's result is copied several times per task by Ansible.
-        return {'ansible_facts': {_snapshot.FACT: snapshot}}
+        result = {'ansible_facts': {_snapshot.FACT: snapshot}}
+        if args['decide']:
+            result.update(_converged.decision(snapshot, self._task_vars, self._templar.template,
+                                              enabled=args['early_end']))
+        return result

@@ -85,6 +85,17 @@ options:
       - For a loop that waits for one thing (an HNS network) without discarding the rest of the snapshot.
     type: bool
     default: false
+  decide:
+    description:
+      - Also decide, on the controller, whether the node is converged, as M(kubewin.node.node_converged) does, from
+        the snapshot just read, and return its RV(converged), RV(reasons), RV(inputs), RV(credentials) and RV(path).
+        The prerequisites role does, so that a converged node costs one task.
+    type: bool
+    default: false
+  early_end:
+    description: With O(decide), when false the node is never reported as converged (the reasons say so).
+    type: bool
+    default: true
 extends_documentation_fragment:
   - kubewin.node.node_action
 attributes:
@@ -182,4 +193,25 @@ ansible_facts:
         max_age:
           description: Seconds for which the snapshot is used.
           type: int
+converged:
+  description: Whether the node is converged (M(kubewin.node.node_converged)).
+  returned: success and O(decide)
+  type: bool
+reasons:
+  description: Why the node is not converged.
+  returned: success and O(decide)
+  type: list
+  elements: str
+inputs:
+  description: The digest of this run's inputs, for the record the end of a full run writes.
+  returned: success and O(decide)
+  type: str
+credentials:
+  description: The digest of the credentials the record was written with (null without a record).
+  returned: success and O(decide)
+  type: str
+path:
+  description: Where the convergence record lives on the node.
+  returned: success and O(decide)
+  type: str
 '''

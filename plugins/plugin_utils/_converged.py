@@ -186,6 +186,17 @@ def ended_early(decisions):
     return sorted(host for host, decision in decisions.items() if decision.get('converged'))
 
 
+def decision(snapshot, variables, template, enabled=True, now=None):
+    """The decision as kubewin.node.node_converged and kubewin.node.node_info (decide=true) return it, for the
+    variables a task sees (``template`` renders one of them)."""
+    inputs = inputs_digest({name: template(variables[name]) for name in input_names(variables)})
+    converged, reasons, credentials = decide(snapshot, inputs, now=now)
+    if not enabled:
+        converged, reasons = False, reasons + ['the decision is turned off (kubewin_early_end=false)']
+    return {'converged': converged, 'reasons': reasons, 'inputs': inputs, 'credentials': credentials,
+            'path': RECORD_PATH}
+
+
 def converged_hosts(decisions, credentials):
     """Of ``{host: the result of its decision}``, the hosts that are converged and were recorded with ``credentials``."""
     wanted = credentials_digest(credentials)

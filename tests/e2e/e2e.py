@@ -40,7 +40,7 @@ NOOP_CALL_BUDGET = 3
 # Skipped tasks a node shows on a converge (issue 10: stages that do not apply, such as an upgrade or the
 # other join method, are one skipped include each, not one line per task of theirs).
 CONVERGE_SKIPPED_BUDGET = 12
-EARLY_END_DECISION = 'Decide from the snapshot whether the node is already converged'
+EARLY_END_DECISION = 'Take the node state snapshot and decide whether the node is converged'
 VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
 
 

@@ -45,8 +45,7 @@ def assert_no_node_changed(sim, run, before, snapshot=True):
         assert run.calls.get(host, {}).get('by_kind', {}) == wanted, (host, run.calls.get(host), run.output)
         # The plan check before them runs once for the play (run_once), on the first node.
         assert [t['task'] for t in run.tasks if t['host'] == host and 'Check that the plan role' not in t['task']] == (
-            ['kubewin.node.prerequisites : Take the node state snapshot',
-             'kubewin.node.prerequisites : Decide from the snapshot whether the node is already converged']
+            ['kubewin.node.prerequisites : Take the node state snapshot and decide whether the node is converged']
             if snapshot else []), run.output
         after = sim.node(host).data
         assert {key: value for key, value in after.items() if key not in ('calls', 'log')} == {

@@ -18,7 +18,7 @@ import network_play  # noqa: E402
 KUBERNETES = 'C:\\etc\\kubernetes\\'
 PKI = 'C:\\var\\lib\\kubelet\\pki\\'
 ROTATED = PKI + 'kubelet-client-2027-11-24-05-50-15.pem'
-DECISION = 'Decide from the snapshot whether the node is already converged'
+DECISION = 'Take the node state snapshot and decide whether the node is converged'
 RESTRICT = 'Let only SYSTEM and Administrators read the files that hold credentials'
 
 

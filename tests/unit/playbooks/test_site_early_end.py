@@ -17,7 +17,7 @@ import network_play  # noqa: E402
 
 RECORD = 'C:\\ProgramData\\kubewin\\converged.json'
 KUBE_PROXY_KUBECONFIG = 'C:\\etc\\kubernetes\\kube-proxy.conf'
-DECISION = 'Decide from the snapshot whether the node is already converged'
+DECISION = 'Take the node state snapshot and decide whether the node is converged'
 # As in test_site_network: the bootstrap kubeconfig join.
 OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
 
