@@ -449,6 +449,10 @@ LOG_TAIL = tagged('exists', {False: OBJECT, True: obj(required={'size': INT, 'tr
 
 STATE_ONLY = obj(required={'state': NODE_STATE})
 
+# What the node's log rotation task did in its last run (last-run.json beside its configuration).
+LOG_ROTATE = obj(required={'finished': STR, 'logs': list_of(obj(required={
+    'path': STR, 'rotated_to': nullable(STR), 'removed': list_of(STR), 'error': nullable(STR)}))})
+
 # Script name -> (the name of the result's root in messages, its schema).
 CONTRACTS = {
     'node_info': ('state', NODE_STATE),
@@ -467,6 +471,7 @@ CONTRACTS = {
     'hns_network_apply': ('', obj(required={'removed': list_of(STR), 'created': nullable(NETWORK), 'state': NODE_STATE})),
     'hns_network_worker': ('result', HNS_NETWORK_WORKER),
     'kubeadm_join': ('', STATE_ONLY),
+    'log_rotate': ('last_run', LOG_ROTATE),
     'node_logs': ('', obj(required={
         'hostname': STR,
         'collected_at': STR,

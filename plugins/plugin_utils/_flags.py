@@ -241,7 +241,7 @@ def _service(data: Mapping, component: str, version: Version) -> tuple[bool, str
     With log_max_size_mb, a runner that can rotate (1.34 on) gets -log-file-size: it renames the
     file to <name>-<yyyyMMdd-HHmmss>.log once it reaches that size and opens a new one
     (internal/logrotation of kube-log-runner). Older runners only append; the node's log rotation
-    task rotates their file (see log_rotation_entries).
+    task (log_rotate.ps1) copies and empties their file.
     """
     manager = _choice("service_manager", _given(data, "service_manager", "scm"), SERVICE_MANAGERS)
     log_dir = _path("log_dir", _given(data, "log_dir", f"C:\\var\\log\\{component}"))

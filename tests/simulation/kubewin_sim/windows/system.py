@@ -76,7 +76,27 @@ class DateTime(datetime.datetime):
             # Round trip: seven fraction digits, then Z (Utc) or the offset (Local; here +00:00).
             return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
                 ('Z' if self.kind == 'Utc' else '+00:00')
-        raise Unsupported('DateTime.ToString(%r)' % fmt)
+        return self._custom(to_string(fmt))
+
+    # Custom date and time format specifiers (.NET "Custom date and time format strings"): the fixed-width ones;
+    # any other letter is refused rather than guessed.
+    _SPECIFIERS = (('yyyy', '%Y'), ('MM', '%m'), ('dd', '%d'), ('HH', '%H'), ('mm', '%M'), ('ss', '%S'))
+
+    def _custom(self, fmt):
+        out, rest = '', fmt
+        while rest:
+            for token, directive in self._SPECIFIERS:
+                if rest.startswith(token):
+                    out, rest = out + self.strftime(directive), rest[len(token):]
+                    break
+            else:
+                if rest.startswith('fff'):
+                    out, rest = out + '%03d' % (self.microsecond // 1000), rest[3:]
+                elif rest[0].isalpha() or rest[0] in '%\\\'"':
+                    raise Unsupported('DateTime.ToString(%r)' % fmt)
+                else:
+                    out, rest = out + rest[0], rest[1:]
+        return out
 
     def to_string(self):
         return self.ToString()
