@@ -361,6 +361,13 @@ ARTIFACT = obj(required={'url': STR, 'checksum': STR},
 
 CONTENT = tagged('exists', {False: OBJECT, True: obj(required={'text': STR})})
 
+# A task of the collection's task folder (\kubewin\): its actions, its triggers' start and repetition interval.
+SCHEDULED_TASK = obj(required={
+    'name': STR, 'description': nullable(STR), 'state': STR, 'user_id': nullable(STR), 'run_level': STR,
+    'actions': list_of(obj(required={'execute': STR, 'arguments': nullable(STR)})),
+    'triggers': list_of(obj(required={'start': nullable(STR), 'interval': nullable(STR)})),
+})
+
 FIREWALL_RULE = tagged('exists', {
     False: obj(required={'name': STR}),
     True: obj(required={
@@ -409,6 +416,7 @@ SECTIONS = {
     'environment': dict_of(nullable(STR)),
     'firewall': dict_of(FIREWALL_RULE),
     'ovs': OVS,
+    'scheduled_tasks': dict_of(SCHEDULED_TASK),
     # Per pattern (_credentials.py), the files it matches and their ACL profile.
     'credentials': dict_of(dict_of(STR)),
 }
@@ -488,6 +496,7 @@ CONTRACTS = {
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
+    'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),
 }
 

@@ -64,7 +64,7 @@ OVN_CENTRAL_VARIABLE = 'network_ovn_central_address'
 # What each playbook needs of the inventory, and which roles' variables it reads.
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
               'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
-              'kube_proxy', 'verify')
+              'kube_proxy', 'log_rotation', 'verify')
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.

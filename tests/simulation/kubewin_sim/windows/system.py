@@ -69,6 +69,11 @@ class DateTime(datetime.datetime):
     def Kind(self):  # pylint: disable=invalid-name
         return self.kind
 
+    @property
+    def Date(self):  # pylint: disable=invalid-name
+        # DateTime.Date: midnight of the same day, of the same Kind.
+        return DateTime.of(self.replace(hour=0, minute=0, second=0, microsecond=0), self.kind)
+
     def ToString(self, fmt=None):  # pylint: disable=invalid-name
         if fmt is None:
             return self.strftime('%m/%d/%Y %H:%M:%S').lstrip('0').replace('/0', '/')
@@ -423,12 +428,16 @@ _counter_unsupported.is_property = True  # also [Stopwatch]::Frequency, read wit
 
 
 def types(host):
-    """[System.Diagnostics.Stopwatch], on this node's clock."""
+    """[System.Diagnostics.Stopwatch], on this node's clock, and [System.TimeSpan]'s factories."""
     node = host.node
     return {'system.diagnostics.stopwatch': NetType(
         'System.Diagnostics.Stopwatch', constructor=lambda: Stopwatch(node),
         statics={'StartNew': lambda: _start_new(node), 'GetTimestamp': _counter_unsupported,
-                 'Frequency': _counter_unsupported, 'IsHighResolution': _counter_unsupported})}
+                 'Frequency': _counter_unsupported, 'IsHighResolution': _counter_unsupported}),
+            # TimeSpan.FromMinutes / FromHours (.NET API reference, xml/System/TimeSpan.xml).
+            'system.timespan': NetType('System.TimeSpan', statics={
+                'FromMinutes': lambda value: TimeSpan(round(float(value) * 60 * TICKS_PER_SECOND)),
+                'FromHours': lambda value: TimeSpan(round(float(value) * 3600 * TICKS_PER_SECOND))})}
 
 
 CMDLETS = {
