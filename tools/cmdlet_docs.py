@@ -54,6 +54,9 @@ MODULES = {
     'Hyper-V': (WIN_REPO, 'docset/winserver2022-ps/Hyper-V', [
         'Disable-VMSwitchExtension', 'Enable-VMSwitchExtension', 'Get-VMSwitch', 'Get-VMSwitchExtension']),
     'ServerManager': (WIN_REPO, 'docset/winserver2022-ps/ServerManager', ['Get-WindowsFeature']),
+    'ScheduledTasks': (WIN_REPO, 'docset/winserver2022-ps/ScheduledTasks', [
+        'Get-ScheduledTask', 'New-ScheduledTaskAction', 'New-ScheduledTaskPrincipal', 'New-ScheduledTaskTrigger',
+        'Register-ScheduledTask', 'Unregister-ScheduledTask']),
 }
 
 
@@ -165,6 +168,19 @@ def parse_page(text, where):
             cmdlet['supports_should_process' if ADDED[name] == 'should_process' else 'supports_transactions'] = True
         else:
             cmdlet['parameters'][name] = parse_parameter(name, body, sets, providers, where)
+    # A page that gives two parameters one position in a set (Register-ScheduledTask: -User and -Trigger at 3,
+    # -Password and -Settings at 4) cannot be bound positionally as written: those parameters are taken as
+    # named only, so a script that relies on their position fails rather than binds a guess.
+    taken = {}
+    for pname, entry in cmdlet['parameters'].items():
+        for set_name, data in entry['sets'].items():
+            if data['position'] is not None:
+                taken.setdefault((set_name, data['position']), []).append(pname)
+    for (set_name, position), names in sorted(taken.items()):
+        if len(names) > 1:
+            print('%s: -%s share position %d in set %r; taken as named' % (where, ', -'.join(names), position, set_name))
+            for pname in names:
+                cmdlet['parameters'][pname]['sets'][set_name]['position'] = None
     for set_name, _default, names in syntax:
         for pname in names:
             entry = cmdlet['parameters'].get(pname)

@@ -14,8 +14,13 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
 )
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
-# nssm rotates its output files online at this size.
-NSSM_ROTATE_BYTES = 10 * 1024 * 1024
+# nssm rotates its output file online once it reaches this size (AppRotateOnline, AppRotateBytes: nssm.cc
+# "File rotation"), renaming it to <name>-<yyyyMMddTHHmmss.fff>.log; it never removes a rotated file, the
+# node's log rotation task does. The default is kubewin_log_max_size_mb's.
+NSSM_ROTATE_BYTES = 100 * 1024 * 1024
+# AppRotateBytes is a REG_DWORD that node_service_apply.ps1 writes as an Int32 (RegistryKey.SetValue
+# converts a DWord value with Convert.ToInt32); AppRotateBytesHigh, for larger sizes, is not written.
+NSSM_MAX_ROTATE_BYTES = 2 ** 31 - 1
 CONFIG_KEYS = ('command_line', 'display_name', 'description', 'start_mode', 'dependencies', 'environment',
                'recovery', 'nssm')
 
@@ -40,6 +45,7 @@ class ActionModule(NodeAction):
         'nssm_path': {'type': 'str'},
         'log_file': {'type': 'str'},
         'log_runner': {'type': 'str'},
+        'log_rotate_bytes': {'type': 'int', 'default': NSSM_ROTATE_BYTES},
         'restart_on_change': {'type': 'bool', 'default': True},
         'start_timeout': {'type': 'int', 'default': 60},
     }
@@ -54,6 +60,9 @@ class ActionModule(NodeAction):
             raise NodeActionError(
                 'a native service cannot redirect its output: with log_file set log_runner to the path of '
                 'kube-log-runner.exe (shipped with the Kubernetes node binaries), or use wrapper: nssm')
+        if not 1 <= args['log_rotate_bytes'] <= NSSM_MAX_ROTATE_BYTES:
+            raise NodeActionError('log_rotate_bytes must be from 1 to %d (nssm keeps it in a REG_DWORD, written as an Int32), got %d'
+                                  % (NSSM_MAX_ROTATE_BYTES, args['log_rotate_bytes']))
         bad = [name for name in args['env'] if not name or '=' in name]
         if bad:
             raise NodeActionError('environment variable names may not be empty or contain "=": %s' % bad)
@@ -67,7 +76,7 @@ class ActionModule(NodeAction):
         if args['wrapper'] == 'nssm':
             nssm = {'application': path, 'app_parameters': ' '.join(quote_windows_argument(a) for a in arguments),
                     'app_directory': ntpath.dirname(path), 'app_stdout': args['log_file'],
-                    'app_stderr': args['log_file'], 'app_rotate_bytes': NSSM_ROTATE_BYTES if args['log_file'] else 0}
+                    'app_stderr': args['log_file'], 'app_rotate_bytes': args['log_rotate_bytes'] if args['log_file'] else 0}
             command_line = windows_command_line(args['nssm_path'], [])
         elif args['log_file']:
             # kube-log-runner runs the component and writes its output to the file.

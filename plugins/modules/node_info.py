@@ -25,9 +25,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials]
+              credentials, scheduled_tasks]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials]
+              ovs, credentials, scheduled_tasks]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -187,6 +187,11 @@ ansible_facts:
             (C(secret), C(protected), C(inherited) or C(custom)).
           type: dict
           sample: {"C:\\etc\\kubernetes\\*.conf": {"C:\\etc\\kubernetes\\kubelet.conf": "secret"}}
+        scheduled_tasks:
+          description: The scheduled tasks of the collection's task folder C(\\kubewin\\), by name, with C(description),
+            C(state), C(actions) (C(execute), C(arguments)), C(triggers) (C(start), C(interval) as Task Scheduler keeps it,
+            e.g. C(PT1H)), C(user_id) and C(run_level).
+          type: dict
         collected_at:
           description: Controller time at which each section was read.
           type: dict

@@ -95,6 +95,14 @@ options:
   log_runner:
     description: Path of kube-log-runner.exe, which writes the output of a native service to O(log_file).
     type: str
+  log_rotate_bytes:
+    description:
+      - With O(wrapper=nssm) and O(log_file), the size at which nssm rotates the log file while the
+        service runs (nssm's C(AppRotateBytes)); nssm renames it to C(<name>-<yyyyMMddTHHmmss.fff>.log)
+        and never removes a rotated file.
+      - At most 2147483647 (nssm keeps it in a REG_DWORD, written as an Int32).
+    type: int
+    default: 104857600
   restart_on_change:
     description: Restart a running service whose configuration this task changed.
     type: bool

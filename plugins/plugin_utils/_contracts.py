@@ -362,6 +362,13 @@ ARTIFACT = obj(required={'url': STR, 'checksum': STR},
 
 CONTENT = tagged('exists', {False: OBJECT, True: obj(required={'text': STR})})
 
+# A task of the collection's task folder (\kubewin\): its actions, its triggers' start and repetition interval.
+SCHEDULED_TASK = obj(required={
+    'name': STR, 'description': nullable(STR), 'state': STR, 'user_id': nullable(STR), 'run_level': STR,
+    'actions': list_of(obj(required={'execute': STR, 'arguments': nullable(STR)})),
+    'triggers': list_of(obj(required={'start': nullable(STR), 'interval': nullable(STR)})),
+})
+
 FIREWALL_RULE = tagged('exists', {
     False: obj(required={'name': STR}),
     True: obj(required={
@@ -410,6 +417,7 @@ SECTIONS = {
     'environment': dict_of(nullable(STR)),
     'firewall': dict_of(FIREWALL_RULE),
     'ovs': OVS,
+    'scheduled_tasks': dict_of(SCHEDULED_TASK),
     # Per pattern (_credentials.py), the files it matches and their ACL profile.
     'credentials': dict_of(dict_of(STR)),
 }
@@ -450,6 +458,10 @@ LOG_TAIL = tagged('exists', {False: OBJECT, True: obj(required={'size': INT, 'tr
 
 STATE_ONLY = obj(required={'state': NODE_STATE})
 
+# What the node's log rotation task did in its last run (last-run.json beside its configuration).
+LOG_ROTATE = obj(required={'finished': STR, 'logs': list_of(obj(required={
+    'path': STR, 'rotated_to': nullable(STR), 'removed': list_of(STR), 'error': nullable(STR)}))})
+
 # Script name -> (the name of the result's root in messages, its schema).
 CONTRACTS = {
     'node_info': ('state', NODE_STATE),
@@ -468,6 +480,7 @@ CONTRACTS = {
     'hns_network_apply': ('', obj(required={'removed': list_of(STR), 'created': nullable(NETWORK), 'state': NODE_STATE})),
     'hns_network_worker': ('result', HNS_NETWORK_WORKER),
     'kubeadm_join': ('', STATE_ONLY),
+    'log_rotate': ('last_run', LOG_ROTATE),
     'node_logs': ('', obj(required={
         'hostname': STR,
         'collected_at': STR,
@@ -485,6 +498,7 @@ CONTRACTS = {
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
+    'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),
 }
 

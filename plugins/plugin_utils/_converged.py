@@ -52,7 +52,7 @@ RECORD_VERSION = 1
 COLLECTION_ROOT = _roles.COLLECTION_ROOT
 # The roles site.yml runs on a Windows node; their documented options are inputs.
 NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
-              'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'upgrade')
+              'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'log_rotation', 'upgrade')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
 # The snapshot fact itself and what the modules did this run (the fleet report's) are not inputs, nor are the

@@ -201,7 +201,33 @@ SERVICE_MANAGERS = ("scm", "nssm")
 DEFAULT_KUBE_LOG_RUNNER = "C:\\k\\kube-log-runner.exe"
 
 
-def _service(data: Mapping, component: str) -> tuple[bool, str, list[str]]:
+# The flags of kube-log-runner (k8s.io/component-base/logs/kube-log-runner) and the release whose
+# archive first ships a runner that has them; Go's flag package makes the runner exit on any other.
+# -log-file-size, -log-file-age and -flush-interval came with kubernetes/kubernetes#127667, in 1.34
+# (CHANGELOG-1.34.md, v1.34.0-alpha.1).
+KUBE_LOG_RUNNER_FLAGS_ADDED: dict[str, tuple[int, int]] = {
+    "-log-file": (1, 0),
+    "-also-stdout": (1, 0),
+    "-redirect-stderr": (1, 0),
+    "-log-file-size": (1, 34),
+    "-log-file-age": (1, 34),
+    "-flush-interval": (1, 34),
+}
+
+
+def kube_log_runner_rotates(version: Version) -> bool:
+    """Whether the kube-log-runner of this release rotates its file itself (-log-file-size)."""
+    return version.minor_key >= KUBE_LOG_RUNNER_FLAGS_ADDED["-log-file-size"]
+
+
+def _log_max_size_mb(data: Mapping) -> int | None:
+    value = data.get("log_max_size_mb")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise FlagsError(f"log_max_size_mb must be a whole number of MiB of at least 1, got {value!r}")
+    return value
+
+
+def _service(data: Mapping, component: str, version: Version) -> tuple[bool, str, list[str]]:
     """Whether to pass --windows-service, the log file, and the argv to put before the binary.
 
     A service has no console, so since the klog file flags were removed (1.26) the log exists only
@@ -211,14 +237,24 @@ def _service(data: Mapping, component: str) -> tuple[bool, str, list[str]]:
     the service and receives stop requests (the layout OpenShift's Windows Machine Config Operator
     uses). nssm instead talks to the SCM itself and captures output (AppStdout/AppStderr); the
     child must then not pass --windows-service, because it would fail to connect to the SCM.
+
+    With log_max_size_mb, a runner that can rotate (1.34 on) gets -log-file-size: it renames the
+    file to <name>-<yyyyMMdd-HHmmss>.log once it reaches that size and opens a new one
+    (internal/logrotation of kube-log-runner). Older runners only append; the node's log rotation
+    task (log_rotate.ps1) copies and empties their file.
     """
     manager = _choice("service_manager", _given(data, "service_manager", "scm"), SERVICE_MANAGERS)
     log_dir = _path("log_dir", _given(data, "log_dir", f"C:\\var\\log\\{component}"))
     log_file = f"{log_dir.rstrip(chr(92) + '/')}\\{component}.log"
+    max_size_mb = _log_max_size_mb(data)
     if manager == "nssm":
         return False, log_file, []
     runner = _path("kube_log_runner", _given(data, "kube_log_runner", DEFAULT_KUBE_LOG_RUNNER))
-    return True, log_file, [runner, f"-log-file={log_file}"]
+    wrapper = [runner, f"-log-file={log_file}"]
+    if max_size_mb is not None and kube_log_runner_rotates(version):
+        # A resource.Quantity (the runner's flag type): Mi is 2^20 bytes.
+        wrapper.append(f"-log-file-size={max_size_mb}Mi")
+    return True, log_file, wrapper
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,6 +282,7 @@ KUBELET_KEYS = (
     "service_manager",
     "kube_log_runner",
     "log_dir",
+    "log_max_size_mb",
     "verbosity",
 )
 
@@ -398,7 +435,7 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
     data = _check_keys("kubelet_args", data, KUBELET_KEYS, ("kubernetes_version", "hostname"))
     version = _supported_version(data["kubernetes_version"])
     runtime = _choice("container_runtime", _given(data, "container_runtime", "containerd"), tuple(RUNTIME_ENDPOINTS))
-    windows_service, log_file, wrapper = _service(data, "kubelet")
+    windows_service, log_file, wrapper = _service(data, "kubelet", version)
     flags: dict[str, str | None] = {
         "--hostname-override": _hostname(data["hostname"]),
         "--container-runtime-endpoint": RUNTIME_ENDPOINTS[runtime],
@@ -465,6 +502,7 @@ KUBE_PROXY_KEYS = (
     "service_manager",
     "kube_log_runner",
     "log_dir",
+    "log_max_size_mb",
     "verbosity",
 )
 KUBE_PROXY_TOPOLOGIES = ("l2bridge", "overlay")
@@ -495,7 +533,7 @@ def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     if not isinstance(network, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\-]*", network):
         raise FlagsError(f"network_name must be the HNS network name, such as cbr0 or flannel.4096, got {network!r}")
     enable_dsr = _bool("enable_dsr", _given(data, "enable_dsr", False))
-    windows_service, log_file, wrapper = _service(data, "kube-proxy")
+    windows_service, log_file, wrapper = _service(data, "kube-proxy", version)
     flags: dict[str, str | None] = {
         "--proxy-mode": "kernelspace",
         # Without it the HNS endpoints (vNICs) of the pods get deleted (seed 004 troubleshooting).

@@ -37,6 +37,14 @@ NODE_PATHS = {
 }
 # Versions are cluster-wide too; the version policy decides what they may be.
 VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves')
+# How big the node services' log files grow and how many rotated files each keeps (kubewin_log_*).
+# Cluster-wide, so every node's logs are rotated alike; the roles read them as plan_logs.
+LOG_DEFAULTS = {'max_size_mb': 100, 'files_kept': 5}
+# nssm keeps the rotation size in AppRotateBytes, a REG_DWORD (nssm.cc, "File rotation"), which
+# node_service_apply.ps1 writes through the registry provider as an Int32 (RegistryKey.SetValue converts
+# a DWord value with Convert.ToInt32): 2047 MiB is the most that holds in whole MiB.
+LOG_MAX_SIZE_MB = 2047
+LOG_MAX_FILES_KEPT = 1000
 
 
 def _variable(host_vars: t.Mapping, name: str) -> t.Any:
@@ -93,7 +101,22 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
                           % (cves, _ip_plan.kind_of(cves)))
     versions['acknowledged_cves'] = list(cves or [])
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
-            'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths'))}
+            'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths')),
+            'logs': node_logs({key: _same_everywhere(hostvars, hosts, 'log_' + key) for key in LOG_DEFAULTS})}
+
+
+def node_logs(given):
+    """The log rotation settings: LOG_DEFAULTS with the inventory's kubewin_log_max_size_mb and kubewin_log_files_kept."""
+    limits = {'max_size_mb': (1, LOG_MAX_SIZE_MB), 'files_kept': (1, LOG_MAX_FILES_KEPT)}
+    logs = {}
+    for key, default in LOG_DEFAULTS.items():
+        value = default if given.get(key) is None else given[key]
+        low, high = limits[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise IPPlanError('kubewin_log_%s must be a whole number from %d to %d, got %r (%s)'
+                              % (key, low, high, value, _ip_plan.kind_of(value)))
+        logs[key] = value
+    return logs
 
 
 def node_paths(overrides):

@@ -49,7 +49,7 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # The same on every Windows node: the IP plan (minus its node list, which comes from the hosts),
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
-    'kubewin_node_paths',)
+    'kubewin_node_paths',) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
                       'kubewin_early_end', 'kubewin_unchecked_variables', _cluster_api.KUBECONFIG_VARIABLE)
@@ -64,7 +64,7 @@ OVN_CENTRAL_VARIABLE = 'network_ovn_central_address'
 # What each playbook needs of the inventory, and which roles' variables it reads.
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
               'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
-              'kube_proxy', 'verify')
+              'kube_proxy', 'log_rotation', 'verify')
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.

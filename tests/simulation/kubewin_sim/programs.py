@@ -10,7 +10,11 @@ in its first second, as far as it decides whether the service reaches Running:
 - containerd creates its root and state directories, opens ``--log-file``
   (whose folder must exist), and refuses a ``--config`` file that is missing,
   starts with a byte order mark, is not TOML, or has a config version its
-  release does not read (1.x reads version 2 at most, 2.x versions 2 and 3).
+  release does not read (1.x reads version 2 at most, 2.x versions 2 and 3);
+- kube-log-runner parses its flags with Go's flag package, which exits on a
+  flag it does not define: the rotation flags (-log-file-size, -log-file-age,
+  -flush-interval) exist from the 1.34 release's runner on
+  (kubernetes/kubernetes#127667, CHANGELOG-1.34.md).
 
 A failing program leaves the service Stopped with exit code 1, which is all the
 service control manager (and so node_service_apply.ps1) can see of the reason;
@@ -128,7 +132,27 @@ def _containerd(node, program, argv):
     return None
 
 
-CHECKS = {'containerd.exe': _containerd}
+# The flags of kube-log-runner (staging/src/k8s.io/component-base/logs/kube-log-runner/kube-log-runner.go)
+# and the first release whose runner defines them.
+KUBE_LOG_RUNNER_FLAGS = {'-log-file': (1, 0), '-also-stdout': (1, 0), '-redirect-stderr': (1, 0),
+                         '-log-file-size': (1, 34), '-log-file-age': (1, 34), '-flush-interval': (1, 34)}
+
+
+def _kube_log_runner(node, program, argv):
+    version = installed_version(node, program)
+    minor = tuple(int(part) for part in version.split('.')[:2]) if version else None
+    for word in argv[1:]:
+        # Go's flag package stops at the first argument that is not a flag: the program to run.
+        if not word.startswith('-'):
+            break
+        name = '-' + word.lstrip('-').split('=', 1)[0]
+        added = KUBE_LOG_RUNNER_FLAGS.get(name)
+        if added is None or (minor is not None and minor < added):
+            return 'flag provided but not defined: %s' % name
+    return None
+
+
+CHECKS = {'containerd.exe': _containerd, 'kube-log-runner.exe': _kube_log_runner}
 
 # Programs that report their release: the kubelet puts its own in its Node's status.nodeInfo.kubeletVersion,
 # and the container runtime's (CRI Version) in containerRuntimeVersion.

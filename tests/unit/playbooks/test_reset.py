@@ -23,7 +23,7 @@ OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
 SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
 # What reset removes, as the roles lay it out on the node (plan paths).
 STATE_PREFIXES = ('c:\\etc\\kubernetes\\', 'c:\\var\\lib\\kubelet\\', 'c:\\etc\\kube-flannel\\', 'c:\\run\\flannel\\',
-                  'c:\\var\\lib\\cni\\')
+                  'c:\\var\\lib\\cni\\', 'c:\\programdata\\kubewin\\log-rotation\\')
 STATE_FILES = ('c:\\etc\\cni\\net.d\\10-kubewin.conf', 'c:\\k\\sourcevip.json', 'c:\\k\\sourcevip.requestjson')
 
 
@@ -58,6 +58,7 @@ def _leftovers(node):
         'managed': sorted(managed),
         'firewall': sorted(name for name in data['firewall_rules'] if name.startswith('kubewin-')),
         'vnics': sorted(a['name'] for a in data['adapters'] if a['name'].startswith('vEthernet')),
+        'scheduled_tasks': sorted(data.get('scheduled_tasks') or {}),
     }
 
 
@@ -67,7 +68,7 @@ def _unchanging(node):
 
 
 NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, 'files': [], 'managed': [],
-           'firewall': [], 'vnics': []}
+           'firewall': [], 'vnics': [], 'scheduled_tasks': []}
 
 
 def _converge(sim, inventory, **extra):
@@ -84,6 +85,13 @@ def test_reset_overlay_then_rejoin(tmp_path):
     first = _converge(sim, inventory)
     old_cidr = first['spec']['podCIDR']
     assert _leftovers(sim.node('win1'))['policy_lists'] > 0, 'kube-proxy programmed its load balancers'
+    # The log rotation task (role log_rotation) rotates the logs of the services this run set up.
+    assert _leftovers(sim.node('win1'))['scheduled_tasks'] == ['\\kubewin\\log-rotation']
+    config = json.loads(network_play.text(sim, 'win1', 'C:\\ProgramData\\kubewin\\log-rotation\\config.json'))
+    assert config['logs'] == [{'path': 'C:\\ProgramData\\containerd\\containerd.log', 'copy_truncate': True},
+                              {'path': 'C:\\var\\log\\kubelet\\kubelet.log', 'copy_truncate': True},
+                              {'path': 'C:\\var\\log\\kube-proxy\\kube-proxy.log', 'copy_truncate': True},
+                              {'path': 'C:\\var\\log\\flanneld\\flanneld.log', 'copy_truncate': False}]
     # A workload on the node: the drain evicts it and its Deployment runs it elsewhere (nowhere here).
     with sim.edit_cluster() as cluster:
         cluster.create({'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},

@@ -35,6 +35,9 @@ PLAN = {
     'placeholder_cidr': '192.168.254.0/30',
     'cluster_domain': 'corp.example',
 }
+# The log rotation settings, not their defaults (kubewin_log_max_size_mb, kubewin_log_files_kept).
+LOGS = {'max_size_mb': 7, 'files_kept': 3}
+KUBERNETES_VERSION = '1.33.13'
 NODE = {'name': 'win1', 'management_ip': '10.127.130.38', 'pod_cidr': None}
 # Values the node never reads: they size or shape the plan on the controller. node_count and
 # node_prefix_length size the cluster range; with flannel (kube-subnet-mgr) the node's pod subnet is the
@@ -50,7 +53,8 @@ def facts(topology='overlay', runtime='containerd'):
     node = _node_plan.node_network(plan, {'win1': runtime})['win1']
     return {
         'plan_cluster': cluster, 'plan_node': node, 'plan_paths': _node_plan.node_paths({}),
-        'plan_versions': {'kubernetes_version': '1.33.13', 'control_plane_version': None, 'acknowledged_cves': []},
+        'plan_logs': _node_plan.node_logs(LOGS),
+        'plan_versions': {'kubernetes_version': KUBERNETES_VERSION, 'control_plane_version': None, 'acknowledged_cves': []},
         'inventory_hostname': 'win1',
         'kubewin_node': {'os': {'build': 20348}},
         'prerequisites_versions': {'pause_image': 'registry.k8s.io/pause:3.10.1'},
@@ -82,7 +86,7 @@ def trusted(value):
 
 
 def template(role, value, **more):
-    variables = {key: trusted(item) for key, item in dict(role_defaults(role), **facts(), **more).items()}
+    variables = {key: trusted(item) for key, item in {**role_defaults(role), **facts(), **more}.items()}
     return Templar(loader=DataLoader(), variables=variables).template(trusted(value))
 
 
@@ -181,3 +185,28 @@ def test_every_plan_value_has_a_consumer_or_is_only_sizing():
                          ids=lambda value: value if isinstance(value, str) else '')
 def test_plan_value_reaches_its_component(key, component, check):
     assert check(), '%s (kubewin_%s) does not reach %s' % (PLAN[key], key, component)
+
+
+def service_rotate_bytes(role, name, **more):
+    entry = task(role, name)
+    return int(template(role, entry['kubewin.node.node_service']['log_rotate_bytes'], **dict(entry.get('vars') or {}, **more)))
+
+
+def test_log_max_size_reaches_every_rotating_component():
+    assert LOGS['max_size_mb'] != _node_plan.LOG_DEFAULTS['max_size_mb']
+    # nssm rotates at AppRotateBytes (flanneld always; the kubelet and kube-proxy with service_manager nssm).
+    for role, name in (('kubelet', 'Register the kubelet service'), ('kube_proxy', 'Register the kube-proxy service'),
+                       ('flannel', 'Run flanneld as a service under nssm')):
+        assert service_rotate_bytes(role, name) == 7 * 1048576, role
+    # kube-log-runner rotates itself from 1.34 (-log-file-size); 1.33's has no such flag.
+    assert KUBERNETES_VERSION.startswith('1.33.')
+    assert not [word for word in wrapper('kubelet', "Work out the kubelet's command line", 'kubelet_command')
+                if word.startswith('-log-file-size')]
+    newer = {'plan_versions': {'kubernetes_version': '1.34.2', 'control_plane_version': None, 'acknowledged_cves': []}}
+    assert '-log-file-size=7Mi' in wrapper('kubelet', "Work out the kubelet's command line", 'kubelet_command', **newer)
+    assert '-log-file-size=7Mi' in wrapper('kube_proxy', "Work out kube-proxy's command line", 'kube_proxy_command', **newer)
+
+
+def wrapper(role, name, fact, **more):
+    entry = task(role, name)
+    return template(role, entry['ansible.builtin.set_fact'][fact], **dict(entry.get('vars') or {}, **more))['wrapper']

@@ -34,6 +34,25 @@ function Get-KubeWinFirewallRule {
     }
 }
 
+function Get-KubeWinScheduledTasks {
+    # The tasks the collection registers, all in the task folder \kubewin\ (Get-ScheduledTask writes
+    # ObjectNotFound for a folder that does not exist yet).
+    $tasks = [ordered]@{}
+    foreach ($task in @(Get-ScheduledTask -TaskPath '\kubewin\' -ErrorAction SilentlyContinue)) {
+        $tasks[$task.TaskName] = [ordered]@{
+            name = $task.TaskName
+            description = $task.Description
+            state = [string]$task.State
+            actions = @($task.Actions | ForEach-Object { [ordered]@{ execute = $_.Execute; arguments = $_.Arguments } })
+            # XML durations as Task Scheduler keeps them (PT1H); no interval is a trigger that does not repeat.
+            triggers = @($task.Triggers | ForEach-Object { [ordered]@{ start = $_.StartBoundary; interval = $_.Repetition.Interval } })
+            user_id = $task.Principal.UserId
+            run_level = [string]$task.Principal.RunLevel
+        }
+    }
+    return $tasks
+}
+
 function Get-KubeWinTextContent {
     # Small text files a module decides from (kubeadm-flags.env, artifact manifests).
     param([Parameter(Mandatory)][string]$Path)
@@ -174,6 +193,10 @@ function Get-KubeWinNodeState {
         foreach ($name in @($FirewallRules) + @($managed | Sort-Object)) {
             if (-not $state.firewall.Contains($name)) { $state.firewall[$name] = Get-KubeWinFirewallRule -Name $name }
         }
+    }
+
+    if ('scheduled_tasks' -in $Sections) {
+        $state.scheduled_tasks = Get-KubeWinScheduledTasks
     }
 
     if ('ovs' -in $Sections) {

@@ -216,7 +216,13 @@ def _has_member(obj, name):
 def _datetime_member(value, lower):
     table = {'year': value.year, 'month': value.month, 'day': value.day, 'hour': value.hour, 'minute': value.minute,
              'second': value.second, 'ticks': int((value - datetime.datetime(1, 1, 1)).total_seconds() * 10 ** 7)}
-    return table.get(lower)
+    if lower in table:
+        return table[lower]
+    # The Windows model's System.DateTime (windows/system.py) adds properties of its own (Kind, Date).
+    attribute = _find_attribute(value, lower) if type(value) is not datetime.datetime else None
+    if attribute is not None and not callable(getattr(value, attribute)):
+        return getattr(value, attribute)
+    return None
 
 
 def set_member(obj, name, value):

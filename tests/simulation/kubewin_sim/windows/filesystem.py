@@ -23,6 +23,13 @@ SHA-256 are those, and anything that reads its bytes is an engine gap (Unsupport
 not written, DeleteFile answers access denied) or ``'open'`` for a file a program writes, sharing only
 reading (a log): every write, rename and delete is a sharing violation, and a reader must share writing.
 The files take room on the system drive: a write that does not fit fails as on a full disk (see DISK_FULL).
+A running service's log that a Go program appends to (kube-log-runner's -log-file, containerd's --log-file:
+os.OpenFile with O_APPEND, which Go's syscall.Open turns into CreateFile with FILE_APPEND_DATA and the share
+mode FILE_SHARE_READ|FILE_SHARE_WRITE, never FILE_SHARE_DELETE) is held ``'append'``: it cannot be renamed or
+deleted, and another handle may read or write it when it shares writing (CreateFileW's dwShareMode and
+"Creating and Opening Files": a second open must share every access the first has, and ask only for access
+the first shares). Its writer appends at the end of the file, wherever that now is, so a file cut short with
+``FileStream.SetLength`` goes on from its new end (FILE_APPEND_DATA without FILE_WRITE_DATA).
 Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit
 rules and inherits from its new folder (Windows keeps the inherited ACEs it had until they are next
 propagated: not modelled).
@@ -254,12 +261,32 @@ def release(node, service_name):
                 entry['held'] = None
 
 
+# The programs that open their log with Go's os.OpenFile (O_APPEND|O_CREATE|O_WRONLY): kube-log-runner.go and
+# containerd's cmd/containerd/command/service_windows.go.
+GO_LOG_WRITERS = ('kube-log-runner.exe', 'containerd.exe')
+
+
+def _appended_logs(node):
+    """The log files running services' Go programs hold open for appending (lower-case paths)."""
+    logs = set()
+    for service in (node.data.get('services') or {}).values():
+        if service.get('state') != 'running' or program_model.nssm_settings(service):
+            continue
+        argv = program_model.split_command_line(service.get('command_line') or '')
+        log_file = program_model.log_file_of(service)
+        if argv and log_file and argv[0].rsplit('\\', 1)[-1].lower() in GO_LOG_WRITERS:
+            logs.add(normalize(log_file).lower())
+    return logs
+
+
 def held(node, entry):
-    """'image', 'open' or None: how a running program holds the file."""
+    """'image', 'open', 'append' or None: how a running program holds the file."""
     if entry.get('held'):
         return entry['held']
     if not entry['dir'] and entry['path'].lower() in _running_programs(node):
         return 'image'
+    if not entry['dir'] and entry['path'].lower() in _appended_logs(node):
+        return 'append'
     return None
 
 
@@ -773,7 +800,7 @@ def move(node, source, destination, force):
     if parent is None or not parent['dir']:
         raise PSError('Could not find a part of the path.', 'System.IO.DirectoryNotFoundException',
                       'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
-    if held(node, entry) == 'open':
+    if held(node, entry) in ('open', 'append'):
         raise _in_use(entry['path'])
     if held(node, entry) == 'image' and not entry.get('held'):
         # The process holds the file object, not its name: it keeps holding the file under its new name
@@ -835,17 +862,30 @@ def set_acl(ctx, params, input_items):
 # --- System.IO.File ----------------------------------------------------------------------------------------
 
 class FileStream:
-    """System.IO.FileStream opened for reading (File.Open with FileMode.Open): Length, Position, Seek, Read."""
+    """System.IO.FileStream of File.Open (.NET API reference: File.Open(String, FileMode, FileAccess, FileShare),
+    FileStream.Length, Position, Seek, Read, SetLength, Stream.CopyTo): a stream that may write changes the file
+    at once, as the other handles to it see it."""
 
     NET = 'System.IO.FileStream'
     PROPERTIES = ('CanRead', 'CanSeek', 'CanWrite', 'Length', 'Name', 'Position')
 
-    def __init__(self, entry):
-        self._data = content_bytes(entry)
+    def __init__(self, entry, access=1):
+        self._entry = entry
         self.Name = entry['path']
         self.Position = Int64(0)
-        self.CanRead, self.CanSeek, self.CanWrite = True, True, False
-        self.Length = Int64(len(self._data))
+        self.CanRead, self.CanSeek, self.CanWrite = bool(access & 1), True, bool(access & 2)
+
+    @property
+    def _data(self):
+        return content_bytes(self._entry)
+
+    @property
+    def Length(self):  # pylint: disable=invalid-name
+        return Int64(len(self._data))
+
+    def _store(self, data):
+        self._entry['data'] = base64.b64encode(data).decode('ascii')
+        self._entry['written'] = time.time()
 
     def Seek(self, offset, origin):  # pylint: disable=invalid-name
         base = {0: 0, 1: int(self.Position), 2: len(self._data)}[int(origin)]
@@ -853,6 +893,8 @@ class FileStream:
         return self.Position
 
     def Read(self, buffer, offset, count):  # pylint: disable=invalid-name
+        if not self.CanRead:
+            raise PSError('Stream does not support reading.', 'System.NotSupportedException')
         start = int(self.Position)
         chunk = self._data[start:start + int(count)]
         for index, value in enumerate(chunk):
@@ -860,24 +902,71 @@ class FileStream:
         self.Position = Int64(start + len(chunk))
         return len(chunk)
 
+    def CopyTo(self, destination, *buffer_size):  # pylint: disable=invalid-name
+        """Stream.CopyTo: the bytes from the current position to the end, written at the destination's position."""
+        if not isinstance(destination, FileStream) or not destination.CanWrite or not self.CanRead:
+            raise PSError('Stream does not support writing.', 'System.NotSupportedException')
+        start = int(self.Position)
+        chunk = self._data[start:]
+        self.Position = Int64(start + len(chunk))
+        destination._write(chunk)  # pylint: disable=protected-access
+        return AUTOMATION_NULL
+
+    def _write(self, chunk):
+        at = int(self.Position)
+        data = self._data
+        self._store(data[:at] + bytes(max(0, at - len(data))) + chunk + data[at + len(chunk):])
+        self.Position = Int64(at + len(chunk))
+
+    def SetLength(self, value):  # pylint: disable=invalid-name
+        if not self.CanWrite:
+            raise PSError('Stream does not support both writing and seeking.', 'System.NotSupportedException')
+        value = int(value)
+        data = self._data
+        self._store(data[:value] + bytes(max(0, value - len(data))))
+        self.Position = Int64(min(int(self.Position), value))
+        return AUTOMATION_NULL
+
     def Dispose(self):  # pylint: disable=invalid-name
         return AUTOMATION_NULL
 
     Close = Dispose
 
 
-def open_for_reading(node, path, mode, access, share):
-    """File.Open(path, FileMode.Open, FileAccess.Read, share): a file a program writes can be read only when
-    the reader shares writing (FileShare.ReadWrite); one held open without sharing cannot be opened."""
+# System.IO.FileMode, FileAccess and FileShare values (.NET API reference).
+_CREATE_NEW, _CREATE, _OPEN = 1, 2, 3
+_SHARE_WRITE = 2
+
+
+def open_file(node, path, mode, access, share):
+    """File.Open(path, mode, access, share) for FileMode.Open, CreateNew and Create. A file a program holds open
+    can be opened only when the new handle shares writing (the program writes it) and, to write, when the program
+    shares writing too ('append': Go's share mode); an image or a log shared only for reading cannot be written."""
+    mode, access, share = int(mode), int(access), int(share)
+    if mode not in (_CREATE_NEW, _CREATE, _OPEN) or access not in (1, 2, 3):
+        raise Unsupported('File.Open with FileMode %d, FileAccess %d' % (mode, access))
     entry = lookup(node, path)
-    if entry is None or entry['dir']:
+    if entry is not None and entry['dir']:
+        raise PSError("Access to the path '%s' is denied." % normalize(path), 'System.UnauthorizedAccessException')
+    if mode == _OPEN and entry is None:
         raise PSError("Could not find file '%s'." % normalize(path), 'System.IO.FileNotFoundException')
-    if int(mode) != 3 or int(access) != 1:
-        raise Unsupported('File.Open other than FileMode.Open, FileAccess.Read')
+    if mode == _CREATE_NEW and entry is not None:
+        raise PSError("The file '%s' already exists." % normalize(path), 'System.IO.IOException')
+    if entry is None:
+        if access == 1:
+            raise PSError('Combining FileMode: %s with FileAccess: Read is invalid.' % {1: 'CreateNew', 2: 'Create'}[mode],
+                          'System.ArgumentException')
+        entry = create(node, path, False)
+        return FileStream(entry, access)
     kind = held(node, entry)
-    if kind == 'open' and not int(share) & 2:
+    if kind in ('open', 'append') and not share & _SHARE_WRITE:
         raise _in_use(entry['path'])
-    return FileStream(entry)
+    if access & 2 and kind in ('open', 'image'):
+        raise _in_use(entry['path'])
+    stream = FileStream(entry, access)
+    if mode == _CREATE:
+        stream.SetLength(0)
+    return stream
 
 
 def _file_statics(node):
@@ -939,7 +1028,8 @@ def _file_statics(node):
         'Delete': delete,
         'Move': file_move,
         'GetLastWriteTimeUtc': lambda path: _utc(existing(path)['written']),
-        'Open': lambda path, mode, access=1, share=1: open_for_reading(node, path, mode, access, share),
+        # File.Open(path, mode) opens for reading and writing, sharing nothing (.NET API reference).
+        'Open': lambda path, mode, access=3, share=0: open_file(node, path, mode, access, share),
     }
 
 

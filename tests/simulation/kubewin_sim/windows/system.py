@@ -69,6 +69,11 @@ class DateTime(datetime.datetime):
     def Kind(self):  # pylint: disable=invalid-name
         return self.kind
 
+    @property
+    def Date(self):  # pylint: disable=invalid-name
+        # DateTime.Date: midnight of the same day, of the same Kind.
+        return DateTime.of(self.replace(hour=0, minute=0, second=0, microsecond=0), self.kind)
+
     def ToString(self, fmt=None):  # pylint: disable=invalid-name
         if fmt is None:
             return self.strftime('%m/%d/%Y %H:%M:%S').lstrip('0').replace('/0', '/')
@@ -76,7 +81,27 @@ class DateTime(datetime.datetime):
             # Round trip: seven fraction digits, then Z (Utc) or the offset (Local; here +00:00).
             return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
                 ('Z' if self.kind == 'Utc' else '+00:00')
-        raise Unsupported('DateTime.ToString(%r)' % fmt)
+        return self._custom(to_string(fmt))
+
+    # Custom date and time format specifiers (.NET "Custom date and time format strings"): the fixed-width ones;
+    # any other letter is refused rather than guessed.
+    _SPECIFIERS = (('yyyy', '%Y'), ('MM', '%m'), ('dd', '%d'), ('HH', '%H'), ('mm', '%M'), ('ss', '%S'))
+
+    def _custom(self, fmt):
+        out, rest = '', fmt
+        while rest:
+            for token, directive in self._SPECIFIERS:
+                if rest.startswith(token):
+                    out, rest = out + self.strftime(directive), rest[len(token):]
+                    break
+            else:
+                if rest.startswith('fff'):
+                    out, rest = out + '%03d' % (self.microsecond // 1000), rest[3:]
+                elif rest[0].isalpha() or rest[0] in '%\\\'"':
+                    raise Unsupported('DateTime.ToString(%r)' % fmt)
+                else:
+                    out, rest = out + rest[0], rest[1:]
+        return out
 
     def to_string(self):
         return self.ToString()
@@ -404,12 +429,16 @@ _counter_unsupported.is_property = True  # also [Stopwatch]::Frequency, read wit
 
 
 def types(host):
-    """[System.Diagnostics.Stopwatch], on this node's clock."""
+    """[System.Diagnostics.Stopwatch], on this node's clock, and [System.TimeSpan]'s factories."""
     node = host.node
     return {'system.diagnostics.stopwatch': NetType(
         'System.Diagnostics.Stopwatch', constructor=lambda: Stopwatch(node),
         statics={'StartNew': lambda: _start_new(node), 'GetTimestamp': _counter_unsupported,
-                 'Frequency': _counter_unsupported, 'IsHighResolution': _counter_unsupported})}
+                 'Frequency': _counter_unsupported, 'IsHighResolution': _counter_unsupported}),
+            # TimeSpan.FromMinutes / FromHours (.NET API reference, xml/System/TimeSpan.xml).
+            'system.timespan': NetType('System.TimeSpan', statics={
+                'FromMinutes': lambda value: TimeSpan(round(float(value) * 60 * TICKS_PER_SECOND)),
+                'FromHours': lambda value: TimeSpan(round(float(value) * 3600 * TICKS_PER_SECOND))})}
 
 
 CMDLETS = {

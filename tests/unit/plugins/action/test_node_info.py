@@ -35,8 +35,10 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'inherited'}
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
-        'firewall', 'ovs', 'credentials'}
+        'firewall', 'ovs', 'credentials', 'scheduled_tasks'}
     assert facts['routes'] == []
+    # No task in the collection's task folder yet.
+    assert facts['scheduled_tasks'] == {}
     # No kubeconfig, certificate or key yet: every default pattern matches nothing.
     assert facts['credentials'] == {pattern: {} for pattern in (
         'C:\\etc\\kubernetes\\*.conf', 'C:\\var\\lib\\kubelet\\pki\\*.pem', 'C:\\var\\lib\\kubelet\\pki\\*.key',

@@ -619,3 +619,43 @@ def test_round_trip_of_the_service_command_lines():
     line = windows_command_line(argv[0], argv[1:])
     assert line.startswith('"C:\\Program Files\\k\\kube-log-runner.exe" -log-file=C:\\var\\log\\kubelet\\kubelet.log ')
     assert split_windows_command_line(line) == argv
+
+
+# ---------------------------------------------------------------------------------------------
+# kube-log-runner's rotation (log_max_size_mb)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("minor", SUPPORTED_MINORS)
+@pytest.mark.parametrize("builder, data", [(kubelet_args, KUBELET), (kube_proxy_args, KUBE_PROXY)])
+def test_the_runner_gets_only_flags_its_release_defines(builder, data, minor):
+    wrapper = builder({**data, "kubernetes_version": f"1.{minor}.2", "log_max_size_mb": 64})["wrapper"]
+    flags = [word.split("=", 1)[0] for word in wrapper[1:]]
+    version = Version(1, minor, 2)
+    for flag in flags:
+        assert version.minor_key >= _flags.KUBE_LOG_RUNNER_FLAGS_ADDED[flag], (flag, minor)
+    # The runner rotates itself from 1.34 (kubernetes/kubernetes#127667); older ones only append.
+    assert ("-log-file-size" in flags) == (minor >= 34)
+    if minor >= 34:
+        assert "-log-file-size=64Mi" in wrapper
+
+
+def test_the_runner_table_is_the_simulated_runners():
+    from kubewin_sim import programs  # the program model that refuses an undefined flag on the simulated node
+    assert programs.KUBE_LOG_RUNNER_FLAGS == _flags.KUBE_LOG_RUNNER_FLAGS_ADDED
+
+
+def test_without_a_size_the_runner_only_appends():
+    wrapper = kubelet_args({**KUBELET, "kubernetes_version": "1.35.0"})["wrapper"]
+    assert wrapper == ["C:\\k\\kube-log-runner.exe", "-log-file=C:\\var\\log\\kubelet\\kubelet.log"]
+
+
+def test_nssm_rotates_so_the_size_adds_no_runner():
+    result = kubelet_args({**KUBELET, "kubernetes_version": "1.35.0", "service_manager": "nssm", "log_max_size_mb": 10})
+    assert result["wrapper"] == []
+
+
+@pytest.mark.parametrize("size", [0, -1, True, "100", 1.5])
+def test_a_log_size_that_is_not_whole_mib_is_refused(size):
+    with pytest.raises(FlagsError, match="log_max_size_mb must be a whole number"):
+        kubelet_args({**KUBELET, "log_max_size_mb": size})

@@ -49,6 +49,8 @@ def test_the_base_inventory_passes_and_yields_what_the_plan_role_hands_out():
                          ('flanneld', '0.28.9'), ('nssm', '2.24'), ('flannel-cni', '1.9.1-flannel1'),
                          ('cni-plugins', '1.9.1'), ('sdn-cni', '0.3.3')]
     assert all(a['checksum'].startswith('sha256:') for a in report['artifacts']['win-1'])
+    # The log rotation defaults (kubewin_log_max_size_mb, kubewin_log_files_kept), as the plan role hands them out.
+    assert report['inventory']['logs'] == {'max_size_mb': 100, 'files_kept': 5}
 
 
 @pytest.mark.parametrize('case', BROKEN['cases'], ids=[case['id'] for case in BROKEN['cases']])
@@ -67,7 +69,7 @@ def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
 
 def test_the_held_out_set_covers_every_kind_of_mistake():
     ids = [case['id'] for case in BROKEN['cases']]
-    assert len(ids) == len(set(ids)) == 30
+    assert len(ids) == len(set(ids)) == 33
     firsts = {case['expect'][0] for case in BROKEN['cases']}
     assert {'kube_control_plane', 'windows_nodes', 'flannel_version', 'container_runtime_cri_dockerd_version',
             'kubewin_kubernetes_version', 'kubewin_container_runtime'} <= firsts
