@@ -8,22 +8,16 @@ import typing as t
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _converged
 
-# What the prerequisites role registers its kubewin.node.node_converged decision as.
-DECISION = 'prerequisites_converged'
-
 
 def converged_nodes(hosts, hostvars, credentials=None):
     """The hosts whose decision found them converged with the credentials the control plane hands out now."""
-    decisions = {host: dict(hostvars[host].get(DECISION) or {}) for host in hosts}
+    decisions = {host: dict(hostvars[host].get(_converged.DECISION) or {}) for host in hosts}
     return _converged.converged_hosts(decisions, credentials)
 
 
 def early_end(hostvars, groups):
     """Which Windows nodes ended early, and whether all of them did (then the cluster plays have nothing to do)."""
-    nodes = list((groups or {}).get('windows_nodes') or [])
-    hosts = _converged.ended_early({host: dict(hostvars[host].get(DECISION) or {})
-                                    for host in nodes if host in hostvars})
-    return {'hosts': hosts, 'fleet': bool(nodes) and len(hosts) == len(nodes)}
+    return _converged.early_end(hostvars, groups)
 
 
 class FilterModule:

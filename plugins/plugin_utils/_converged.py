@@ -55,6 +55,8 @@ NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_bin
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'log_rotation', 'upgrade')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
+# What the prerequisites role registers the decision of its snapshot task as.
+DECISION = 'prerequisites_converged'
 # The snapshot fact itself and what the modules did this run (the fleet report's) are not inputs, nor are the
 # variables only the playbooks read (where reports go, batch sizes, this decision's switch, the controller's
 # kubeconfig): a node is as converged with another report folder.
@@ -195,6 +197,14 @@ def decision(snapshot, variables, template, enabled=True, now=None):
         converged, reasons = False, reasons + ['the decision is turned off (kubewin_early_end=false)']
     return {'converged': converged, 'reasons': reasons, 'inputs': inputs, 'credentials': credentials,
             'path': RECORD_PATH}
+
+
+def early_end(hostvars, groups):
+    """``{'hosts': the Windows nodes whose decision found them converged, 'fleet': whether every Windows node did}``;
+    a node without a decision (its snapshot failed, --limit left it out) did not."""
+    nodes = list((groups or {}).get('windows_nodes') or [])
+    hosts = ended_early({host: dict(hostvars[host].get(DECISION) or {}) for host in nodes if host in hostvars})
+    return {'hosts': hosts, 'fleet': bool(nodes) and len(hosts) == len(nodes)}
 
 
 def converged_hosts(decisions, credentials):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _adopt, _credentials
+from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _adopt, _converged, _credentials
 
 # The ansible.windows tasks the roles run on a Windows node outside the kubewin.node modules, by the
 # variable each registers: (module, what it manages). Each is one remote call when it ran, but
@@ -44,7 +44,7 @@ NO_CALL_IN_CHECK_MODE = ('win_reboot',)
 # result says whether it restarted, not how often: a restart counts as one call and one more round.
 UPDATE_CALLS_PER_ROUND = 3
 # Host variables the report reads of each node (besides DIRECT_RESULTS and the facts).
-NODE_VARIABLES = ('plan_node', 'plan_cluster', 'prerequisites_converged', 'prerequisites_takeover', 'doctor_findings',
+NODE_VARIABLES = ('plan_node', 'plan_cluster', _converged.DECISION, 'prerequisites_takeover', 'doctor_findings',
                   'doctor_repaired', 'patch_failure')
 # What a role records when a node's work failed but the node stays in the run, so that the run goes on to its
 # report (the patch role: a node that did not verify stays cordoned); such a node is reported as failed.
@@ -137,7 +137,7 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
     plan_node = variables.get('plan_node') or {}
     info = ((node_object or {}).get('status') or {}).get('nodeInfo') or {}
     runtime = info.get('containerRuntimeVersion') or plan_node.get('container_runtime') or ''
-    decision = variables.get('prerequisites_converged') or {}
+    decision = variables.get(_converged.DECISION) or {}
     failure = variables.get(FAILURE_VARIABLE)
     row = {
         'node': host,
