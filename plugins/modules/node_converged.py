@@ -14,9 +14,10 @@ description:
     prerequisites play (P(kubewin.node.early_end#filter)), and the control-plane play leaves the node out of the
     node play when the credentials it hands out have the digest the record holds
     (P(kubewin.node.converged_nodes#filter)); when every node is converged, the cluster plays have nothing to do.
-    The prerequisites role has M(kubewin.node.node_info) decide the same (its O(kubewin.node.node_info#module:decide)) in the task that takes the snapshot, so that a node on which nothing changed costs one remote call and one task result. The
-    prerequisites role on its own ends a converged node's play right after this decision (C(meta end_host), see
-    its C(prerequisites_end_converged)).
+    The prerequisites role has M(kubewin.node.node_info) decide the same (its
+    O(kubewin.node.node_info#module:decide)) in the task that takes the snapshot, so that a node on which nothing
+    changed costs one remote call and one task result. The prerequisites role on its own ends a converged node's
+    play right after this decision (C(meta end_host), see its C(prerequisites_end_converged)).
   - At the end of a full run, C(site.yml) writes the node's convergence record
     C(C:\ProgramData\kubewin\converged.json) (the prerequisites role's C(tasks_from=record), with O(record=true)
     and M(kubewin.node.node_file)) from a new snapshot. It holds the digest of the run's inputs, the digest of

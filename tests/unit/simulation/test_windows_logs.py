@@ -48,5 +48,5 @@ def test_the_runner_refuses_a_size_flag_its_release_lacks(tmp_path, version, sta
 
 def test_flags_after_the_program_belong_to_the_program(tmp_path):
     # Go's flag package stops at the first argument that is not a flag; the kubelet's own flags are not the runner's.
-    service, _ = start_kubelet(tmp_path, '1.33.13', ['-log-file=C:\\var\\log\\kubelet\\kubelet.log'])
+    service = start_kubelet(tmp_path, '1.33.13', ['-log-file=C:\\var\\log\\kubelet\\kubelet.log'])[0]
     assert service['state'] == 'running'

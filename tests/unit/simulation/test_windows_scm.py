@@ -558,7 +558,7 @@ def running_kubelet():
 def test_a_replacement_whose_program_is_missing_leaves_the_running_service_as_it_was():
     node = running_kubelet()
     before = json.loads(json.dumps(node.data['services']))
-    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4', Restart=True)
+    parameters = {**fresh_parameters('kubelet'), 'CommandLine': 'C:\\k\\v2\\kubelet.exe --v=4', 'Restart': True}
     assert failure(node, **parameters) == 'service kubelet was not changed: its program C:\\k\\v2\\kubelet.exe does not exist'
     assert node.data['services'] == before
 

@@ -319,7 +319,7 @@ def _exception_constructor(name):
 def _is_exception_of(value, name):
     """-is [<exception type>]: true for an exception of that type or of one derived from it (about_Type_Operators:
     an instance of the type), whether a script made it or an error record holds it ($_.Exception)."""
-    from .interpreter import ExceptionObject, exception_is  # pylint: disable=import-outside-toplevel  (it imports us)
+    from .interpreter import ExceptionObject, exception_is  # pylint: disable=import-outside-toplevel  # it imports this module
     if isinstance(value, ExceptionValue):
         return exception_is(value.NET, name)
     if isinstance(value, ExceptionObject):

@@ -219,7 +219,7 @@ def _datetime_member(value, lower):
     if lower in table:
         return table[lower]
     # The Windows model's System.DateTime (windows/system.py) adds properties of its own (Kind, Date).
-    attribute = _find_attribute(value, lower) if type(value) is not datetime.datetime else None
+    attribute = _find_attribute(value, lower) if not isinstance(value, datetime.datetime) else None
     if attribute is not None and not callable(getattr(value, attribute)):
         return getattr(value, attribute)
     return None

@@ -57,9 +57,9 @@ def cluster():
 CONTROL_PLANE = {'now': NOW.timestamp() + 5, 'read_at': 1005.0}
 
 
-def diagnose(snap=None, clu=None, logs=None, control_plane=CONTROL_PLANE):
+def diagnose(snap=None, clu=None, logs=None, control_plane=None):
     return _doctor.diagnose('win1', snap or snapshot(), PLAN_NODE, PLAN_CLUSTER, PLAN_PATHS,
-                            cluster() if clu is None else clu, logs, control_plane)
+                            cluster() if clu is None else clu, logs, CONTROL_PLANE if control_plane is None else control_plane)
 
 
 def ids(findings):

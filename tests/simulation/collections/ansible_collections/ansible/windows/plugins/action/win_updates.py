@@ -39,7 +39,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         self._supports_check_mode = True
         result = super().run(tmp, task_vars)
-        _, params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        params = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)[1]
         if params.get('log_path'):
             return dict(result, failed=True, msg='the simulation does not write the Windows Update log (log_path)')
         state_dir, host = os.environ['KUBEWIN_SIM_STATE_DIR'], task_vars['inventory_hostname']
@@ -52,7 +52,7 @@ class ActionModule(ActionBase):
         attempted = set()
         while True:
             with open_node(state_dir, host) as node:
-                for _ in range(CALLS_PER_ROUND):
+                for dummy in range(CALLS_PER_ROUND):
                     node.count_call('win_updates')
                 answer = windows_update.run_round(node, params, check_mode)
             found.update((u['id'], u) for u in answer['found'])
