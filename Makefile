@@ -19,7 +19,7 @@ help:
 	@echo "make plan   render the plan for $(PLAN_INVENTORY) into ./plan"
 	@echo "make test   run every test suite and quality gate"
 	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule | e2e   run one gate"
-	@echo "make unit-long    the whole-lifecycle playbook tests make unit leaves out (reset of l2bridge/ovn, early end, upgrade, SDN takeover, job slices)"
+	@echo "make unit-long    the whole-lifecycle playbook tests make unit leaves out (reset of l2bridge/ovn, early end, upgrade, SDN takeover, job slices, patch windows)"
 	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
 	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
 	@echo "make bench-fleet  converge, no-op and one-snapshot floor on simulated fleets of 1, 10 and 50 nodes"
