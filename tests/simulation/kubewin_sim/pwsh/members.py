@@ -218,8 +218,10 @@ def _datetime_member(value, lower):
              'second': value.second, 'ticks': int((value - datetime.datetime(1, 1, 1)).total_seconds() * 10 ** 7)}
     if lower in table:
         return table[lower]
-    # The Windows model's System.DateTime (windows/system.py) adds properties of its own (Kind, Date).
-    attribute = _find_attribute(value, lower) if not isinstance(value, datetime.datetime) else None
+    # The Windows model's System.DateTime (windows/system.py), a subclass, adds properties of its own (Kind, Date):
+    # only a plain datetime has none, so the type is compared, not isinstance.
+    plain = type(value) is datetime.datetime  # pylint: disable=unidiomatic-typecheck
+    attribute = _find_attribute(value, lower) if not plain else None
     if attribute is not None and not callable(getattr(value, attribute)):
         return getattr(value, attribute)
     return None
