@@ -14,18 +14,6 @@ $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
-function Wait-KubeWinRunning {
-    param([Parameter(Mandatory)][string]$Name)
-    $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
-    while ((Get-Service -Name $Name).Status -ne 'Running') {
-        if ((Get-Date) -gt $deadline) {
-            $exitCode = (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
-            throw "service $Name did not reach Running within $StartTimeoutSeconds s (exit code $exitCode)"
-        }
-        Start-Sleep -Milliseconds 500
-    }
-}
-
 # A list may have gone since the snapshot (kube-proxy removes its own): only those still there are deleted.
 $existing = @((Get-KubeWinHnsState).policy_lists | ForEach-Object { $_.id })
 foreach ($id in $PolicyListIds) {
@@ -34,21 +22,14 @@ foreach ($id in $PolicyListIds) {
 
 foreach ($name in $Start) {
     if ((Get-Service -Name $name).Status -ne 'Running') { Start-Service -Name $name }
-    Wait-KubeWinRunning -Name $name
+    Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
 }
 foreach ($name in $Restart) {
-    $service = Get-Service -Name $name
-    if ($service.Status -eq 'Running') {
-        # Restart-Service leaves the dependents it stopped stopped.
-        $running = @($service.DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
-        Restart-Service -Name $name -Force
-        Wait-KubeWinRunning -Name $name
-        foreach ($dependent in $running) { Start-Service -Name $dependent }
-    }
-    else {
-        Start-Service -Name $name
-        Wait-KubeWinRunning -Name $name
-    }
+    # Restart-Service -Force starts again the running dependents it stopped (PowerShell's Service.cs,
+    # RestartServiceCommand); a stopped service is started.
+    if ((Get-Service -Name $name).Status -eq 'Running') { Restart-Service -Name $name -Force }
+    else { Start-Service -Name $name }
+    Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
 }
 
 $state = Get-KubeWinNodeState -Sections @('services', 'hns') -Services (@($Start) + @($Restart))

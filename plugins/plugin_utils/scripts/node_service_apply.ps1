@@ -34,18 +34,6 @@ function Invoke-Sc {
     if ($LASTEXITCODE -ne 0) { throw "sc.exe $($args -join ' ') failed ($LASTEXITCODE): $output" }
 }
 
-function Wait-ServiceStatus {
-    param([string]$Status)
-    $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
-    while ((Get-Service -Name $Name).Status -ne $Status) {
-        if ((Get-Date) -gt $deadline) {
-            $exitCode = (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
-            throw "service $Name did not reach $Status within $StartTimeoutSeconds s (status $((Get-Service -Name $Name).Status), exit code $exitCode)"
-        }
-        Start-Sleep -Milliseconds 500
-    }
-}
-
 function Get-ServicePrograms {
     # The programs a service command line names (the one Windows starts, and the component a wrapper such as
     # kube-log-runner starts), quoted or not, and the application nssm starts.
@@ -86,7 +74,7 @@ if ($Ensure -eq 'running') {
     }
 }
 # Stopping a service stops every service that depends on it (kubelet on containerd, kube-proxy on
-# the kubelet); their state is reported too, and a restart starts again those that were running.
+# the kubelet); their state is reported too, and those that were running run again after a rollback.
 $dependents = @()
 $runningDependents = @()
 if ($existing) {
@@ -95,7 +83,7 @@ if ($existing) {
 }
 if ($Ensure -eq 'absent') {
     if ($existing) {
-        if ($existing.Status -ne 'Stopped') { Stop-Service -Name $Name -Force; Wait-ServiceStatus -Status Stopped }
+        if ($existing.Status -ne 'Stopped') { Stop-Service -Name $Name -Force; Wait-KubeWinServiceStatus -Name $Name -Status Stopped -TimeoutSeconds $StartTimeoutSeconds }
         Invoke-Sc delete $Name
         # The SCM removes the name only when no handle to the service is open.
         $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
@@ -159,18 +147,15 @@ else {
     $status = (Get-Service -Name $Name).Status
     if ($Ensure -eq 'stopped' -and $status -ne 'Stopped') {
         Stop-Service -Name $Name -Force
-        Wait-ServiceStatus -Status Stopped
+        Wait-KubeWinServiceStatus -Name $Name -Status Stopped -TimeoutSeconds $StartTimeoutSeconds
     }
     elseif ($Ensure -eq 'running') {
         try {
-            if ($Restart -and $status -ne 'Stopped') {
-                Restart-Service -Name $Name -Force
-                Wait-ServiceStatus -Status Running
-                # Restart-Service leaves the dependents it stopped stopped.
-                foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
-            }
+            # Restart-Service -Force starts again the running dependents it stopped (PowerShell's Service.cs,
+            # RestartServiceCommand).
+            if ($Restart -and $status -ne 'Stopped') { Restart-Service -Name $Name -Force }
             elseif ($status -ne 'Running') { Start-Service -Name $Name }
-            Wait-ServiceStatus -Status Running
+            Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
         }
         catch {
             # A new binary that does not start: the previous one goes back and runs again, and the call still fails.
@@ -179,7 +164,7 @@ else {
             if (-not $restored) { throw }
             try {
                 Start-Service -Name $Name
-                Wait-ServiceStatus -Status Running
+                Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
                 foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
             }
             catch {

@@ -61,7 +61,7 @@ def test_a_list_already_gone_is_no_error_and_a_running_service_is_left_running(c
 
 
 def test_restarting_the_kubelet_starts_again_kube_proxy_which_depends_on_it(cluster_dir):
-    # Restart-Service -Force stops the dependents and leaves them stopped (its reference page): the script starts them.
+    # Restart-Service -Force starts again the running dependents it stopped (Service.cs, RestartServiceCommand).
     node = reset_node()
     real = run_repair(node, {'Restart': ['kubelet']})
     assert real['state']['services']['kubelet']['state'] == 'running'

@@ -145,8 +145,18 @@ def test_stop_service_with_running_dependents_needs_force():
     assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet')] == ['stopped', 'stopped']
 
 
-def test_restart_service_leaves_the_dependents_it_stopped_stopped():
+def test_restart_service_starts_again_the_dependents_it_stopped():
+    # Service.cs (RestartServiceCommand): the running dependents DoStopService stopped are started again, first.
     node = fresh_node()
+    node.data['services']['kubelet']['starts'] = 0
+    ok(node, "Restart-Service -Name containerd -Force")
+    assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet')] == ['running', 'running']
+    assert node.data['services']['kubelet']['starts'] == 1
+
+
+def test_restart_service_starts_no_dependent_that_was_stopped():
+    node = fresh_node()
+    ok(node, "Stop-Service -Name kubelet")
     ok(node, "Restart-Service -Name containerd -Force")
     assert [node.data['services'][name]['state'] for name in ('containerd', 'kubelet')] == ['running', 'stopped']
 
@@ -570,10 +580,11 @@ def test_a_new_binary_that_does_not_start_is_replaced_by_the_previous_one_which_
     node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
     node.profile['program_start_failures'] = ['b' * 64]
     parameters = dict(fresh_parameters('kubelet'), Restart=True)
+    # Restart-Service starts the dependent kube-proxy first, which starts the kubelet: the first error is kube-proxy's.
     assert failure(node, **parameters) == (
-        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kubelet (kubelet)' cannot be started due "
-        "to the following error: Cannot start service kubelet on computer '.'.); the previous binary was put back and "
-        'the service runs it again')
+        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kube-proxy (kube-proxy)' cannot be started "
+        "due to the following error: Cannot start service kube-proxy on computer '.'.); the previous binary was put back "
+        'and the service runs it again')
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
     assert [p for p in node.file_paths() if p.lower().startswith('c:\\k\\kubelet.exe')] == ['C:\\k\\kubelet.exe']
     # kube-proxy, stopped with the kubelet, runs again too.

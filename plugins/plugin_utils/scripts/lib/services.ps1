@@ -56,4 +56,18 @@ function Get-KubeWinService {
         nssm = Get-KubeWinNssmSettings -Name $service.Name
     }
 }
+function Wait-KubeWinServiceStatus {
+    # Start-Service and Restart-Service return once the service control manager has the request; a program
+    # that exits at once leaves the service Stopped, seen only by polling. The exit code says why.
+    param([Parameter(Mandatory)][string]$Name, [string]$Status = 'Running', [int]$TimeoutSeconds = 60)
+    $deadline = (Get-Date).AddSeconds($TimeoutSeconds)
+    while ((Get-Service -Name $Name).Status -ne $Status) {
+        if ((Get-Date) -gt $deadline) {
+            $exitCode = (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
+            throw "service $Name did not reach $Status within $TimeoutSeconds s (status $((Get-Service -Name $Name).Status), exit code $exitCode)"
+        }
+        Start-Sleep -Milliseconds 500
+    }
+}
+
 # --- end lib/services --------------------------------------------------------------

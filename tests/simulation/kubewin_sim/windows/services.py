@@ -272,13 +272,21 @@ def stop_service(ctx, params, input_items):
 
 
 def restart_service(ctx, params, input_items):
-    """Stop (with -Force, the dependents too), then start the service itself; its dependents stay stopped."""
+    """Restart-Service as PowerShell's Service.cs (RestartServiceCommand, DoStopService) does it.
+
+    The reference page is silent on dependents; the code, open since 2016 and unchanged from Windows PowerShell's,
+    stops the running dependents (with -Force), then the service, and starts again each one it stopped, the
+    dependents first (the SCM starts the service with the first of them, as their dependency).
+    """
     node = ctx.host.node
     out = []
     for name in _selected(ctx, params, input_items, 'RestartService'):
-        if _stop(ctx, name, 'RestartService', bool(params.get('Force'))) and _start(ctx, name, 'RestartService') \
-                and params.get('PassThru'):
-            out.append(ServiceController(node, name))
+        stopped = [key for key in dependents_in_stop_order(node, name) if (_record(node, key) or {}).get('state') == 'running']
+        if not _stop(ctx, name, 'RestartService', bool(params.get('Force'))):
+            continue
+        for key in stopped + [name]:
+            if _start(ctx, key, 'RestartService') and params.get('PassThru'):
+                out.append(ServiceController(node, key))
     return out
 
 

@@ -122,7 +122,7 @@ def test_log_file_needs_a_runner_or_nssm(sim, one_node):
 
 
 def test_restarting_a_service_starts_again_the_services_that_depend_on_it(sim, one_node):
-    """Restart-Service -Force stops the dependents; the module starts those that were running again."""
+    """Restart-Service -Force stops the dependents and starts those that were running again (Service.cs)."""
     inventory = prepared(sim, one_node)
     assert sim.run(playbook(sim), inventory).rc == 0
     with sim.edit_node('win1') as node:
