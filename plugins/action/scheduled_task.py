@@ -57,12 +57,8 @@ class ActionModule(NodeAction):
     def plan(self, args, state):
         current = (state.get('scheduled_tasks') or {}).get(args['name'])
         before = self._settings(current) if current else {}
-        if args['state'] == 'absent':
-            return Plan([{'op': 'remove'}] if current else [], before=before, after={})
-        after = self.desired(args)
-        if before == after:
-            return Plan(before=before, after=after)
-        return Plan([{'op': 'update' if before else 'create'}], before=before, after=after)
+        present = args['state'] == 'present'
+        return Plan.presence(before, self.desired(args) if present else {}, present)
 
     def apply(self, args, plan, state):
         if args['state'] == 'absent':

@@ -60,6 +60,19 @@ class Plan:
         # A file's diff: {'before', 'after', 'before_header', 'after_header'} as text.
         self.text_diff = text_diff
 
+    @classmethod
+    def presence(cls, before, after, present):
+        """The plan of a single object that is there or not (a firewall rule, a scheduled task).
+
+        ``before`` is its settings now ({} when it is not there), ``after`` the wanted settings; with ``present``
+        false it is removed if there, otherwise created, updated or left as it is.
+        """
+        if not present:
+            return cls([{'op': 'remove'}] if before else [], before=before, after={})
+        if before == after:
+            return cls(before=before, after=after)
+        return cls([{'op': 'update' if before else 'create'}], before=before, after=after)
+
     @property
     def changed(self):
         return bool(self.operations)
