@@ -64,11 +64,17 @@ def test_the_role_defaults_and_the_plays_use_the_filter():
     names = ('Prepare the control plane for Windows nodes', 'Verify the Windows nodes')
     cluster_plays = [play for play in plays if play['name'] in names]
     assert len(cluster_plays) == 2
-    hosts = '(hostvars | default({}) | kubewin.node.cluster_api(groups)).hosts'
     for play in cluster_plays:
         # A syntax check (ansible-lint's) templates hosts without hostvars. The control-plane play has nothing to do
         # when every Windows node ended early (kubewin.node.early_end).
-        assert play['hosts'] == ('{{ %s }}' % hosts if play['name'] == names[1] else
-                                 '{{ [] if (hostvars | default({}) | kubewin.node.early_end(groups)).fleet\n   else %s }}'
-                                 % hosts)
+        option = '' if play['name'] == names[1] else ', unless_fleet_ended_early=true'
+        assert play['hosts'] == '{{ (hostvars | default({}) | kubewin.node.cluster_api(groups%s)).hosts }}' % option
         assert play['become'] == '{{ %s.become }}' % expression
+
+
+def test_unless_the_fleet_ended_early_no_hosts_when_every_windows_node_did():
+    ended = {'prerequisites_converged': {'converged': True}}
+    hostvars = {'win1': ended, 'win2': ended, 'cp1': {}}
+    assert filter_module.cluster_api(hostvars, GROUPS, unless_fleet_ended_early=True)['hosts'] == []
+    assert filter_module.cluster_api(hostvars, GROUPS)['hosts'] == ['cp1']
+    assert filter_module.cluster_api(dict(hostvars, win2={}), GROUPS, unless_fleet_ended_early=True)['hosts'] == ['cp1']
