@@ -111,9 +111,18 @@ def inputs_digest(variables):
     return _digest({'collection': collection_fingerprint(), 'variables': variables})
 
 
+# What only a join uses: the bootstrap token, which the control-plane play replaces before it expires
+# (control_plane_token_min_remaining), and the bootstrap kubeconfig made of it. A node that joined has its own
+# kubeconfig, which its snapshot holds; kubeadm itself removes the bootstrap kubeconfig once the kubelet has its own
+# (kubernetes/kubernetes, cmd/kubeadm/app/cmd/phases/join/kubelet.go). A new token alone therefore does not make a
+# converged node take the node play.
+JOIN_ONLY_CREDENTIALS = ('token', 'bootstrap_kubeconfig')
+
+
 def credentials_digest(credentials):
-    """The digest of the credentials the control-plane play hands a node (an empty dict when it hands none)."""
-    return _digest(credentials or {})
+    """The digest of the credentials the control-plane play hands a node (an empty dict when it hands none), but
+    those only a join uses."""
+    return _digest({key: value for key, value in (credentials or {}).items() if key not in JOIN_ONLY_CREDENTIALS})
 
 
 def _is_record(path):

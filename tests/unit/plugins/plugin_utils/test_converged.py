@@ -145,10 +145,20 @@ def test_the_recorded_credentials_decide_which_converged_hosts_skip_the_node_pla
     assert decision[2] == _converged.credentials_digest(credentials)
     decisions = {'win1': {'converged': True, 'credentials': decision[2]},
                  'win2': {'converged': False, 'credentials': decision[2]},
-                 'win3': {'converged': True, 'credentials': _converged.credentials_digest({'token': 'old'})},
+                 'win3': {'converged': True, 'credentials': _converged.credentials_digest({'ca_cert_hash': 'old'})},
                  'win4': {}}
     assert _converged.converged_hosts(decisions, credentials) == ['win1']
-    assert _converged.converged_hosts(decisions, {'token': 'rotated'}) == []
+    assert _converged.converged_hosts(decisions, {'ca_cert_hash': 'rotated'}) == []
+    assert _converged.converged_hosts(decisions, {'ca_cert_hash': 'old'}) == ['win3']
+
+
+def test_a_new_bootstrap_token_alone_does_not_send_a_converged_node_through_the_node_play():
+    # The token is replaced before it expires; a joined node does not use it again.
+    old = {'api_endpoint': 'https://10.0.0.10:6443', 'token': 'abcdef.0123456789abcdef', 'bootstrap_kubeconfig': 'k1'}
+    rotated = dict(old, token='ghijkl.0123456789abcdef', bootstrap_kubeconfig='k2')
+    decisions = {'win1': {'converged': True, 'credentials': _converged.credentials_digest(old)}}
+    assert _converged.converged_hosts(decisions, rotated) == ['win1']
+    assert _converged.converged_hosts(decisions, dict(rotated, api_endpoint='https://10.0.0.11:6443')) == []
 
 
 def test_the_variables_only_the_playbooks_read_are_not_inputs():
