@@ -1,9 +1,10 @@
 """control_plane for the calico topology against the simulated cluster with (and without) the Tigera operator.
 
 Playbook runs cost seconds, so one run plays every case in turn on one simulated cluster, a play each, the cluster
-changed between them by test plumbing: no operator (refused), the operator with a pool that contradicts the plan
-(refused), then, once the pool is the plan's, check mode (lists the differences, changes nothing), a real run
-(patches them) and a second run (changes nothing). Each play reads the cluster afresh (checks, then main).
+changed between them by test plumbing: no operator, the operator without an Installation, then an Installation
+whose pool contradicts the plan (each refused by the role's calico_checks.yml alone), then, once the pool is the
+plan's, the whole role: check mode (lists the differences, changes nothing), a real run (patches them) and a second
+run (changes nothing). Each of these plays reads the cluster afresh (checks, then main).
 """
 
 import json
@@ -20,20 +21,42 @@ PLAYBOOK = '''
   vars: &role_vars
     control_plane_join_credentials: false
     control_plane_patch_calico_network: true
+    # Not what this test is about; each read costs a task per play.
+    control_plane_linux_daemonsets: []
+    # What checks.yml hands calico_checks.yml, which the refusals include alone (the phases run the whole role).
+    control_plane_plan: "{{{{ hostvars['localhost']['plan_cluster'] }}}}"
   tasks:
     - name: Prepare a cluster without the Tigera operator
       block:
         - name: Run the role
           ansible.builtin.include_role:
             name: kubewin.node.control_plane
+            tasks_from: calico_checks
       rescue:
         - name: Keep the refusal
           ansible.builtin.set_fact:
             refused_without_operator: "{{{{ ansible_failed_result.msg }}}}"
 
-    - name: Install the operator with the quickstart's pool, not the plan's
+    - name: Install the operator, but no Installation
       ansible.builtin.command:
-        argv: ["{{{{ ansible_playbook_python }}}}", "{edit}", install]
+        argv: ["{{{{ ansible_playbook_python }}}}", "{edit}", operator]
+      delegate_to: localhost
+      changed_when: false  # test plumbing
+
+    - name: Prepare a cluster without an Installation
+      block:
+        - name: Run the role
+          ansible.builtin.include_role:
+            name: kubewin.node.control_plane
+            tasks_from: calico_checks
+      rescue:
+        - name: Keep the refusal
+          ansible.builtin.set_fact:
+            refused_without_installation: "{{{{ ansible_failed_result.msg }}}}"
+
+    - name: Create the Installation with the quickstart's pool, not the plan's
+      ansible.builtin.command:
+        argv: ["{{{{ ansible_playbook_python }}}}", "{edit}", installation]
       delegate_to: localhost
       changed_when: false  # test plumbing
 
@@ -42,6 +65,7 @@ PLAYBOOK = '''
         - name: Run the role
           ansible.builtin.include_role:
             name: kubewin.node.control_plane
+            tasks_from: calico_checks
       rescue:
         - name: Keep the refusal
           ansible.builtin.set_fact:
@@ -49,7 +73,7 @@ PLAYBOOK = '''
 
     - name: Refused
       ansible.builtin.debug:
-        msg: "{{{{ [refused_without_operator, refused_pool] }}}}"
+        msg: "{{{{ [refused_without_operator, refused_without_installation, refused_pool] }}}}"
 
     - name: Give the Installation the plan's pool, as after Calico's pool migration
       ansible.builtin.command:
@@ -92,7 +116,9 @@ import os, sys
 from kubewin_sim import tigera
 from kubewin_sim.cluster import open_cluster
 with open_cluster(os.environ['KUBEWIN_SIM_STATE_DIR']) as cluster:
-    if sys.argv[1] == 'install':
+    if sys.argv[1] == 'operator':
+        tigera.install(cluster)
+    elif sys.argv[1] == 'installation':
         tigera.install(cluster, installation={'calicoNetwork': {'ipPools': [
             {'name': 'default-ipv4-ippool', 'cidr': '192.168.0.0/16', 'encapsulation': 'VXLANCrossSubnet'}]}})
     else:
@@ -134,10 +160,13 @@ def test_calico_refuses_then_reports_patches_and_settles(sim, inventory):
     run = sim.run(sim.write('calico.yml', PLAYBOOK.format(edit=sim.write('edit_cluster.py', EDIT))),
                   inventory(), '-e', plan_facts(sim))
     assert run.rc == 0, run.output
-    without_operator, pool = run.result('Refused', 'cp1')['result']['msg']
+    without_operator, without_installation, pool = run.result('Refused', 'cp1')['result']['msg']
     assert without_operator.startswith(
         'The calico topology needs Calico installed by the Tigera operator, but the cluster does not serve the '
         'Installation kind (operator.tigera.io/v1)'), without_operator
+    assert without_installation == (
+        "The Tigera operator is installed but there is no Installation named default: create one (Calico's "
+        'custom-resources.yaml, with an IP pool of kubewin_cluster_cidr 10.244.0.0/16) before the Windows nodes join.')
     assert ('Installation IP pool default-ipv4-ippool: cluster has 192.168.0.0/16, Windows nodes need 10.244.0.0/16 '
             '(kubewin_cluster_cidr); not patched') in pool, pool
 
