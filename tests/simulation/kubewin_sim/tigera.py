@@ -16,7 +16,8 @@ an ``Installation`` and (optionally) the Calico API server does. What is modelle
   ``calicoNetwork.bgp`` Enabled (Calico CNI, not EKS), ``windowsDataplane`` Disabled, ``linuxDataplane``
   Iptables (pkg/controller/installation/core_controller.go); ``ipPools`` when unset and no pool exists: one pool
   ``default-ipv4-ippool`` with kubeadm's podSubnet, else 192.168.0.0/16, and per IPv4 pool encapsulation IPIP,
-  natOutgoing Enabled, nodeSelector all(), blockSize 26 (pkg/controller/ippool/defaults.go, kubeadm.go);
+  natOutgoing Enabled, nodeSelector all(), blockSize 26, and names for unnamed pools: default-ipv4-ippool (and
+  default-ipv6-ippool for a dual-stack pair), else cidrToName's (pkg/controller/ippool/defaults.go, kubeadm.go);
 - the IP pool controller: every pool of the Installation becomes an IPPool labelled as the operator's, updated
   when the Installation changes, and the operator's pools no longer listed are deleted, a changed CIDR being a
   new pool (pkg/controller/ippool/pool_controller.go); encapsulation maps to ipipMode/vxlanMode as its
@@ -43,6 +44,7 @@ OPERATOR_KINDS = {'Installation': ('operator.tigera.io/v1', False)}
 API_SERVER_KINDS = {'IPPool': ('projectcalico.org/v3', False), 'IPAMConfiguration': ('projectcalico.org/v3', False)}
 
 DEFAULT_POOL_NAME = 'default-ipv4-ippool'
+DEFAULT_V6_POOL_NAME = 'default-ipv6-ippool'
 DEFAULT_POOL_CIDR = '192.168.0.0/16'
 MANAGED_BY = {'app.kubernetes.io/managed-by': 'tigera-operator'}
 
@@ -101,8 +103,15 @@ def _normalized(cidr):
     return str(ipaddress.ip_network(cidr, strict=False))
 
 
-def _fill_defaults(cluster, spec, pools_exist):
-    """The operator's defaulting of an Installation spec (in place)."""
+def _cidr_to_name(cidr):
+    """The operator's cidrToName: the expanded network address, ':' as '.', then '-<prefix length>'."""
+    network = ipaddress.ip_network(cidr, strict=False)
+    return '%s-%d' % (network.network_address.exploded.replace(':', '.'), network.prefixlen)
+
+
+def _fill_defaults(cluster, spec, existing_names):
+    """The operator's defaulting of an Installation spec (in place); ``existing_names``: {CIDR: name} of the IPPools."""
+    pools_exist = bool(existing_names)
     cni = spec.setdefault('cni', {})
     cni.setdefault('type', 'Calico')
     cni.setdefault('ipam', {}).setdefault('type', 'Calico' if cni['type'] == 'Calico' else 'HostLocal')
@@ -130,9 +139,16 @@ def _fill_defaults(cluster, spec, pools_exist):
         pool.setdefault('nodeSelector', 'all()')
         pool.setdefault('disableNewAllocations', False)
         pool.setdefault('assignmentMode', 'Automatic')
-        if not pool.get('name'):
-            pool['name'] = DEFAULT_POOL_NAME if len(network['ipPools']) == 1 else _normalized(
-                pool['cidr']).replace('.', '-').replace(':', '-').replace('/', '-')
+        if not pool.get('name') and _normalized(pool['cidr']) in existing_names:
+            # An existing pool of the same CIDR keeps its name: the operator takes it over.
+            pool['name'] = existing_names[_normalized(pool['cidr'])]
+        elif not pool.get('name'):
+            version = ipaddress.ip_network(pool['cidr'], strict=False).version
+            versions = {ipaddress.ip_network(p['cidr'], strict=False).version for p in network['ipPools']}
+            if len(network['ipPools']) == 1 or (len(network['ipPools']) == 2 and versions == {4, 6}):
+                pool['name'] = DEFAULT_POOL_NAME if version == 4 else DEFAULT_V6_POOL_NAME
+            else:
+                pool['name'] = _cidr_to_name(pool['cidr'])
 
 
 def _ip_pool(pool):
@@ -200,7 +216,8 @@ def reconcile(cluster):
         return
     spec = copy.deepcopy(installation.get('spec') or {})
     serves_pools = 'IPPool' in cluster.data['custom_kinds']
-    _fill_defaults(cluster, spec, pools_exist=serves_pools and bool(cluster.list('IPPool')))
+    existing = cluster.list('IPPool') if serves_pools else []
+    _fill_defaults(cluster, spec, {_normalized(p['spec']['cidr']): p['metadata']['name'] for p in existing})
     if serves_pools:
         _reconcile_pools(cluster, spec)
     problem = windows_problem(cluster, spec)

@@ -61,6 +61,22 @@ def test_install_defaults_the_installation_and_makes_its_pool_from_kubeadm(state
     assert installation['status']['conditions'][0]['status'] == 'False'
 
 
+def test_unnamed_pools_are_named_as_the_operator_names_them(state):
+    with open_cluster(state) as cluster:
+        tigera.install(cluster, installation={'calicoNetwork': {'ipPools': [
+            {'cidr': '10.244.0.0/16'}, {'cidr': 'fd00:10:244::/56'}]}})
+        assert sorted(p['metadata']['name'] for p in cluster.list('IPPool')) == [
+            'default-ipv4-ippool', 'default-ipv6-ippool']
+        v6 = cluster.get('IPPool', None, 'default-ipv6-ippool')['spec']
+        cluster.patch('Installation', None, 'default', {'spec': {'calicoNetwork': {'ipPools': [
+            {'cidr': '10.244.0.0/16'}, {'cidr': '10.245.0.0/16'}]}}}, 'merge')
+        cluster.reconcile()
+        # The pool of an unchanged CIDR keeps its name; two IPv4 pools are not a dual-stack pair.
+        assert sorted(p['metadata']['name'] for p in cluster.list('IPPool')) == ['10.245.0.0-16', 'default-ipv4-ippool']
+    assert (v6['blockSize'], v6['natOutgoing'], v6['vxlanMode'], v6['ipipMode']) == (122, False, 'Never', 'Never')
+    assert tigera._cidr_to_name('fd00:10:244::/56') == 'fd00.0010.0244.0000.0000.0000.0000.0000-56'  # pylint: disable=protected-access
+
+
 def test_a_changed_pool_cidr_replaces_the_pool(state):
     """Why the role refuses to patch a pool's CIDR: the operator deletes the pool pods got their addresses from."""
     with open_cluster(state) as cluster:
