@@ -110,7 +110,13 @@ def _compare_pools(report: _Report, network: dict[str, t.Any], ip_pools: list[t.
     if installation_pools is not None and not isinstance(installation_pools, list):
         raise ClusterCheckError(f"calico_cluster_compare: spec.calicoNetwork.ipPools must be a list, got {installation_pools!r}")
     pools_to_send = None
+    allocating = []
     for index, pool in enumerate(installation_pools or []):
+        if not isinstance(pool, dict):
+            raise ClusterCheckError(f"calico_cluster_compare: spec.calicoNetwork.ipPools[{index}] must be an object, got {pool!r}")
+        if pool.get("disableNewAllocations"):
+            continue  # a pool being retired (Calico's migration procedure): no pod gets an address from it any more
+        allocating.append(pool)
         name = pool.get("name") or f"ipPools[{index}]"
         cidr = pool.get("cidr")
         if _version(cidr) != 4:
@@ -141,7 +147,7 @@ def _compare_pools(report: _Report, network: dict[str, t.Any], ip_pools: list[t.
             report.refuse(f"IPPool {name}: cluster has {cidr}, Windows nodes need {cluster_cidr} (kubewin_cluster_cidr); "
                           f"Calico may give Windows pods addresses from any enabled pool: disable or remove it "
                           f"({MIGRATE_POOLS})")
-    if not any(_version(p.get("cidr")) == 4 for p in installation_pools or []) and not any(
+    if not any(_version(p.get("cidr")) == 4 for p in allocating) and not any(
             _version(_spec(p, "an IPPool").get("cidr")) == 4 for p in enabled):
         report.refuse(f"no IPv4 IP pool: Windows nodes need one with {cluster_cidr} (kubewin_cluster_cidr) in the "
                       "Installation's spec.calicoNetwork.ipPools")

@@ -113,6 +113,21 @@ def test_a_pool_that_contradicts_the_plan_is_refused_never_patched():
     assert result['installation_patch'] is None
 
 
+def test_a_pool_being_retired_is_left_alone():
+    """Calico's migration: the new pool added, the old one no longer allocating, until its pods are re-created."""
+    cluster = ready_cluster()
+    retired = dict(pool('192.168.0.0/16', 'IPIP', 'old'), disableNewAllocations=True)
+    cluster['installation']['spec']['calicoNetwork']['ipPools'].append(retired)
+    cluster['ip_pools'].append(ip_pool('192.168.0.0/16', 'old', disabled=True))
+    assert calico_cluster_compare(cluster, PLAN, SERVER)['differences'] == []
+    cluster['installation']['spec']['calicoNetwork']['ipPools'] = [retired]
+    cluster['ip_pools'] = [ip_pool('192.168.0.0/16', 'old', disabled=True)]
+    assert calico_cluster_compare(cluster, PLAN, SERVER)['refused'][-1].startswith('no IPv4 IP pool')
+    cluster['installation']['spec']['calicoNetwork']['ipPools'] = ['10.244.0.0/16']
+    with pytest.raises(ClusterCheckError, match=r"ipPools\[0\] must be an object, got '10.244.0.0/16'"):
+        calico_cluster_compare(cluster, PLAN, SERVER)
+
+
 def test_pools_made_out_of_band_ipv6_pools_and_no_pool_are_refused():
     cluster = ready_cluster()
     cluster['ip_pools'].append(ip_pool('10.250.0.0/16', 'extra', operator=False))
