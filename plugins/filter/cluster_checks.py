@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import typing as t
 
+from ansible_collections.kubewin.node.plugins.plugin_utils._calico import calico_cluster_compare
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import (
     flannel_net_conf_compare,
     schedules_only_on_linux,
@@ -18,6 +19,7 @@ class FilterModule:
 
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
         return {
+            "calico_cluster_compare": calico_cluster_compare,
             "flannel_net_conf_compare": flannel_net_conf_compare,
             "schedules_only_on_linux": schedules_only_on_linux,
             "windows_node_problems": windows_node_problems,

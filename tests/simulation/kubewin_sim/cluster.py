@@ -15,7 +15,8 @@ would have converged to: Windows Nodes register from the simulated Windows nodes
 affinity, taints and RuntimeClass, Services get Endpoints and EndpointSlices,
 DaemonSets get their status, expired bootstrap tokens are deleted and
 cluster-info is signed for every signing token (as kube-controller-manager's
-tokencleaner and bootstrapsigner do).
+tokencleaner and bootstrapsigner do). The Tigera operator's custom resources
+exist only once a test installs them (tigera.py).
 """
 
 import base64
@@ -35,6 +36,7 @@ import uuid
 import yaml
 
 from kubewin_sim import node as sim_node
+from kubewin_sim import tigera
 from kubewin_sim.k8s_objects import (
     ApiError, fields_match, fits_node, labels_match, parse_field_selector,
     parse_label_selector, strategic_merge, json_merge,
@@ -385,17 +387,20 @@ class Cluster:
 
     # -- kinds and keys -------------------------------------------------------------------------
 
-    @staticmethod
-    def resolve(api_version, kind):
+    def kinds(self):
+        """{kind: (group/version, namespaced)}: the built-in kinds and the custom ones installed (tigera.py)."""
+        return dict(KINDS, **{kind: tuple(value) for kind, value in self.data.get('custom_kinds', {}).items()})
+
+    def resolve(self, api_version, kind):
         """(group/version, namespaced) of a kind, failing as kubernetes.core does for an unknown one."""
-        known = KINDS.get(kind)
+        known = self.kinds().get(kind)
         if known is None or (api_version and api_version != known[0]):
             raise ApiError(404, 'NotFound', 'Failed to find exact match for %s.%s by [kind, name, singularName, '
                                             'shortNames]' % (api_version or '', kind))
         return known
 
     def _store(self, kind):
-        return self.data['objects'][kind]
+        return self.data['objects'].setdefault(kind, {})
 
     @staticmethod
     def _key(namespaced, namespace, name):
@@ -465,6 +470,12 @@ class Cluster:
         for field in ('apiVersion', 'kind'):
             patch.pop(field, None)
         patch.get('metadata', {}).pop('namespace', None)
+        if merge_type == 'strategic-merge' and kind not in KINDS:
+            # Custom resources have no patch strategy: the API server refuses the content type (kubernetes.core
+            # then tries a JSON merge patch, as k8s_modules.py does).
+            raise ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted '
+                           'media types include: application/json-patch+json, application/merge-patch+json, '
+                           'application/apply-patch+yaml')
         merged = strategic_merge(existing, patch) if merge_type == 'strategic-merge' else json_merge(existing, patch)
         _normalize_secret(merged)
         self._validate(merged, existing)
@@ -485,7 +496,7 @@ class Cluster:
         if kind == 'Node' and name in self.data['registered_nodes']:
             self._forget_windows_node(name)
         if kind == 'Namespace':
-            for other, (_group_version, other_namespaced) in KINDS.items():
+            for other, (_group_version, other_namespaced) in self.kinds().items():
                 if other_namespaced:
                     store = self._store(other)
                     for key in [k for k, o in store.items() if o['metadata']['namespace'] == name]:
@@ -614,6 +625,7 @@ class Cluster:
         self._reconcile_deployments()
         self._reconcile_daemonsets()
         self._reconcile_endpoints()
+        tigera.reconcile(self)
 
     def _bootstrap_tokens(self):
         for key, secret in self._store('Secret').items():

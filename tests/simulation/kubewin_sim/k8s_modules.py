@@ -249,8 +249,16 @@ def perform(module, cluster, definition):
             result.update(method='create', changed=False, result={},
                           warnings=['%s was not found, but creating it returned a 409 Conflict error' % name])
         return result
-    merge_type = (params['merge_type'] or ['strategic-merge'])[0]
-    before, after = cluster.patch(kind, namespace, name, definition, merge_type)
+    # kubernetes.core's K8sService.update (plugins/module_utils/k8s/service.py) tries each merge type in turn,
+    # by default a strategic merge patch, then a JSON merge patch (what custom resources accept).
+    merge_types = params['merge_type'] or ['strategic-merge', 'merge']
+    for index, merge_type in enumerate(merge_types):
+        try:
+            before, after = cluster.patch(kind, namespace, name, definition, merge_type)
+            break
+        except ApiError:
+            if index == len(merge_types) - 1:
+                raise
     diff = meaningful_diff(before, after)
     result.update(method='update', changed=diff is not None, result=after)
     if module._diff and diff is not None:  # pylint: disable=protected-access
@@ -343,13 +351,14 @@ def run_k8s_info(module):
 # -- kubernetes.core.k8s_cluster_info -------------------------------------------------------------------
 
 def run_k8s_cluster_info(module):
-    from kubewin_sim.cluster import KINDS, api_endpoint, minor_of  # pylint: disable=import-outside-toplevel
+    from kubewin_sim.cluster import api_endpoint, minor_of  # pylint: disable=import-outside-toplevel
     with open_cluster(state_dir()) as cluster:
         cluster.count_call('k8s_cluster_info')
         profile = cluster.profile
+        kinds = cluster.kinds()
     major, minor = minor_of(profile['version'])
     apis = {}
-    for kind, (group_version, namespaced) in KINDS.items():
+    for kind, (group_version, namespaced) in kinds.items():
         plural = kind.lower() + ('es' if kind.endswith('s') else 's')
         apis.setdefault(group_version, {})[kind] = {
             'categories': [], 'name': plural, 'namespaced': namespaced, 'preferred': True,
