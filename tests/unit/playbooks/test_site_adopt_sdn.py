@@ -15,31 +15,15 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..',
 
 # pylint: disable=wrong-import-position
 from kubewin_sim import cluster as sim_cluster  # noqa: E402
+from kubewin_sim import layouts  # noqa: E402
 from kubewin_sim.harness import Simulation  # noqa: E402
 
 import network_play  # noqa: E402
 
-# What start.ps1 registers with nssm (Kubernetes/windows/start.ps1 and helper.psm1 of microsoft/SDN): the program in
-# C:\k and its flags under the service's Parameters key; nssm.exe itself in C:\k.
-SDN_SERVICES = {
-    'kubelet': ('C:\\k\\kubelet.exe', '--hostname-override=win1 --kubeconfig=C:\\k\\config --v=6'),
-    'kube-proxy': ('C:\\k\\kube-proxy.exe',
-                   '--v=4 --proxy-mode=kernelspace --hostname-override=win1 --kubeconfig=C:\\k\\config'),
-    'flanneld': ('C:\\k\\flanneld.exe',
-                 '--kubeconfig-file=C:\\k\\config --iface=10.127.130.38 --ip-masq=1 --kube-subnet-mgr=1'),
-}
-
 
 def sdn_node(sim, host='win1', services=None):
     with sim.edit_node(host, profile=dict(network_play.CONTAINERS_READY, ip=network_play.NODES[host])) as node:
-        for path in ['C:\\k\\nssm.exe', 'C:\\k\\config'] + [program for program, _flags in SDN_SERVICES.values()]:
-            node.write_file(path, content='(start.ps1 copy of %s)\n' % path)
-        for name, (program, flags) in (services or SDN_SERVICES).items():
-            node.data['services'][name] = {
-                'name': name, 'exists': True, 'state': 'running', 'start_mode': 'auto', 'display_name': name,
-                'command_line': 'C:\\k\\nssm.exe', 'dependencies': [], 'environment': [],
-                'nssm': {'application': program, 'app_parameters': flags, 'app_directory': 'C:\\k',
-                         'app_stdout': None, 'app_stderr': None, 'app_rotate_bytes': None}}
+        layouts.sdn_start_ps1(node, host, network_play.NODES[host], services)
 
 
 # Long (make unit-long): make test keeps the takeover through node_service (test_node_service.py) and the
@@ -89,7 +73,7 @@ def test_site_refuses_a_kubelet_registered_under_another_name_in_check_mode_and_
         {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
         group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
         control_plane={'cp1': {}})
-    services = dict(SDN_SERVICES, kubelet=('C:\\k\\kubelet.exe', '--hostname-override=old-win-7 --v=6'))
+    services = dict(layouts.sdn_services('win1', network_play.NODES['win1']), kubelet=('C:\\k\\kubelet.exe', '--hostname-override=old-win-7 --v=6'))
     sdn_node(sim, services=services)
 
     def parts(data):
