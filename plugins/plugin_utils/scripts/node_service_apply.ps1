@@ -107,8 +107,8 @@ function Set-NssmParameters {
 }
 
 function Set-ServiceSettings {
-    # The settings go through the service control manager (Win32_Service.Change, sc.exe, Set-Service): it keeps
-    # them in its database, which writing the registry alone does not change until the next boot.
+    # The settings go through the service control manager's interfaces (Win32_Service.Change, sc.exe, Set-Service),
+    # whether they are new or put back; nssm's own live under Parameters.
     param([string]$PathName, [string]$Display, [string]$Mode, [string[]]$DependOn, [string]$Text, [string[]]$Variables,
           [string]$Actions, [int]$Reset, [object[]]$Nssm, [switch]$Created)
     if (-not $Created) {
