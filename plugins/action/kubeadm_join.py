@@ -10,10 +10,14 @@ import re
 import yaml
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+from ansible_collections.kubewin.node.plugins.plugin_utils._pwsh import ScriptError
 from ansible_collections.kubewin.node.plugins.plugin_utils._versions import parse_version
 
 TOKEN = re.compile(r'^[a-z0-9]{6}\.[a-z0-9]{16}$')
 CA_HASH = re.compile(r'^sha256:[0-9a-f]{64}$')
+# How kubeadm's token discovery says the cluster signs cluster-info for no such token: the token expired (the
+# tokencleaner of kube-controller-manager deleted it) or was deleted (cmd/kubeadm/app/discovery/token/token.go).
+TOKEN_REFUSED = re.compile(r'could not find a JWS signature in the cluster-info ConfigMap for token ID')
 
 
 class ActionModule(NodeAction):
@@ -74,10 +78,19 @@ class ActionModule(NodeAction):
         })), sort_keys=False)
 
     def apply(self, args, plan, state):
-        applied = self.run_script('kubeadm_join', {
-            'KubeadmPath': args['kubeadm_path'], 'KubeletKubeconfig': args['kubelet_kubeconfig'],
-            'KubeadmFlagsFile': args['kubeadm_flags_file'], 'TimeoutSeconds': args['timeout'],
-        }, secrets={'JoinConfiguration': self.join_configuration(args)})
+        try:
+            applied = self.run_script('kubeadm_join', {
+                'KubeadmPath': args['kubeadm_path'], 'KubeletKubeconfig': args['kubelet_kubeconfig'],
+                'KubeadmFlagsFile': args['kubeadm_flags_file'], 'TimeoutSeconds': args['timeout'],
+            }, secrets={'JoinConfiguration': self.join_configuration(args)})
+        except ScriptError as exc:
+            if TOKEN_REFUSED.search(exc.reason):
+                raise NodeActionError(
+                    'the bootstrap token %s is no longer valid: it expired or was deleted before this node joined '
+                    '(%s). kubeadm refused it in its preflight discovery, before it changed the node. Run site.yml '
+                    'again: the control-plane play mints a fresh token (control_plane_token_ttl sets how long one '
+                    'lasts).' % (args['token'].split('.')[0], exc.reason)) from exc
+            raise
         return {'state': applied['state']}
 
     def check_applied(self, args, plan, state):

@@ -22,9 +22,11 @@ description:
     O(wrapper=nssm) runs the program under nssm instead, which also rotates the log file.
   - Starting waits for the service to run and fails with its exit code when it does not.
   - A service that is to run but whose program (or nssm application) does not exist fails the task before
-    the running service is stopped or reconfigured. When it does not start after M(kubewin.node.artifact)
-    replaced its binary under it (the old binary is kept aside while it runs), the previous binary is put
-    back and the service started again; the task still fails, saying so.
+    the running service is stopped or reconfigured. When a running service does not start again after
+    M(kubewin.node.artifact) replaced its binary under it (the old binary is kept aside while it runs), or with
+    its new settings, the previous binary and settings (command line, display name, description, start mode,
+    dependencies, environment, restart actions, every value of nssm's C(Parameters) key) are put back and the
+    service started again; the task still fails, saying so.
 options:
   name:
     description: Service name.

@@ -17,6 +17,10 @@ managed files) and that one more run changes nothing. Scenarios:
                         saying the disk is full, the partial download is gone and the previous state stays
   truncated-archive     the containerd archive arrives cut short: the hash check fails naming the URL,
                         nothing of it is extracted and no download or half-extracted folder is left
+  expired-token         the bootstrap token the control-plane play minted expires (the tokencleaner deletes it)
+                        just before kubeadm join: the join is refused in preflight, the run fails saying the token
+                        expired and that a re-run mints a fresh one; nothing of the join is left, and the next run
+                        converges with one token
   secrets               a converge with -vvvv prints no bootstrap token, no service-account
                         token, no client-key-data and no private key
   reboot                a converged node restarts without Ansible: it is Ready with its Service
@@ -68,6 +72,10 @@ TOPOLOGY_ROLES = {
 KUBELET_URL = 'https://dl.k8s.io/release/v{version}/bin/windows/amd64/kubelet.exe'
 # What artifact_fetch.ps1 leaves next to a destination while it works: the download and its extraction folder.
 DOWNLOAD_LEFTOVER = '\\.kubewin-download-'
+# What kubeadm join writes on the node once its preflight passed (windows/kubeadm.py), and the JoinConfiguration that
+# kubeadm_join.ps1 hands it (it holds the token).
+KUBEADM_JOIN_WRITES = ('c:\\var\\lib\\kubelet\\kubeadm-flags.env', 'c:\\etc\\kubernetes\\kubelet.conf',
+                       'c:\\etc\\kubernetes\\bootstrap-kubelet.conf', 'join-configuration.yaml')
 REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:network_overlay', 'secrets']
 
 
@@ -209,6 +217,30 @@ def disk_full(scenario):
     scenario.recover()
 
 
+def bootstrap_tokens(scenario):
+    return [key for key, secret in e2e.cluster_objects(scenario.sim).get('Secret', {}).items()
+            if secret.get('type') == 'bootstrap.kubernetes.io/token']
+
+
+def expired_token(scenario):
+    # The control-plane play minted the token; the run reached the join only after it expired (or an administrator
+    # ran kubeadm token delete): kube-controller-manager's tokencleaner deleted it, and cluster-info lost its signature.
+    fault = {'script': 'kubeadm_join', 'expire_tokens': True, 'times': 1}
+    scenario.edit_nodes(lambda node: node.data.__setitem__('script_faults', [dict(fault)]))
+    failed = scenario.run('converge', expect_failure=True)
+    for host in scenario.hosts:
+        node = scenario.sim.node(host)
+        landed = sorted(p for p in node.file_paths() if p.lower().endswith(KUBEADM_JOIN_WRITES))
+        if landed:
+            scenario.problems.append('%s: a refused join left files: %s' % (host, landed))
+    messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
+    if 'expired or was deleted' not in messages or 'Run site.yml again' not in messages:
+        scenario.problems.append('the failure does not say the token expired and what to do: %s' % messages[:600])
+    scenario.recover()
+    if len(bootstrap_tokens(scenario)) != 1:
+        scenario.problems.append('after recovery the cluster holds bootstrap tokens %s, not one' % bootstrap_tokens(scenario))
+
+
 def role_fault(role, after=True):
     """A remote call of the role fails after doing its work (after=True) or before it runs (after=False)."""
     def inject(scenario):
@@ -264,7 +296,8 @@ def reboot(scenario):
 
 def scenarios_for(topology):
     table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets,
-             'truncated-archive': truncated_archive, 'disk-full': disk_full, 'reboot': reboot}
+             'truncated-archive': truncated_archive, 'disk-full': disk_full, 'reboot': reboot,
+             'expired-token': expired_token}
     table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
     table.update({'role-before:%s' % role: role_fault(role, after=False) for role in TOPOLOGY_ROLES.get(topology, [])})
     return table

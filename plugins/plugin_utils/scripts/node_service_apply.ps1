@@ -1,8 +1,9 @@
 # kubewin-script: node_service_apply
 # Creates, reconfigures, starts, stops, restarts or removes one Windows service,
 # then reports its state. The command line arrives already quoted for Windows.
-# A service to run whose program is missing fails the call before anything changes; a service
-# that does not start with a binary artifact_fetch just replaced gets its previous binary back.
+# A service to run whose program is missing fails the call before anything changes; a running service
+# that does not start again with a binary artifact_fetch just replaced, or with its new settings, gets its
+# previous binary and settings back and runs again.
 [CmdletBinding(SupportsShouldProcess)]
 param(
     [Parameter(Mandatory)][ValidatePattern('^[A-Za-z0-9_.-]+$')][string]$Name,
@@ -64,7 +65,109 @@ function Restore-PreviousPrograms {
     return $restored
 }
 
+function Get-ServiceSettings {
+    # What the call may change, as the service control manager and nssm keep it (lib/services), without the state.
+    $service = Get-KubeWinService -Name $Name
+    return [ordered]@{
+        command_line = $service.command_line; display_name = $service.display_name; description = $service.description
+        start_mode = $service.start_mode; dependencies = $service.dependencies; environment = $service.environment
+        recovery = $service.recovery; nssm = $service.nssm
+    }
+}
+
+function Get-NssmParameters {
+    # Every value of nssm's Parameters key (nssm.cc, "Usage"), not only those lib/services reports; $null without it.
+    $values = Get-ItemProperty -LiteralPath "$key\Parameters" -ErrorAction SilentlyContinue
+    if (-not $values) { return $null }
+    return @($values.PSObject.Properties | Where-Object { $_.Name -notlike 'PS*' })
+}
+
+function Set-NssmParameters {
+    # Each value as nssm reads it: numbers as REG_DWORD, text as REG_EXPAND_SZ.
+    param([object[]]$Entries)
+    $parameters = "$key\Parameters"
+    if (-not (Test-Path -LiteralPath $parameters)) { $null = New-Item -Path $parameters -Force }
+    foreach ($entry in $Entries) {
+        $type = 'ExpandString'
+        if ($entry.Value -is [int] -or $entry.Value -is [long]) { $type = 'DWord' }
+        New-ItemProperty -LiteralPath $parameters -Name $entry.Name -PropertyType $type -Value $entry.Value -Force | Out-Null
+    }
+}
+
+function Set-ServiceSettings {
+    # The settings go through the service control manager's interfaces (Win32_Service.Change, sc.exe, Set-Service),
+    # whether they are new or put back; nssm's own live under Parameters.
+    param([string]$PathName, [string]$Display, [string]$Mode, [string[]]$DependOn, [string]$Text, [string[]]$Variables,
+          [string]$Actions, [int]$Reset, [object[]]$Nssm, [switch]$Created)
+    if (-not $Created) {
+        $service = Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'"
+        $changed = Invoke-CimMethod -InputObject $service -MethodName Change -Arguments @{
+            PathName = $PathName
+            DisplayName = $Display
+        }
+        if ($changed.ReturnValue -ne 0) { throw "Win32_Service.Change failed for $Name with code $($changed.ReturnValue)" }
+    }
+    $startArgument = @{ auto = 'auto'; delayed = 'delayed-auto'; manual = 'demand'; disabled = 'disabled' }[$Mode]
+    $dependArgument = '/'
+    if ($DependOn.Count -gt 0) { $dependArgument = $DependOn -join '/' }
+    Invoke-Sc config $Name start= $startArgument depend= $dependArgument
+    # Set-Service's -Description takes no empty string ([ValidateNotNullOrEmpty]); no description is no value.
+    if ($Text) { Set-Service -Name $Name -Description $Text }
+    else { Remove-ItemProperty -LiteralPath $key -Name Description -ErrorAction SilentlyContinue }
+    # The SCM passes the Environment value to the service process when it starts.
+    if ($Variables.Count -gt 0) {
+        New-ItemProperty -LiteralPath $key -Name Environment -PropertyType MultiString -Value $Variables -Force | Out-Null
+    }
+    else {
+        Remove-ItemProperty -LiteralPath $key -Name Environment -ErrorAction SilentlyContinue
+    }
+    if ($Actions) {
+        Invoke-Sc failure $Name reset= $Reset actions= $Actions
+    }
+    else {
+        Invoke-Sc failure $Name reset= 0 actions= '""'
+    }
+    if ($Nssm) {
+        # nssm opens its output files with CreateFile, which creates no folder; without the folder
+        # nssm does not start the application at all.
+        foreach ($entry in $Nssm) {
+            if ($entry.Name -in @('AppStdout', 'AppStderr') -and $entry.Value) {
+                New-KubeWinDirectory -Path (Split-Path -Path $entry.Value -Parent)
+            }
+        }
+        Set-NssmParameters -Entries $Nssm
+    }
+    elseif (Get-KubeWinNssmSettings -Name $Name) {
+        # The service was nssm's (the SDN scripts' start.ps1 installs the kubelet, kube-proxy and flanneld with
+        # nssm) and now runs its program itself. nssm keeps its settings under Parameters (nssm.cc, "Usage") and
+        # nothing else removes them; left there they describe a wrapper the service no longer has.
+        Remove-Item -LiteralPath "$key\Parameters" -Recurse -Force
+    }
+}
+
+function Restore-PreviousSettings {
+    # The settings the service ran with before this call, nssm's Parameters key as it was (values this call added
+    # go with it). Restart actions in sc.exe's syntax (restart/<ms>, reboot/<ms>, run/<ms>).
+    $verbs = @{ restart = 'restart'; reboot = 'reboot'; run_command = 'run' }
+    $actions = @(foreach ($action in @($previousSettings.recovery.actions)) {
+            if ($action -and $verbs.ContainsKey($action.type)) { "$($verbs[$action.type])/$($action.delay_ms)" }
+        }) -join '/'
+    $reset = 0
+    if ($previousSettings.recovery) { $reset = $previousSettings.recovery.reset_period_seconds }
+    if ($previousNssm -and (Test-Path -LiteralPath "$key\Parameters")) { Remove-Item -LiteralPath "$key\Parameters" -Recurse -Force }
+    Set-ServiceSettings -PathName $previousSettings.command_line -Display $previousSettings.display_name `
+        -Mode $previousSettings.start_mode -DependOn @($previousSettings.dependencies) -Text $previousSettings.description `
+        -Variables @($previousSettings.environment) -Actions $actions -Reset $reset -Nssm $previousNssm
+}
+
 $existing = Get-Service -Name $Name -ErrorAction SilentlyContinue
+# What a rollback puts back: the settings of a running service before this call changes them.
+$previousSettings = $null
+$previousNssm = $null
+if ($existing -and $existing.Status -eq 'Running') {
+    $previousSettings = Get-ServiceSettings
+    $previousNssm = Get-NssmParameters
+}
 if ($Ensure -eq 'running') {
     # The replacement must be able to start before anything stops the service that runs now: a program that is
     # not there fails the call with the node as it was.
@@ -95,55 +198,11 @@ else {
     if (-not $existing) {
         $null = New-Service -Name $Name -BinaryPathName $CommandLine -DisplayName $DisplayName -StartupType $startType
     }
-    else {
-        $service = Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'"
-        $changed = Invoke-CimMethod -InputObject $service -MethodName Change -Arguments @{
-            PathName = $CommandLine
-            DisplayName = $DisplayName
-        }
-        if ($changed.ReturnValue -ne 0) { throw "Win32_Service.Change failed for $Name with code $($changed.ReturnValue)" }
-    }
-    $startArgument = @{ auto = 'auto'; delayed = 'delayed-auto'; manual = 'demand'; disabled = 'disabled' }[$StartMode]
-    $dependArgument = '/'
-    if ($Dependencies.Count -gt 0) { $dependArgument = $Dependencies -join '/' }
-    Invoke-Sc config $Name start= $startArgument depend= $dependArgument
-    # Set-Service's -Description takes no empty string ([ValidateNotNullOrEmpty]); no description is no value.
-    if ($Description) { Set-Service -Name $Name -Description $Description }
-    else { Remove-ItemProperty -LiteralPath $key -Name Description -ErrorAction SilentlyContinue }
-    # The SCM passes the Environment value to the service process when it starts.
-    if ($Environment.Count -gt 0) {
-        New-ItemProperty -LiteralPath $key -Name Environment -PropertyType MultiString -Value $Environment -Force | Out-Null
-    }
-    else {
-        Remove-ItemProperty -LiteralPath $key -Name Environment -ErrorAction SilentlyContinue
-    }
-    if ($FailureActions) {
-        Invoke-Sc failure $Name reset= $ResetPeriodSeconds actions= $FailureActions
-    }
-    else {
-        Invoke-Sc failure $Name reset= 0 actions= '""'
-    }
-    if ($NssmJson) {
-        $parameters = "$key\Parameters"
-        if (-not (Test-Path -LiteralPath $parameters)) { $null = New-Item -Path $parameters -Force }
-        $settings = ConvertFrom-Json -InputObject $NssmJson
-        # nssm opens its output files with CreateFile, which creates no folder; without the folder
-        # nssm does not start the application at all.
-        foreach ($file in @($settings.AppStdout, $settings.AppStderr)) {
-            if ($file) { New-KubeWinDirectory -Path (Split-Path -Path $file -Parent) }
-        }
-        foreach ($entry in $settings.PSObject.Properties) {
-            $type = 'ExpandString'
-            if ($entry.Value -is [int] -or $entry.Value -is [long]) { $type = 'DWord' }
-            New-ItemProperty -LiteralPath $parameters -Name $entry.Name -PropertyType $type -Value $entry.Value -Force | Out-Null
-        }
-    }
-    elseif (Get-KubeWinNssmSettings -Name $Name) {
-        # The service was nssm's (the SDN scripts' start.ps1 installs the kubelet, kube-proxy and flanneld with
-        # nssm) and now runs its program itself. nssm keeps its settings under Parameters (nssm.cc, "Usage") and
-        # nothing else removes them; left there they describe a wrapper the service no longer has.
-        Remove-Item -LiteralPath "$key\Parameters" -Recurse -Force
-    }
+    $nssm = $null
+    if ($NssmJson) { $nssm = @((ConvertFrom-Json -InputObject $NssmJson).PSObject.Properties) }
+    Set-ServiceSettings -PathName $CommandLine -Display $DisplayName -Mode $StartMode -DependOn $Dependencies `
+        -Text $Description -Variables $Environment -Actions $FailureActions -Reset $ResetPeriodSeconds -Nssm $nssm `
+        -Created:(-not $existing)
     $status = (Get-Service -Name $Name).Status
     if ($Ensure -eq 'stopped' -and $status -ne 'Stopped') {
         Stop-Service -Name $Name -Force
@@ -158,19 +217,30 @@ else {
             Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
         }
         catch {
-            # A new binary that does not start: the previous one goes back and runs again, and the call still fails.
+            # A running service that does not start again with a new binary or new settings: the previous ones go
+            # back and it runs again, and the call still fails.
             $failure = $_.Exception.Message
+            $settingsChanged = $previousSettings -and ((ConvertTo-Json -Depth 4 -Compress -InputObject $previousSettings) -ne
+                (ConvertTo-Json -Depth 4 -Compress -InputObject (Get-ServiceSettings)))
             $restored = @(Restore-PreviousPrograms)
-            if (-not $restored) { throw }
+            if ($settingsChanged) { Restore-PreviousSettings }
+            if (-not $restored -and -not $settingsChanged) { throw }
+            $new = @()
+            $old = @()
+            if ($restored) { $new += "the new $($restored -join ', ')"; $old += 'binary' }
+            if ($settingsChanged) { $new += 'its new settings'; $old += 'settings' }
+            $what = "service $Name did not start with $($new -join ' and ') ($failure); the previous $($old -join ' and ')"
+            if ($settingsChanged) { $what += ' were' } else { $what += ' was' }
             try {
                 Start-Service -Name $Name
                 Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
                 foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
             }
             catch {
-                throw "service $Name did not start with the new $($restored -join ', ') ($failure); the previous binary was put back but did not start either: $($_.Exception.Message)"
+                throw "$what put back but did not start either: $($_.Exception.Message)"
             }
-            throw "service $Name did not start with the new $($restored -join ', ') ($failure); the previous binary was put back and the service runs it again"
+            if (-not $settingsChanged) { throw "$what put back and the service runs it again" }
+            throw "$what put back and the service runs with them again"
         }
     }
 }

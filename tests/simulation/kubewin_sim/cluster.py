@@ -645,6 +645,15 @@ class Cluster:
                 if expired:
                     del self._store('Secret')[key]
 
+    def expire_bootstrap_tokens(self):
+        """The fault ``expire_tokens`` (kubewin_sim/fake.py): every bootstrap token reaches its expiration now, as one
+        minted early in a long run does; the tokencleaner deletes them on the next reconcile."""
+        past = now_rfc3339(time.time() - 1)
+        for key, _data in list(self._bootstrap_tokens()):
+            secret = copy.deepcopy(self._store('Secret')[key])
+            secret['data']['expiration'] = b64(past)
+            self._write_status('Secret', key, secret)
+
     def _service_account_tokens(self):
         """kube-controller-manager's token controller: a service-account-token Secret gets a token, the CA and
         the namespace; one whose ServiceAccount does not exist is deleted."""
@@ -676,7 +685,7 @@ class Cluster:
         signatures = {}
         for _key, data in self._bootstrap_tokens():
             if data.get('usage-bootstrap-signing') == 'true' and data.get('token-id') and data.get('token-secret'):
-                signatures['jws-kubeconfig-%s' % data['token-id']] = _detached_jws(
+                signatures['jws-kubeconfig-%s' % data['token-id']] = detached_jws(
                     kubeconfig, data['token-id'], data['token-secret'])
         wanted = dict({k: v for k, v in cluster_info['data'].items() if not k.startswith('jws-kubeconfig-')},
                       **signatures)
@@ -1098,7 +1107,7 @@ def _normalize_secret(obj):
     obj.setdefault('type', 'Opaque')
 
 
-def _detached_jws(payload, token_id, token_secret):
+def detached_jws(payload, token_id, token_secret):
     """A compact JWS with detached payload, HS256 keyed with the token secret (bootstrapsigner's format)."""
     def encode(raw):
         return base64.urlsafe_b64encode(raw).rstrip(b'=').decode('ascii')

@@ -9,6 +9,7 @@ import json
 import os
 import time
 
+from kubewin_sim import cluster as sim_cluster
 from kubewin_sim.node import open_node
 from kubewin_sim.pwsh.interpreter import ErrorRecord
 from kubewin_sim.pwsh.values import PSError
@@ -67,8 +68,9 @@ def take_script_fault(node, name, parameters, check_mode):
     A fault is ``{script, contains (text the call's parameters must contain, as JSON), times (how many
     calls fail, default 1), after (true: the script does its work, then the call fails as when the
     WinRM operation times out), fill_disk (instead of failing the call: just before it runs another program
-    fills the system drive until that many bytes are free, windows/filesystem.py)}``. Check-mode calls never
-    meet a fault.
+    fills the system drive until that many bytes are free, windows/filesystem.py), expire_tokens (instead of
+    failing the call: just before it runs every bootstrap token of the simulated cluster expires, cluster.py)}``.
+    Check-mode calls never meet a fault.
     """
     if check_mode:
         return None
@@ -80,6 +82,8 @@ def take_script_fault(node, name, parameters, check_mode):
         fault['times'] = fault.get('times', 1) - 1
         if 'fill_disk' in fault:
             node.record('injected fault: the disk filled up before %s ran' % name)
+        elif 'expire_tokens' in fault:
+            node.record('injected fault: the bootstrap tokens expired before %s ran' % name)
         else:
             node.record('injected fault: %s failed%s' % (name, ' after doing its work' if fault.get('after') else ''))
         return fault
@@ -96,6 +100,10 @@ def run_powershell(script_text, module_args, check_mode):
         fault = take_script_fault(node, name, module_args['parameters'], check_mode)
         if fault and 'fill_disk' in fault:
             filesystem.fill_volume(node, fault['fill_disk'])
+            fault = None
+        if fault and 'expire_tokens' in fault:
+            with sim_cluster.open_cluster(state_dir) as cluster:
+                cluster.expire_bootstrap_tokens()
             fault = None
         if fault and not fault.get('after'):
             return fault_result('Access is denied. (injected fault)')

@@ -19,6 +19,8 @@ import os
 import time
 import uuid
 
+from kubewin_sim import layouts
+
 EXTERNAL_TYPES = {'l2bridge', 'l2tunnel', 'overlay', 'transparent'}
 
 PRODUCT_NAMES = {
@@ -428,6 +430,9 @@ def open_node(state_dir, host, profile=None, create=True):
                 data = json.load(handle)
         elif create:
             data = initial_state(host, profile)
+            if data['profile'].get('layout'):
+                # A node another tool set up before the collection met it (kubewin_sim/layouts.py).
+                layouts.apply(SimNode(data), data['profile']['layout'], host)
         else:
             raise SimulationError('no simulated node %r in %s' % (host, state_dir))
         node = SimNode(data)

@@ -122,3 +122,24 @@ def test_a_native_service_without_parameters_is_left_alone():
     node.data['services']['kubelet'].update(command_line=NATIVE_KUBELET['CommandLine'], nssm=None)
     services = apply(node, **NATIVE_KUBELET)
     assert (services['kubelet']['state'], services['kubelet']['nssm']) == ('running', None)
+
+
+def test_a_native_kubelet_that_does_not_start_gives_the_service_back_to_nssm_with_its_settings():
+    # The takeover replaces start.ps1's nssm service by a native one; the new program exits at once. The service
+    # gets nssm.exe and every value of its Parameters key back, and the kubelet runs under nssm again.
+    node = sdn_node()
+    before = json.loads(json.dumps(node.data['services']))
+    node.write_file('C:\\k\\kube-log-runner.exe', sha256='d' * 64, size=2)
+    node.profile['program_start_failures'] = ['d' * 64]
+    result = win_powershell.invoke(node, _pwsh.load_script('node_service_apply'), dict(
+        NATIVE_KUBELET, CommandLine='C:\\k\\kube-log-runner.exe -log-file=C:\\var\\log\\kubelet.log C:\\k\\kubelet.exe',
+        Restart=True))
+    assert result['failed']
+    assert result['error'][-1]['exception']['message'].endswith(
+        'the previous settings were put back and the service runs with them again')
+    after = node.data['services']
+    assert after['kubelet']['command_line'] == 'C:\\k\\nssm.exe'
+    assert after['kubelet']['nssm'] == before['kubelet']['nssm'] == SDN_KUBELET
+    assert (after['kubelet']['state'], after['kubelet']['display_name'], after['kubelet']['description']) == (
+        'running', 'kubelet', None)
+    assert after['kube-proxy']['state'] == 'running'

@@ -288,3 +288,56 @@ def test_a_kubelet_that_cannot_start_fails_the_join_in_kubelet_start():
     node.data['services']['kubelet']['start_mode'] = 'disabled'
     out = ok(node, START + "$null = $p.Handle; $null = $p.WaitForExit(600000); $p.ExitCode")
     assert out == ['1'] and 'error execution phase kubelet-start: ' in node.file('C:\\j\\err')['content']
+
+
+# -- token discovery against a simulated cluster ----------------------------------------------------------------------
+# kubeadm trusts cluster-info through the bootstrapsigner's signature for its token id; an expired token (deleted by the
+# tokencleaner) or a deleted one has none (cmd/kubeadm/app/discovery/token/token.go, kubernetes/kubernetes;
+# "Authenticating with Bootstrap Tokens", kubernetes.io).
+
+def cluster_with_token(state_dir, monkeypatch, token=TOKEN, expiration='2999-01-01T00:00:00Z'):
+    from kubewin_sim import cluster as sim_cluster  # pylint: disable=import-outside-toplevel
+    monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', str(state_dir))
+    token_id, secret = token.split('.')
+    with sim_cluster.open_cluster(str(state_dir), profile={}) as cluster:
+        cluster.create({'apiVersion': 'v1', 'kind': 'Secret', 'type': 'bootstrap.kubernetes.io/token',
+                        'metadata': {'name': 'bootstrap-token-' + token_id, 'namespace': 'kube-system'},
+                        'stringData': {'token-id': token_id, 'token-secret': secret, 'expiration': expiration,
+                                       'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true'}})
+    return sim_cluster
+
+
+def test_the_join_discovers_the_cluster_with_a_valid_token(tmp_path, monkeypatch):
+    cluster_with_token(tmp_path, monkeypatch)
+    node = fresh_node()
+    assert join(node).exit_code == 0
+    assert node.data['joined_as'] == 'win1'
+
+
+@pytest.mark.parametrize('how', ['expired', 'deleted'])
+def test_a_token_that_expired_or_was_deleted_is_refused_in_preflight(tmp_path, monkeypatch, how):
+    sim_cluster = cluster_with_token(tmp_path, monkeypatch)
+    with sim_cluster.open_cluster(str(tmp_path)) as cluster:
+        if how == 'expired':
+            cluster.expire_bootstrap_tokens()
+        else:
+            cluster.delete('Secret', 'kube-system', 'bootstrap-token-abcdef')
+    node = fresh_node()
+    before = json.dumps(node.data['services'], sort_keys=True)
+    outcome = join(node)
+    assert outcome.exit_code == 1
+    assert outcome.errors == ['kubeadm join failed with exit code 1: error execution phase preflight: couldn\'t validate '
+                              'the identity of the API Server: could not find a JWS signature in the cluster-info '
+                              'ConfigMap for token ID "abcdef" | To see the stack trace of this error execute with --v=5 '
+                              'or higher']
+    # Refused before kubelet-start: no kubelet file written, the kubelet not touched.
+    assert json.dumps(node.data['services'], sort_keys=True) == before
+    assert node.file(FLAGS) is None and node.file(KUBECONFIG) is None
+    assert leftovers(node) == []
+
+
+def test_a_token_whose_secret_does_not_verify_the_signature_is_refused(tmp_path, monkeypatch):
+    cluster_with_token(tmp_path, monkeypatch, token='abcdef.ffffffffffffffff')
+    outcome = join(fresh_node())
+    assert outcome.exit_code == 1
+    assert "failed to verify JWS signature of received cluster info object, can't trust this API Server" in outcome.errors[0]

@@ -600,3 +600,49 @@ def test_a_previous_binary_that_does_not_start_either_is_said_so():
     assert message.endswith('the previous binary was put back but did not start either: Service \'kubelet (kubelet)\' '
                             "cannot be started due to the following error: Cannot start service kubelet on computer '.'.")
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
+
+
+# A running service that does not start again with its new settings (a command line naming another program, here one
+# that exits at once) gets its previous settings back through the service control manager and runs again.
+
+def test_new_settings_that_do_not_start_are_replaced_by_the_previous_ones_which_run_again():
+    node = running_kubelet()
+    before = json.loads(json.dumps(node.data['services']))
+    node.write_file('C:\\k\\v2\\kubelet.exe', sha256='c' * 64, size=2)
+    node.profile['program_start_failures'] = ['c' * 64]
+    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4', StartMode='auto',
+                      Dependencies=[], Environment=['A=1'], FailureActions='restart/5000', Restart=True)
+    assert failure(node, **parameters) == (
+        "service kubelet did not start with its new settings (Service 'kubelet (kubelet)' cannot be started due to the "
+        "following error: Cannot start service kubelet on computer '.'.); the previous settings were put back and the "
+        'service runs with them again')
+    after = node.data['services']
+    for name in ('kubelet', 'kube-proxy'):
+        assert {k: after[name][k] for k in before[name] if k not in ('starts',)} == before[name], name
+    assert after['kubelet']['state'] == 'running'
+
+
+def test_a_new_binary_and_new_settings_that_do_not_start_are_both_put_back():
+    node = running_kubelet()
+    before = json.loads(json.dumps(node.data['services']['kubelet']))
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    node.profile['program_start_failures'] = ['b' * 64]
+    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\kubelet.exe --v=4', Restart=True)
+    message = failure(node, **parameters)
+    assert message.startswith('service kubelet did not start with the new C:\\k\\kubelet.exe and its new settings (')
+    assert message.endswith('the previous binary and settings were put back and the service runs with them again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
+    assert node.data['services']['kubelet']['command_line'] == before['command_line'] == 'C:\\k\\kubelet.exe --v=2'
+    assert node.data['services']['kubelet']['state'] == 'running'
+
+
+def test_a_stopped_service_whose_new_settings_do_not_start_keeps_them_and_says_so():
+    # Nothing ran with the previous settings: there is nothing to go back to, and the failure is the start's own.
+    node = running_kubelet()
+    node.data['services']['kubelet']['state'] = 'stopped'
+    node.write_file('C:\\k\\v2\\kubelet.exe', sha256='c' * 64, size=2)
+    node.profile['program_start_failures'] = ['c' * 64]
+    message = failure(node, **dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4'))
+    assert 'put back' not in message
+    assert node.data['services']['kubelet']['command_line'] == 'C:\\k\\v2\\kubelet.exe --v=4'

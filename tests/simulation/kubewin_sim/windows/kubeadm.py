@@ -11,15 +11,27 @@ ends, joined or not (cmd/kubeadm/app/cmd/phases/join/kubelet.go, kubernetes/kube
 (C:\\etc\\kubernetes, C:\\var\\lib\\kubelet). Progress goes to standard output, a failure to standard error
 ("error execution phase ...", then the hint about --v=5) with exit code 1.
 
+Token discovery (cmd/kubeadm/app/discovery/token/token.go, kubernetes/kubernetes; "Authenticating with Bootstrap
+Tokens", kubernetes.io): kubeadm reads ``kube-public/cluster-info`` without credentials and trusts it only through
+the signature ``jws-kubeconfig-<token id>`` that kube-controller-manager's bootstrapsigner adds for every bootstrap
+token valid for signing. A token that expired (the tokencleaner deletes its Secret) or was deleted has no signature:
+kubeadm retries until its discovery timeout and fails in preflight with "could not find a JWS signature in the
+cluster-info ConfigMap for token ID"; a signature that the token's secret does not verify fails at once ("failed to
+verify JWS signature of received cluster info object, can't trust this API Server"). With a simulated cluster
+(kubewin_sim/cluster.py, whose controllers run on every read) the model does that discovery; without one there is
+nothing to discover and the token is taken as valid.
+
 What the simulation believes beyond that is its own: the node's
 ``profile['kubeadm_join_fails']`` makes the join fail with that message, a missing kubelet service fails
 kubelet-start, and the kubelet's bootstrap is kubewin_sim/scm.py's.
 """
 
 import ntpath
+import os
 
 import yaml
 
+from .. import cluster as sim_cluster
 from .. import scm
 from ..node import SimulationError
 from ..programs import option
@@ -31,13 +43,18 @@ BOOTSTRAP_KUBECONFIG = ntpath.join(KUBERNETES_DIR, 'bootstrap-kubelet.conf')
 HINT = 'To see the stack trace of this error execute with --v=5 or higher'
 
 
-def _result(stdout=(), stderr=(), exit_code=0):
+# How long token discovery retries before it gives up: JoinConfiguration's discovery.timeout, 5m0s by default
+# (kubeadm configuration API reference, kubernetes.io).
+DISCOVERY_TIMEOUT_SECONDS = 300
+
+
+def _result(stdout=(), stderr=(), exit_code=0, seconds=5):
     from . import ProgramResult  # pylint: disable=import-outside-toplevel
-    return ProgramResult(stdout, stderr, exit_code, seconds=5)
+    return ProgramResult(stdout, stderr, exit_code, seconds=seconds)
 
 
-def _failed(stdout, message):
-    return _result(stdout, [message, HINT], 1)
+def _failed(stdout, message, seconds=5):
+    return _result(stdout, [message, HINT], 1, seconds)
 
 
 def _token(config):
@@ -67,12 +84,32 @@ def _join(node, argv):
     fault = node.profile.get('kubeadm_join_fails')
     if fault:
         return _failed(out, 'error execution phase preflight: %s' % fault)
+    refused = _discovery_refusal(_token(config))
+    if refused:
+        return _failed(out, "error execution phase preflight: couldn't validate the identity of the API Server: "
+                            + refused, seconds=DISCOVERY_TIMEOUT_SECONDS)
     try:
         return _kubelet_start(node, config, out)
     finally:
         # kubeadm removes the bootstrap kubeconfig when its kubelet-start phase ends, however it ends, "so the
         # credential used for TLS bootstrap is removed from disk" (cmd/kubeadm/app/cmd/phases/join/kubelet.go).
         node.remove_file(BOOTSTRAP_KUBECONFIG)
+
+
+def _discovery_refusal(token):
+    """Why token discovery does not trust the simulated cluster's cluster-info, or None (see the module docstring)."""
+    state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
+    if not state_dir or sim_cluster.peek(state_dir) is None:
+        return None
+    token_id, _dot, token_secret = str(token).partition('.')
+    with sim_cluster.open_cluster(state_dir) as cluster:
+        cluster_info = cluster.get('ConfigMap', 'kube-public', 'cluster-info') or {'data': {}}
+    signature = cluster_info['data'].get('jws-kubeconfig-%s' % token_id)
+    if signature is None:
+        return 'could not find a JWS signature in the cluster-info ConfigMap for token ID "%s"' % token_id
+    if signature != sim_cluster.detached_jws(cluster_info['data']['kubeconfig'], token_id, token_secret):
+        return "failed to verify JWS signature of received cluster info object, can't trust this API Server"
+    return None
 
 
 def _kubelet_start(node, config, out):

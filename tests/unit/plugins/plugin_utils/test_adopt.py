@@ -265,3 +265,26 @@ def test_the_fleet_report_says_what_was_taken_over_and_refused():
             'C:\\k\\config, C:\\flannel\\flanneld.exe\n') in text
     assert '\nrefused: win2: HNS network vxlan0 (Overlay 10.244.7.0/24, 3 endpoints)' in text
     assert 'win3 was set up' not in text
+
+
+def test_service_settings_register_an_nssm_service_again_as_it_was():
+    # The kubelet start.ps1 registered (register-svc.ps1): nssm's Application and AppParameters, no output file.
+    service = dict(nssm_service('kubelet', 'C:\\k\\kubelet.exe', '--hostname-override=win1 "--v=6" --root-dir="C:\\x y"'),
+                   display_name='kubelet', dependencies=['docker'], environment=['A=1=2'])
+    assert adopt.service_settings(service) == {
+        'path': 'C:\\k\\kubelet.exe', 'args': ['--hostname-override=win1', '--v=6', '--root-dir=C:\\x y'],
+        'display_name': 'kubelet', 'description': '', 'start_mode': 'auto', 'dependencies': ['docker'],
+        'env': {'A': '1=2'}, 'recovery': {'restart_delays': [], 'reset_period': 0}, 'wrapper': 'nssm',
+        'nssm_path': 'C:\\k\\nssm.exe', 'log_file': None, 'log_rotate_bytes': None}
+
+
+def test_service_settings_of_a_native_service_and_bad_input():
+    service = {'name': 'kubelet', 'exists': True, 'state': 'running', 'start_mode': 'delayed', 'nssm': None,
+               'command_line': '"C:\\Program Files\\k\\kubelet.exe" --v=2',
+               'recovery': {'reset_period_seconds': 86400, 'actions': [{'type': 'restart', 'delay_ms': 10000}]}}
+    settings = adopt.service_settings(service)
+    assert (settings['path'], settings['args'], settings['wrapper'], settings['nssm_path']) == (
+        'C:\\Program Files\\k\\kubelet.exe', ['--v=2'], 'native', None)
+    assert settings['recovery'] == {'restart_delays': [10], 'reset_period': 86400}
+    with pytest.raises(AnsibleFilterError, match='needs an existing service'):
+        adopt.service_settings({'name': 'kubelet', 'exists': False})
