@@ -612,10 +612,11 @@ def test_new_settings_that_do_not_start_are_replaced_by_the_previous_ones_which_
     node.profile['program_start_failures'] = ['c' * 64]
     parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4', StartMode='auto',
                       Dependencies=[], Environment=['A=1'], FailureActions='restart/5000', Restart=True)
+    # Restart-Service starts the dependent kube-proxy first, which starts the kubelet: the first error is kube-proxy's.
     assert failure(node, **parameters) == (
-        "service kubelet did not start with its new settings (Service 'kubelet (kubelet)' cannot be started due to the "
-        "following error: Cannot start service kubelet on computer '.'.); the previous settings were put back and the "
-        'service runs with them again')
+        "service kubelet did not start with its new settings (Service 'kube-proxy (kube-proxy)' cannot be started due to "
+        "the following error: Cannot start service kube-proxy on computer '.'.); the previous settings were put back and "
+        'the service runs with them again')
     after = node.data['services']
     for name in ('kubelet', 'kube-proxy'):
         assert {k: after[name][k] for k in before[name] if k not in ('starts',)} == before[name], name
