@@ -562,7 +562,7 @@ class CalicoRelease:
         return self.kubernetes[0] <= minor <= self.kubernetes[1]
 
 
-# tigera/docs calico_versioned_docs/version-<minor>/_includes/partials/_system-requirements.mdx, "Supported
+# tigera/docs (read at f2a27624, August 2026) calico_versioned_docs/version-<minor>/_includes/partials/_system-requirements.mdx, "Supported
 # versions" ("We test Calico <version> against the following Kubernetes versions"), and
 # .../getting-started/kubernetes/windows-calico/requirements.mdx, "Windows platform requirements" (every
 # release lists Windows Server 1809, build 17763.1432 or later, and 2022, build 20348.169 or later). The
