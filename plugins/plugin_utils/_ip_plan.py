@@ -38,9 +38,13 @@ class IPPlanError(AnsibleFilterError):
 # Vocabulary and defaults (the only place defaults are decided)
 # ---------------------------------------------------------------------------------------------
 
-TOPOLOGIES = ("l2bridge", "overlay", "ovn")
+TOPOLOGIES = ("l2bridge", "overlay", "ovn", "calico")
 CONTAINER_RUNTIMES = ("containerd", "docker")
 L2BRIDGE_ROUTINGS = ("flannel", "static_routes", "upstream")
+# Calico's two networking backends on Windows (tigera/docs windows-calico/requirements.mdx: "Calico CNI
+# with BGP or VXLAN"); the operator names them vxlan and windows-bgp (tigera/operator
+# pkg/render/windows.go, getWindowsBackend).
+CALICO_BACKENDS = ("vxlan", "bgp")
 
 REQUIRED_KEYS = ("topology", "cluster_cidr", "service_cidr", "management_cidr")
 PLAN_KEYS = (
@@ -57,6 +61,7 @@ PLAN_KEYS = (
     "vxlan_port",
     "network_name",
     "l2bridge_routing",
+    "calico_backend",
     "placeholder_cidr",
     "cluster_domain",
     "nodes",
@@ -80,13 +85,33 @@ def default_network_name(topology: str, vxlan_vni: int) -> str | None:
     """The HNS network name flannel uses when net-conf sets no Backend.Name.
 
     ovn_cni.exe attaches pods to the OVS bridge, so ovn has no HNS network name to agree on.
+    calico-node-windows names its network Calico for both backends (projectcalico/calico
+    node/pkg/lifecycle/startup/startup_windows.go), and nothing in the operator's API changes it.
     """
-    return {"l2bridge": "cbr0", "overlay": f"flannel.{vxlan_vni}", "ovn": None}[topology]
+    return {"l2bridge": "cbr0", "overlay": f"flannel.{vxlan_vni}", "ovn": None, "calico": CALICO_NETWORK_NAME}[topology]
 
 
 def default_l2bridge_routing(topology: str) -> str | None:
-    # Overlay is always flannel vxlan; OVN routes pod traffic itself.
-    return {"l2bridge": "flannel", "overlay": "flannel", "ovn": None}[topology]
+    # Overlay is always flannel vxlan; OVN and Calico route pod traffic themselves.
+    return {"l2bridge": "flannel", "overlay": "flannel", "ovn": None, "calico": None}[topology]
+
+
+def default_node_prefix_length(topology: str) -> int:
+    # For calico a node's pod subnet is one Calico IPAM block, /26 unless the IP pool's blockSize says
+    # otherwise (tigera/docs windows-calico/limitations.mdx, "IPs reserved for Windows").
+    return CALICO_DEFAULT_BLOCK_PREFIX if topology == "calico" else PLAN_DEFAULTS["node_prefix_length"]
+
+
+def default_max_pods(topology: str, node_prefix_length: int) -> int:
+    """kubelet's 110, but for calico never more than one IPAM block holds.
+
+    A Windows node uses a single block and never borrows addresses from another node's block
+    (tigera/docs windows-calico/limitations.mdx, "Single IP block per host", "IP mobility/ borrowing"),
+    so a kubelet that admitted more pods than the block holds would leave the rest without an address.
+    """
+    if topology != "calico":
+        return PLAN_DEFAULTS["max_pods"]
+    return max(1, min(PLAN_DEFAULTS["max_pods"], 2 ** (32 - node_prefix_length) - RESERVED_ADDRESSES_PER_NODE_SUBNET))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,11 +120,25 @@ def default_l2bridge_routing(topology: str) -> str | None:
 
 # kube-apiserver refuses an IPv4 service range with a mask shorter than this.
 MIN_IPV4_SERVICE_PREFIX = 12
-# Network address, bridge gateway (network + 1), host endpoint (network + 2) and broadcast.
+# Network address, bridge gateway (network + 1), host endpoint (network + 2) and broadcast. Calico
+# reserves four per Windows block as well: the first three and the last (tigera/docs
+# windows-calico/limitations.mdx, "IPs reserved for Windows"; projectcalico/calico
+# node/pkg/lifecycle/startup/startup_windows.go, StartOfBlock 3 and EndOfBlock 1).
 RESERVED_ADDRESSES_PER_NODE_SUBNET = 4
 # flannel's Windows vxlan backend refuses anything else.
 FLANNEL_WINDOWS_MIN_VNI = 4096
 FLANNEL_WINDOWS_VXLAN_PORT = 4789
+# Calico on Windows: VXLAN runs on UDP 4789 only, "the only port supported by Windows" (tigera/docs
+# windows-calico/requirements.mdx). The Windows CNI refuses a VNI below 4096 (projectcalico/calico
+# cni-plugin/pkg/dataplane/windows/dataplane_windows.go) and the operator hands calico-node-windows the
+# FelixConfiguration's vxlanVNI, whose default is 4096 (tigera/operator pkg/controller/installation/
+# windows_controller.go; Felix's VXLANVNI parameter). The plan holds the default, which is the value
+# the cluster side can compare without a FelixConfiguration of its own.
+CALICO_WINDOWS_VXLAN_VNI = 4096
+CALICO_WINDOWS_VXLAN_PORT = 4789
+CALICO_NETWORK_NAME = "Calico"
+# Calico IPAM's default block size for IPv4 pools.
+CALICO_DEFAULT_BLOCK_PREFIX = 26
 MAX_VNI = 2**24 - 1
 # HNS needs a gateway inside the placeholder network, so it must have host addresses.
 MAX_PLACEHOLDER_PREFIX = 30
@@ -339,6 +378,7 @@ class PlanSettings:
     vxlan_port: int
     network_name: str | None
     l2bridge_routing: str | None
+    calico_backend: str | None
     placeholder: t.Any
     cluster_domain: str
     exceptions: tuple[str, ...] | None
@@ -347,9 +387,18 @@ class PlanSettings:
     def uses_flannel(self) -> bool:
         return self.l2bridge_routing == "flannel"
 
+    @property
+    def pod_cidr_lessor(self) -> str | None:
+        """What hands each node its pod subnet when the plan does not fix one: flannel, Calico IPAM, or nothing."""
+        if self.uses_flannel:
+            return "flannel"
+        return "Calico IPAM" if self.topology == "calico" else None
+
     def describe_routing(self) -> str:
         if self.topology == "l2bridge":
             return f"l2bridge with l2bridge_routing {self.l2bridge_routing}"
+        if self.topology == "calico":
+            return f"topology calico (calico_backend {self.calico_backend})"
         return f"the {self.topology} topology"
 
     def as_dict(self) -> dict[str, t.Any]:
@@ -367,7 +416,8 @@ class PlanSettings:
             "vxlan_port": self.vxlan_port,
             "network_name": self.network_name,
             "l2bridge_routing": self.l2bridge_routing,
-            "placeholder_cidr": str(self.placeholder),
+            "calico_backend": self.calico_backend,
+            "placeholder_cidr": None if self.placeholder is None else str(self.placeholder),
             "cluster_domain": self.cluster_domain,
         }
 
@@ -397,7 +447,17 @@ def _reject_range_overlaps(cluster, service, management) -> None:
     _reject_overlap("management_cidr", management, "service_cidr", service)
 
 
-def _placeholder_range(plan: Mapping, named_ranges: t.Sequence[tuple[str, t.Any]]):
+def _placeholder_range(plan: Mapping, topology: str, named_ranges: t.Sequence[tuple[str, t.Any]]):
+    if topology == "calico":
+        # calico-node-windows creates the HNS network, and with it the vSwitch, itself
+        # (projectcalico/calico node/pkg/lifecycle/startup/startup_windows.go), so there is nothing to
+        # pre-create; Calico's default IP pool, 192.168.0.0/16, would also hold the default placeholder.
+        if plan.get("placeholder_cidr") is not None:
+            raise IPPlanError(
+                f"placeholder_cidr {plan['placeholder_cidr']} does not apply to topology calico: calico-node-windows "
+                f"creates the HNS network and its vSwitch itself; leave placeholder_cidr unset"
+            )
+        return None
     placeholder = parse_ipv4_network("placeholder_cidr", _given_or_default(plan, "placeholder_cidr"))
     if placeholder.prefixlen > MAX_PLACEHOLDER_PREFIX:
         raise IPPlanError(
@@ -518,7 +578,47 @@ def _l2bridge_routing(plan: Mapping, topology: str) -> str | None:
             f"l2bridge_routing {routing} does not apply to the ovn topology (OVN routes pod traffic "
             f"itself); leave it unset"
         )
+    if topology == "calico":
+        raise IPPlanError(
+            f"l2bridge_routing {routing} does not apply to topology calico (Calico routes pod traffic "
+            f"itself); choose VXLAN or BGP with calico_backend and leave l2bridge_routing unset"
+        )
     return routing
+
+
+def _calico_backend(plan: Mapping, topology: str) -> str | None:
+    given = plan.get("calico_backend")
+    if topology != "calico":
+        if given is not None:
+            raise IPPlanError(
+                f"calico_backend {given!r} applies only to topology calico, not {topology}; leave it unset"
+            )
+        return None
+    return CALICO_BACKENDS[0] if given is None else _coerce_choice("calico_backend", given, CALICO_BACKENDS)
+
+
+def _check_calico_windows(vxlan_vni: int, vxlan_port: int, extras: t.Sequence[t.Any]) -> None:
+    """Calico's rules on Windows that the plan's values can break; see CALICO_WINDOWS_VXLAN_VNI for the sources."""
+    if vxlan_vni != CALICO_WINDOWS_VXLAN_VNI:
+        raise IPPlanError(
+            f"vxlan_vni {vxlan_vni} is not {CALICO_WINDOWS_VXLAN_VNI}: this collection supports Calico on "
+            f"Windows with Felix's default VNI {CALICO_WINDOWS_VXLAN_VNI} only (Calico's Windows CNI refuses "
+            f"VNIs below it); leave vxlan_vni unset and keep the FelixConfiguration's vxlanVNI at "
+            f"{CALICO_WINDOWS_VXLAN_VNI}"
+        )
+    if vxlan_port != CALICO_WINDOWS_VXLAN_PORT:
+        raise IPPlanError(
+            f"vxlan_port {vxlan_port} is not {CALICO_WINDOWS_VXLAN_PORT}: Calico's VXLAN on Windows runs on "
+            f"UDP port {CALICO_WINDOWS_VXLAN_PORT} only; leave vxlan_port unset and keep the "
+            f"FelixConfiguration's vxlanPort at {CALICO_WINDOWS_VXLAN_PORT}"
+        )
+    if extras:
+        # tigera/operator pkg/render/windows.go: the OutBoundNAT ExceptionList is Installation.serviceCIDRs.
+        raise IPPlanError(
+            f"extra_exceptions {', '.join(str(network) for network in extras)} cannot be applied with "
+            f"topology calico: the Tigera operator writes the Windows CNI config, whose OutBoundNAT "
+            f"ExceptionList is the Installation's serviceCIDRs only; leave extra_exceptions empty"
+        )
 
 
 def _network_name(plan: Mapping, topology: str, vxlan_vni: int) -> str | None:
@@ -530,12 +630,21 @@ def _network_name(plan: Mapping, topology: str, vxlan_vni: int) -> str | None:
             f"network_name {given!r} does not apply to the ovn topology: ovn_cni.exe attaches pods to "
             f"the OVS bridge br-int, not to an HNS network looked up by name; leave it unset"
         )
+    if topology == "calico" and given != CALICO_NETWORK_NAME:
+        raise IPPlanError(
+            f"network_name {given!r} cannot be chosen with topology calico: calico-node-windows always "
+            f"names its HNS network {CALICO_NETWORK_NAME}; leave network_name unset"
+        )
     return _coerce_network_name(given)
 
 
 def _outbound_nat_exceptions(topology: str, cluster, service, management, extras) -> tuple[str, ...] | None:
     if topology == "ovn":
         return None
+    if topology == "calico":
+        # What the operator writes from Installation.serviceCIDRs (tigera/operator pkg/render/windows.go),
+        # so the cluster side can hold serviceCIDRs to it.
+        return (str(service),)
     leading = (cluster, service, management) if topology == "l2bridge" else (cluster, service)
     return tuple(str(network) for network in _without_nested_ranges([*leading, *extras]))
 
@@ -547,13 +656,20 @@ def _listed_node_count(plan: Mapping) -> int | None:
 
 def _build_settings(plan: Mapping) -> PlanSettings:
     topology = _coerce_choice("topology", plan["topology"], TOPOLOGIES)
-    node_prefix_length = coerce_int("node_prefix_length", _given_or_default(plan, "node_prefix_length"), 1, 32)
-    max_pods = coerce_int("max_pods", _given_or_default(plan, "max_pods"), 1)
+    given_prefix = plan.get("node_prefix_length")
+    node_prefix_length = coerce_int(
+        "node_prefix_length", default_node_prefix_length(topology) if given_prefix is None else given_prefix, 1, 32
+    )
+    given_max_pods = plan.get("max_pods")
+    max_pods = coerce_int(
+        "max_pods", default_max_pods(topology, node_prefix_length) if given_max_pods is None else given_max_pods, 1
+    )
     node_count = _node_count(plan, _listed_node_count(plan))
     vxlan_vni = coerce_int("vxlan_vni", _given_or_default(plan, "vxlan_vni"), 1, MAX_VNI)
     vxlan_port = coerce_int("vxlan_port", _given_or_default(plan, "vxlan_port"), 1, 65535)
     cluster_domain = _coerce_cluster_domain(_given_or_default(plan, "cluster_domain"))
     l2bridge_routing = _l2bridge_routing(plan, topology)
+    calico_backend = _calico_backend(plan, topology)
     network_name = _network_name(plan, topology, vxlan_vni)
 
     cluster = parse_ipv4_network("cluster_cidr", plan["cluster_cidr"])
@@ -566,7 +682,7 @@ def _build_settings(plan: Mapping) -> PlanSettings:
     _reject_range_overlaps(cluster, service, management)
     named_ranges = [("cluster_cidr", cluster), ("service_cidr", service), ("management_cidr", management)]
     named_ranges += [(f"extra_exceptions[{index}]", network) for index, network in enumerate(extras)]
-    placeholder = _placeholder_range(plan, named_ranges)
+    placeholder = _placeholder_range(plan, topology, named_ranges)
 
     dns_service_ip = _dns_service_ip(plan, service)
     _check_dns_service_ip(dns_service_ip, service)
@@ -578,6 +694,8 @@ def _build_settings(plan: Mapping) -> PlanSettings:
         _check_node_subnet_count(cluster, node_prefix_length, node_count)
     if topology == "overlay":
         _check_vxlan_for_flannel_windows(vxlan_vni, vxlan_port)
+    if topology == "calico":
+        _check_calico_windows(vxlan_vni, vxlan_port, extras)
 
     return PlanSettings(
         topology=topology,
@@ -593,6 +711,7 @@ def _build_settings(plan: Mapping) -> PlanSettings:
         vxlan_port=vxlan_port,
         network_name=network_name,
         l2bridge_routing=l2bridge_routing,
+        calico_backend=calico_backend,
         placeholder=placeholder,
         cluster_domain=cluster_domain,
         exceptions=_outbound_nat_exceptions(topology, cluster, service, management, extras),
@@ -665,12 +784,20 @@ def node_management_ip(settings: PlanSettings, key: str, value: t.Any):
 
 
 def node_pod_network(settings: PlanSettings, key: str, value: t.Any):
-    """A node's pod CIDR (one node subnet of the cluster range), or None where flannel leases it."""
+    """A node's pod CIDR (one node subnet of the cluster range), or None where flannel or Calico IPAM leases it."""
     if settings.uses_flannel:
         if value is not None:
             raise IPPlanError(
                 f"{key} {value} must not be given for {settings.describe_routing()}: flannel leases each "
                 f"node's pod CIDR itself (from the node's spec.podCIDR), so the plan must not fix one"
+            )
+        return None
+    if settings.topology == "calico":
+        if value is not None:
+            # projectcalico/calico node/pkg/lifecycle/startup/startup_windows.go: EnsureBlock at start-up.
+            raise IPPlanError(
+                f"{key} {value} must not be given for {settings.describe_routing()}: Calico IPAM gives each "
+                f"Windows node its block of the IP pool when calico-node-windows starts, so the plan must not fix one"
             )
         return None
     if value is None:
@@ -952,6 +1079,12 @@ def cni_config(
 ) -> dict[str, t.Any]:
     settings = plan_settings(plan)
     _check_topology_argument(settings, topology)
+    if settings.topology == "calico":
+        # tigera/operator pkg/render/windows.go: calico-node-windows' install-cni container writes it.
+        raise IPPlanError(
+            "topology calico has no CNI config from the plan: the Tigera operator's calico-node-windows "
+            "pods write it on each node (from the Installation)"
+        )
     runtime = _coerce_choice("runtime", runtime, CONTAINER_RUNTIMES)
     address = node_management_ip(settings, "management_ip", management_ip)
     pod_network = node_pod_network(settings, "pod_cidr", pod_cidr)

@@ -36,7 +36,7 @@ NODE_PATHS = {
     'log_dir': 'C:\\var\\log',
 }
 # Versions are cluster-wide too; the version policy decides what they may be.
-VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves')
+VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves', 'calico_version')
 # How big the node services' log files grow and how many rotated files each keeps (kubewin_log_*).
 # Cluster-wide, so every node's logs are rotated alike; the roles read them as plan_logs.
 LOG_DEFAULTS = {'max_size_mb': 100, 'files_kept': 5}
@@ -100,6 +100,8 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
         raise IPPlanError('kubewin_acknowledged_cves must be a list of CVE ids such as [CVE-2024-9042], got %r (%s)'
                           % (cves, _ip_plan.kind_of(cves)))
     versions['acknowledged_cves'] = list(cves or [])
+    # The version policy holds kubewin_calico_version to the topology, on the controller and on each node.
+    versions['topology'] = plan.get('topology')
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
             'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths')),
             'logs': node_logs({key: _same_everywhere(hostvars, hosts, 'log_' + key) for key in LOG_DEFAULTS})}
@@ -146,7 +148,8 @@ def as_file_text(document: t.Any) -> str:
 def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str]) -> dict[str, dict[str, t.Any]]:
     """Each node's network configuration, keyed by node name.
 
-    For every node: management_ip, pod_cidr, container_runtime, cni_config,
+    For every node: management_ip, pod_cidr, container_runtime, cni_config (None for
+    calico, whose CNI config the Tigera operator writes),
     pod_gateways (when the node's pod CIDR is known), flannel_net_conf (flannel
     topologies), static_routes (l2bridge with static routes) and exception_list
     (topologies with OutBoundNAT); the files the node gets, as the exact text
@@ -165,13 +168,15 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str]) -> dict[s
     for node in normalized['nodes']:
         name = node['name']
         runtime = container_runtimes.get(name, DEFAULT_CONTAINER_RUNTIME)
-        cni = _ip_plan.cni_config(normalized, topology, runtime, node['management_ip'], node['pod_cidr'])
+        # The operator's calico-node-windows writes Calico's CNI config, so the plan has none to hand over.
+        cni = (None if topology == 'calico'
+               else _ip_plan.cni_config(normalized, topology, runtime, node['management_ip'], node['pod_cidr']))
         result[name] = {
             'management_ip': node['management_ip'],
             'pod_cidr': node['pod_cidr'],
             'container_runtime': runtime,
             'cni_config': cni,
-            'cni_config_text': as_file_text(cni),
+            'cni_config_text': None if cni is None else as_file_text(cni),
             'pod_gateways': _ip_plan.pod_gateways(node['pod_cidr']) if node['pod_cidr'] else None,
             'flannel_net_conf': net_conf,
             'flannel_net_conf_text': net_conf_text,

@@ -185,6 +185,8 @@ def _describe(settings: _ip_plan.PlanSettings, node_count: int) -> str:
         topology += ' (%s)' % routing
     elif topology == 'overlay':
         topology += ' (flannel vxlan)'
+    elif topology == 'calico':
+        topology += ' (%s)' % settings.calico_backend
     return 'kubewin.node IP plan: %s, %s' % (topology, _count(node_count, 'Windows node'))
 
 
@@ -209,6 +211,12 @@ def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.
         picture.range_bar(settings.cluster, 'cluster')
         picture.note('flannel leases each node a /%d of this range when the node joins: %s of %s'
                      % (settings.node_prefix_length, _count(len(nodes), 'node'), _count(subnets, 'subnet')))
+        return
+    if settings.topology == 'calico':
+        picture.range_bar(settings.cluster, 'cluster')
+        picture.note('the Calico IP pool: Calico IPAM gives each Windows node one /%d block when calico-node-windows '
+                     'starts, 4 addresses of it reserved: %s of %s'
+                     % (settings.node_prefix_length, _count(len(nodes), 'node'), _count(subnets, 'block')))
         return
     subnets_of_nodes = [(node.pod_cidr.first, node.pod_cidr.last, '%s %s' % (node.name, node.pod_cidr))
                         for node in nodes]
@@ -255,6 +263,9 @@ def _placeholder(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
 
 
 def _topology_notes(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
+    if settings.topology == 'calico':
+        _calico_notes(picture, settings)
+        return
     if settings.topology != 'overlay':
         return
     picture.heading('VXLAN', 'VNI %d, UDP port %d' % (settings.vxlan_vni, settings.vxlan_port),
@@ -262,6 +273,16 @@ def _topology_notes(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
     # The source VIP is an address of the node subnet flannel leases, so the plan cannot know it yet.
     picture.note('kube-proxy source VIP: one address of each node\'s leased subnet, reserved through host-local '
                  'when the node joins')
+
+
+def _calico_notes(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
+    if settings.calico_backend == 'vxlan':
+        picture.heading('Calico VXLAN', 'VNI %d, UDP port %d' % (settings.vxlan_vni, settings.vxlan_port),
+                        'HNS network %s (Overlay)' % settings.network_name)
+    else:
+        picture.heading('Calico BGP', 'no encapsulation', 'HNS network %s (L2Bridge)' % settings.network_name)
+    picture.note('The Tigera operator\'s calico-node-windows pods create the network and write the CNI config; '
+                 'the plan decides what the Installation must hold.')
 
 
 def _exception_list(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
@@ -284,7 +305,8 @@ def _exception_list(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
     picture.y += 22
 
 
-def _node_table(picture: _Picture, nodes: t.Sequence[_ip_plan.Node]) -> None:
+def _node_table(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node]) -> None:
+    lessor = 'leased by %s' % settings.pod_cidr_lessor
     picture.heading('Windows nodes', '', 'by name' if len(nodes) > 1 else '')
     columns = (MARGIN, MARGIN + 300, MARGIN + 460)
     picture.y += 20
@@ -294,7 +316,7 @@ def _node_table(picture: _Picture, nodes: t.Sequence[_ip_plan.Node]) -> None:
         picture.y += 16
         picture.name(columns[0], picture.y, node.name, 12, columns[1] - columns[0] - 8, font_family=MONOSPACE)
         picture.text(columns[1], picture.y, str(node.management_ip), 12, font_family=MONOSPACE)
-        picture.text(columns[2], picture.y, str(node.pod_cidr) if node.pod_cidr is not None else 'leased by flannel',
+        picture.text(columns[2], picture.y, str(node.pod_cidr) if node.pod_cidr is not None else lessor,
                      12, font_family=MONOSPACE, fill=TEXT if node.pod_cidr is not None else QUIET)
     if len(nodes) > LISTED_NODES:
         picture.note('%s and %d more (summary.txt lists every node)' % (ELLIPSIS, len(nodes) - LISTED_NODES),
@@ -314,9 +336,10 @@ def plan_svg(plan: t.Any) -> str:
     _management_range(picture, settings, nodes)
     _cluster_range(picture, settings, nodes)
     _service_range(picture, settings)
-    if settings.topology != 'ovn':
+    # ovn_cni.exe uses the OVS bridge, and calico-node-windows creates its network itself.
+    if settings.topology not in ('ovn', 'calico'):
         _placeholder(picture, settings)
     _topology_notes(picture, settings)
     _exception_list(picture, settings)
-    _node_table(picture, nodes)
+    _node_table(picture, settings, nodes)
     return picture.svg()

@@ -355,7 +355,7 @@ def _check_versions(inventory: Mapping, spec: Mapping, role_value: t.Callable[[s
         except _versions.VersionPolicyError as error:
             for problem in error.problems:
                 problem = inventory_names(problem)
-                if VERSION_VARIABLE not in problem:
+                if VERSION_VARIABLE not in problem and not problem.startswith(PREFIX):
                     problem = '%s %s: %s' % (VERSION_VARIABLE, versions['kubernetes_version'], problem)
                 problems.add(problem + _version_hint(versions['kubernetes_version']))
     return policies
@@ -392,6 +392,22 @@ def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], 
         if CONDITIONS[when](node):
             installs.append({'component': component, 'version': role_value(role, variable), 'variable': variable})
     return installs
+
+
+# Topologies whose plan is complete but whose node side is not built yet (issue 13: the network_calico role and
+# the kube-proxy DaemonSet come later). Every playbook that contacts a host refuses them, so no node is left half
+# configured; plan.yml renders them and warns, as it does for a placeholder pin.
+TOPOLOGIES_WITHOUT_NODE_SIDE = ('calico',)
+
+
+def _unbuilt_topology(found: Mapping, playbook: str) -> str | None:
+    plan = (found.get('inventory') or {}).get('plan') or {}
+    topology = (found.get('cluster') or {}).get('topology') or plan.get('topology')
+    if topology not in TOPOLOGIES_WITHOUT_NODE_SIDE:
+        return None
+    return ('kubewin_topology %s: the node side of this topology (the network_%s role) is not built yet, so %s '
+            'refuses it rather than leave the nodes half configured; playbooks/plan.yml renders the plan meanwhile'
+            % (topology, topology, playbook + '.yml' if playbook != 'plan' else 'the plan role'))
 
 
 # The checksum the example inventories pin where upstream publishes no hash: no file has it. plan.yml
@@ -470,8 +486,9 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
               placeholder_pins: str = 'refuse') -> dict[str, t.Any]:
     """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
 
-    ``placeholder_pins``: ``refuse`` makes a checksum pinned as the placeholder of zeros a problem; ``warn``
-    (plan.yml, which only renders) makes it a warning.
+    ``placeholder_pins``: ``refuse`` makes a problem of what only rendering may accept (a checksum pinned as the
+    placeholder of zeros, a topology in TOPOLOGIES_WITHOUT_NODE_SIDE); ``warn`` (plan.yml, which only renders)
+    makes each a warning that site.yml will refuse it.
 
     Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
     'versions', 'artifacts'}``; the last six are what the checks computed (the plan role hands them
@@ -507,6 +524,11 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     if nodes:
         found = _check_plan(variables, nodes, problems)
         result.update({key: found.get(key) for key in ('inventory', 'cluster', 'nodes')})
+        unbuilt = _unbuilt_topology(found, playbook)
+        if unbuilt and placeholder_pins == 'refuse':
+            problems.add(unbuilt)
+        elif unbuilt:
+            result['warnings'].append('site.yml will refuse this inventory: ' + _unbuilt_topology(found, 'site'))
         if CONTROL_PLANE_GROUP in spec['groups'] and not control_plane:
             _check_ovn_central(result['cluster'], variables, nodes, problems)
         if result['inventory'] is not None:

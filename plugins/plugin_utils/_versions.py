@@ -542,6 +542,108 @@ def pause_image(
 
 
 # ---------------------------------------------------------------------------------------------
+# Calico for Windows (the calico topology)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CalicoRelease:
+    minor: tuple[int, int]
+    # The Kubernetes minors Tigera tests this release against, first and last.
+    kubernetes: tuple[tuple[int, int], tuple[int, int]]
+    # The Windows Server builds its Windows requirements list.
+    windows_builds: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        return f"Calico {_minor_text(self.minor)}"
+
+    def tests(self, minor: tuple[int, int]) -> bool:
+        return self.kubernetes[0] <= minor <= self.kubernetes[1]
+
+
+# tigera/docs (read at f2a27624, August 2026) calico_versioned_docs/version-<minor>/_includes/partials/_system-requirements.mdx, "Supported
+# versions" ("We test Calico <version> against the following Kubernetes versions"), and
+# .../getting-started/kubernetes/windows-calico/requirements.mdx, "Windows platform requirements" (every
+# release lists Windows Server 1809, build 17763.1432 or later, and 2022, build 20348.169 or later). The
+# operator install with HostProcess containers, the only one Tigera supports for Windows, needs Calico 3.27
+# or later (same page). 3.29 is the oldest release tigera/docs still carries; it alone tests 1.29 and 1.30.
+CALICO_RELEASES = {
+    release.minor: release
+    for release in (
+        CalicoRelease((3, 29), ((1, 29), (1, 32)), (17763, 20348)),
+        CalicoRelease((3, 30), ((1, 31), (1, 35)), (17763, 20348)),
+        CalicoRelease((3, 31), ((1, 32), (1, 35)), (17763, 20348)),
+        CalicoRelease((3, 32), ((1, 34), (1, 36)), (17763, 20348)),
+    )
+}
+# Windows Server 2025 is in no release's Windows requirements, and the request to support it is open
+# (projectcalico/calico#11691, "Currently, Calico only supports Windows Server 2019 and 2022").
+CALICO_WINDOWS_2025_REQUEST = "projectcalico/calico#11691"
+
+
+def parse_calico_version(value: t.Any) -> Version:
+    if isinstance(value, str) and _VERSION_RE.fullmatch(value.strip()):
+        return parse_version(value)
+    raise VersionPolicyError(f"calico_version must be a Calico release such as 3.30.3 or v3.30.3, got {value!r}")
+
+
+def _releases_text(releases: t.Sequence[CalicoRelease]) -> str:
+    return ", ".join(release.name for release in releases) or "no Calico release this collection accepts"
+
+
+def calico_release(value: t.Any) -> CalicoRelease:
+    version = parse_calico_version(value)
+    release = CALICO_RELEASES.get(version.minor_key)
+    if release is None:
+        raise VersionPolicyError(
+            f"calico_version {version} is not one this collection accepts; it accepts "
+            f"{_releases_text(list(CALICO_RELEASES.values()))} (the operator install with HostProcess containers)"
+        )
+    return release
+
+
+def _calico_problems(topology: t.Any, given: t.Any, kubelet: Version, control_plane: Version | None,
+                     build: int | None, runtime: str) -> list[str]:
+    if topology is not None and topology != "calico":
+        if given is not None:
+            return [f"calico_version {given} applies only to topology calico, not {topology}; leave it unset"]
+        return []
+    if topology == "calico" and runtime != "containerd":
+        # tigera/docs windows-calico/operator.mdx, "HPC requirements": containerd v1.6+.
+        return [f"container_runtime {runtime} cannot run Calico for Windows: the Tigera operator installs it "
+                f"in HostProcess containers, which need containerd 1.6 or later; use container_runtime containerd "
+                f"on every node"]
+    if given is None:
+        if topology == "calico":
+            return [f"calico_version is not set: topology calico needs the Calico release the cluster runs, "
+                    f"such as 3.30.3 ({_releases_text(list(CALICO_RELEASES.values()))} are accepted)"]
+        return []
+    try:
+        release = calico_release(given)
+    except VersionPolicyError as exc:
+        return exc.problems
+    problems = []
+    for what, version in (("kubernetes_version", kubelet), ("control_plane_version", control_plane)):
+        if version is None or release.tests(version.minor_key):
+            continue
+        testing = [other for other in CALICO_RELEASES.values() if other.tests(version.minor_key)]
+        problems.append(
+            f"calico_version {given}: {release.name} is tested with Kubernetes "
+            f"{_minor_range_text(*release.kubernetes)}, not {what} {version}; Kubernetes {version.minor_text} is "
+            f"tested by {_releases_text(testing)}"
+        )
+    if build is not None and build not in release.windows_builds:
+        known = WINDOWS_RELEASES.get(build)
+        named = known.describe() if known else f"Windows build {build}"
+        supported = ", ".join(WINDOWS_RELEASES[number].describe() for number in release.windows_builds)
+        request = f" (support is requested in {CALICO_WINDOWS_2025_REQUEST})" if build == 26100 else ""
+        problems.append(f"calico_version {given}: {release.name} does not support {named}{request}; "
+                        f"it supports {supported}")
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
 # The policy
 # ---------------------------------------------------------------------------------------------
 
@@ -555,6 +657,8 @@ POLICY_KEYS = (
     "cri_dockerd_version",
     "pause_image",
     "installed_version",
+    "topology",
+    "calico_version",
 )
 
 
@@ -599,6 +703,7 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
     problems += _upgrade_problems(kubelet, installed)
     problems += _kubeadm_problems(kubeadm, control_plane)
     problems += _windows_problems(kubelet, build)
+    problems += _calico_problems(data.get("topology"), data.get("calico_version"), kubelet, control_plane, build, runtime)
     advisory_problems, advisory_warnings = _advisory_problems(kubelet, acknowledged)
     problems += advisory_problems
     warnings += advisory_warnings
@@ -638,5 +743,6 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
         "acknowledged_cves": acknowledged,
         "installed_version": None if installed is None else str(installed),
         "upgrade": installed is not None and installed != kubelet,
+        "calico_version": None if data.get("calico_version") is None else str(parse_calico_version(data["calico_version"])),
         "warnings": warnings,
     }

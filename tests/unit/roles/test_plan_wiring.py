@@ -41,8 +41,10 @@ KUBERNETES_VERSION = '1.33.13'
 NODE = {'name': 'win1', 'management_ip': '10.127.130.38', 'pod_cidr': None}
 # Values the node never reads: they size or shape the plan on the controller. node_count and
 # node_prefix_length size the cluster range; with flannel (kube-subnet-mgr) the node's pod subnet is the
-# podCIDR the control plane assigns, and l2bridge_routing and topology pick the roles that run.
-PLAN_ONLY = {'node_count', 'node_prefix_length', 'l2bridge_routing', 'topology'}
+# podCIDR the control plane assigns, and l2bridge_routing and topology pick the roles that run. calico_backend
+# is read on the cluster side only (control_plane_calico_backend, tests/unit/roles/test_control_plane_calico.py)
+# until the network_calico role is built (site.yml refuses calico until then); that role moves it to CONSUMERS.
+PLAN_ONLY = {'node_count', 'node_prefix_length', 'l2bridge_routing', 'topology', 'calico_backend'}
 
 
 def facts(topology='overlay', runtime='containerd'):

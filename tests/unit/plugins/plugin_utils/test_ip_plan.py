@@ -102,6 +102,7 @@ def test_seed_004_plan_gets_every_default():
         "vxlan_port": 4789,
         "network_name": "cbr0",
         "l2bridge_routing": "flannel",
+        "calico_backend": None,
         "placeholder_cidr": "192.168.255.0/30",
         "cluster_domain": "cluster.local",
         "nodes": [],
@@ -187,7 +188,7 @@ def test_required_keys(key):
 
 
 def test_unknown_topology():
-    rejects(plan(topology="vxlan"), "topology must be one of l2bridge, overlay, ovn; got 'vxlan'")
+    rejects(plan(topology="vxlan"), "topology must be one of l2bridge, overlay, ovn, calico; got 'vxlan'")
 
 
 @pytest.mark.parametrize(
@@ -758,7 +759,7 @@ def test_exception_list_topology_must_match_the_plan():
 
 
 def test_exception_list_topology_must_be_known():
-    with pytest.raises(IPPlanError, match="topology must be one of l2bridge, overlay, ovn; got 'L2Bridge'"):
+    with pytest.raises(IPPlanError, match="topology must be one of l2bridge, overlay, ovn, calico; got 'L2Bridge'"):
         exception_list(SEED_004, "L2Bridge")
 
 

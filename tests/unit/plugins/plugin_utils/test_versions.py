@@ -100,6 +100,7 @@ def test_normalized_output():
         "acknowledged_cves": [],
         "installed_version": None,
         "upgrade": False,
+        "calico_version": None,
         "warnings": [],
     }
 
