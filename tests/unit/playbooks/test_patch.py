@@ -162,9 +162,10 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     node = _node_object(sim, 'win3')
     assert node['spec'].get('unschedulable') is True and node['metadata']['annotations'][ANNOTATION] == 'cordoned'
     failure = run.result('Say what went wrong', 'win3')['result']['msg']
-    assert failure == ('win3 does not verify after 1 update(s) and a restart, so it stays cordoned: the service '
-                       'kube-proxy is stopped. Fix that, then run the window again: it verifies the node and '
-                       'uncordons it.')
+    # The doctor's error findings, by what they found.
+    assert failure == ('win3 does not verify after 1 update(s) and a restart, so it stays cordoned: service kube-proxy '
+                       'is stopped (exit code 0). Fix that (playbooks/doctor.yml gives the cause and the fix of each), '
+                       'then run the window again: it verifies the node and uncordons it.')
     assert run.report_row('win3')['status'] == 'failed' and run.report_row('win3')['failure'] == failure
 
     # win4: its update fails, again after the restart win_updates tries once: it stays cordoned, named with the update.
@@ -210,7 +211,7 @@ def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verif
     node = _node_object(sim, 'win2')
     assert node['spec'].get('unschedulable') is True and ANNOTATION in node['metadata']['annotations']
     failure = run.result('Say what went wrong', 'win2')['result']['msg']
-    assert 'the service flanneld is stopped' in failure, failure
+    assert 'stays cordoned: HNS network flannel.4096 does not exist; service flanneld is stopped' in failure, failure
 
     # The operator sets flanneld to start with Windows and starts it: it leases and creates its network
     # (kubewin_sim/flannel.py), for which it reaches the simulated cluster in the state directory.
