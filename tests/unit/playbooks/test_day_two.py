@@ -7,9 +7,10 @@ the cost):
   and another created: a stale and a missing load balancer; the CNI config edited) has them, each with its cause and
   fix; with doctor_repair=true they are repaired and a second run is clean. The checks one by one are
   tests/unit/plugins/plugin_utils/test_doctor.py.
-- playbooks/patch.yml, then, on the node the doctor left healthy: one real window (updates found, the node marked,
-  cordoned and drained, the updates installed with a restart, the node verified, uncordoned), the window's part in
-  make test; tests/unit/playbooks/test_patch.py has the check run, and (long) the windows of several nodes, failed
+- playbooks/patch.yml, then, on the node the doctor left healthy: a window whose drain a PodDisruptionBudget holds
+  back (the node stays cordoned, nothing installed), then, the budget relaxed, the window that resumes it (updates
+  found, the node drained, the updates installed with a restart, the node verified, uncordoned), the window's part
+  in make test; tests/unit/playbooks/test_patch.py has the check run, and (long) the windows of several nodes, failed
   and resumed.
 
 One test, in this order, as its steps share the converged node (a module-scoped fixture would converge once per
@@ -33,6 +34,11 @@ import network_play  # noqa: E402
 from _patch_offers import ANNOTATION, CUMULATIVE, FEATURE, INSTALL, MSRT, PATCH_VARS, offer  # noqa: E402
 
 CNI_CONFIG = 'C:\\etc\\cni\\net.d\\10-kubewin.conf'
+
+
+def _node_object(sim, name):
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        return cluster.get('Node', None, name)
 
 
 def _ids(result, host='win1'):
@@ -131,11 +137,34 @@ def test_collect_logs_and_the_doctor_on_a_converged_overlay_node(tmp_path):
 
 
 def _patch_window(sim, inventory):
-    """A window on the healthy node with two updates to install (and one its categories filter out): marked,
-    cordoned, drained (the doctor's web pod evicted; its Deployment makes a new one), installed with the restart
-    the cumulative update asks for, verified, uncordoned, unmarked; the fleet report says so."""
+    """Windows on the healthy node with two updates to install (and one its categories filter out). The first: its
+    drain refused by a PodDisruptionBudget for the doctor's web pod, so the node stays cordoned and marked and nothing
+    is installed. The second, with the budget relaxed: drained (the web pod evicted; its Deployment makes a new one),
+    installed with the restart the cumulative update asks for, verified, uncordoned, unmarked; the fleet report says
+    so."""
     offer(sim, 'win1', CUMULATIVE, MSRT, FEATURE)
     booted = sim.node('win1').data['os']['last_boot']
+    with sim.edit_cluster() as cluster:
+        # One replica and one needed: the budget allows no disruption.
+        cluster.create({'apiVersion': 'policy/v1', 'kind': 'PodDisruptionBudget',
+                        'metadata': {'name': 'web', 'namespace': 'default'},
+                        'spec': {'minAvailable': 1, 'selector': {'matchLabels': {'app': 'web'}}}})
+    blocked = sim.run('playbooks/patch.yml', inventory)
+    assert blocked.rc == 2, blocked.output
+    failure = blocked.result('Say what went wrong', 'win1')['result']['msg']
+    assert failure.startswith("the patch window of win1 stopped at 'Drain the node before its updates': Failed to "
+                              "delete pod default/web-"), failure
+    assert failure.endswith("due to: Cannot evict pod as it would violate the pod's disruption budget. (the "
+                            "PodDisruptionBudget(s) that allow no disruption now: default/web (it needs 1 healthy "
+                            "pod(s) and has 1)). It stays cordoned (with the Node's %s annotation); run the window "
+                            "again once the cause is fixed." % ANNOTATION), failure
+    assert blocked.report_row('win1')['status'] == 'failed'
+    node_object = _node_object(sim, 'win1')
+    assert node_object['spec'].get('unschedulable') is True and node_object['metadata']['annotations'][ANNOTATION]
+    assert blocked.results(INSTALL, 'win1') == [] and sim.node('win1').data['os']['last_boot'] == booted
+    assert not any(u.get('installed_at') for u in sim.node('win1').data['windows_update']['updates']), 'nothing installed'
+    with sim.edit_cluster() as cluster:
+        cluster.patch('PodDisruptionBudget', 'default', 'web', {'spec': {'minAvailable': 0}})
     with sim_cluster.open_cluster(sim.state_dir) as cluster:
         pods_before = {p['metadata']['name'] for p in cluster.list('Pod', 'default', [], [])}
     started = time.time()
@@ -143,7 +172,8 @@ def _patch_window(sim, inventory):
     window = sim.run('playbooks/patch.yml', inventory)
     assert window.rc == 0, window.output
     assert window.result('Name the updates the node gets', 'win1')['result']['msg'] == (
-        'win1 gets 2 update(s): %s; %s' % (CUMULATIVE['title'], MSRT['title']))
+        'win1 gets 2 update(s): %s; %s; it stays cordoned from an unfinished window until it verifies'
+        % (CUMULATIVE['title'], MSRT['title']))
     installed = window.result(INSTALL, 'win1')['result']
     assert (installed['installed_update_count'], installed['rebooted'], installed['failed_update_count']) == (2, True, 0)
     node = sim.node('win1')
@@ -151,8 +181,8 @@ def _patch_window(sim, inventory):
     assert [u['title'] for u in node.data['windows_update']['updates'] if u.get('installed_at')] == [
         CUMULATIVE['title'], MSRT['title']], 'the feature update is not in the default categories'
     assert window.api_calls['by_kind']['k8s_drain:drain'] == 1 and window.api_calls['by_kind']['k8s_drain:uncordon'] == 1
+    node_object = _node_object(sim, 'win1')
     with sim_cluster.open_cluster(sim.state_dir) as cluster:
-        node_object = cluster.get('Node', None, 'win1')
         pods_after = {p['metadata']['name'] for p in cluster.list('Pod', 'default', [], [])}
     assert not node_object['spec'].get('unschedulable'), 'uncordoned'
     assert ANNOTATION not in node_object['metadata'].get('annotations', {}), 'the window is finished'
