@@ -22,7 +22,7 @@ def _service_logs(node_logs):
 
 
 def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, node_logs=None,
-                    control_plane=None, limits=None):
+                    control_plane=None, limits=None, node_vars=None):
     """The findings of one node (plugin_utils/_doctor.py)."""
     if not isinstance(snapshot, dict) or not snapshot:
         raise AnsibleFilterError('doctor_findings needs the node state snapshot (kubewin_node of kubewin.node.node_info), '
@@ -31,8 +31,11 @@ def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_path
     if unknown:
         raise AnsibleFilterError('doctor_findings: unknown limits %s; known: %s'
                                  % (', '.join(unknown), ', '.join(sorted(_doctor.DEFAULT_LIMITS))))
+    if node_vars is not None and not isinstance(node_vars, t.Mapping):
+        raise AnsibleFilterError('doctor_findings: node_vars must be the node\'s variables (hostvars[inventory_hostname]), '
+                                 'got %r' % (type(node_vars).__name__,))
     return _doctor.diagnose(name, snapshot, plan_node, plan_cluster, plan_paths, cluster, _service_logs(node_logs),
-                            control_plane, limits)
+                            control_plane, limits, node_vars)
 
 
 def doctor_repairs(findings):

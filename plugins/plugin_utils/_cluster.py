@@ -167,6 +167,22 @@ def _ready_condition(node: dict[str, t.Any]) -> dict[str, t.Any] | None:
     return None
 
 
+def windows_label_problems(node: dict[str, t.Any], build: int | None = None) -> list[str]:
+    """The labels a Windows Node lacks: kubernetes.io/os=windows, and the build label (of ``build`` when known)."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    found = []
+    if labels.get("kubernetes.io/os") != "windows":
+        has = labels.get("kubernetes.io/os")
+        found.append("lacks label kubernetes.io/os=windows" + (f" (has kubernetes.io/os={has})" if has is not None else ""))
+    wanted_build = f"10.0.{build}" if build is not None else None
+    has_build = labels.get(WINDOWS_BUILD_LABEL)
+    if has_build is None:
+        found.append(f"lacks label {WINDOWS_BUILD_LABEL}" + (f"={wanted_build}" if wanted_build else ""))
+    elif wanted_build and has_build != wanted_build:
+        found.append(f"lacks label {WINDOWS_BUILD_LABEL}={wanted_build} (has {has_build})")
+    return found
+
+
 def windows_node_problems(nodes: t.Any, hosts: t.Any, hostvars: t.Any = None) -> dict[str, list[str]]:
     """What each expected Windows node lacks, keyed by inventory hostname; empty when all are fine.
 
@@ -195,19 +211,8 @@ def windows_node_problems(nodes: t.Any, hosts: t.Any, hostvars: t.Any = None) ->
                 + (f": {ready['message']}" if ready.get("message") else "")
             )
             found.append(f"not Ready ({detail})")
-        labels = (node.get("metadata") or {}).get("labels") or {}
-        if labels.get("kubernetes.io/os") != "windows":
-            has = labels.get("kubernetes.io/os")
-            found.append(
-                "lacks label kubernetes.io/os=windows" + (f" (has kubernetes.io/os={has})" if has is not None else "")
-            )
         build = _expected_build(hostvars[host]) if hostvars is not None and host in hostvars else None
-        wanted_build = f"10.0.{build}" if build is not None else None
-        has_build = labels.get(WINDOWS_BUILD_LABEL)
-        if has_build is None:
-            found.append(f"lacks label {WINDOWS_BUILD_LABEL}" + (f"={wanted_build}" if wanted_build else ""))
-        elif wanted_build and has_build != wanted_build:
-            found.append(f"lacks label {WINDOWS_BUILD_LABEL}={wanted_build} (has {has_build})")
+        found += windows_label_problems(node, build)
         if found:
             problems[host] = found
     return problems

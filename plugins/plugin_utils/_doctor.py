@@ -6,7 +6,13 @@ Internal to kubewin.node, not a public API. The public interface is the filter `
 
 Inputs: the node's snapshot (``kubewin.node.node_info``), the tails of its kubelet and kube-proxy logs
 (``kubewin.node.node_logs``), its share of the plan (``plan_node``, ``plan_cluster``, ``plan_paths``), the cluster's
-Services, EndpointSlices and Node objects, and the control plane's clock. Nothing here contacts a host.
+Services, EndpointSlices and Node objects, the control plane's clock, and the node's variables (the network roles'
+options that name its networks and OVS bridge). Nothing here contacts a host. A check whose input is missing (a
+snapshot section not read, no cluster, no clock) finds nothing.
+
+This is the one definition of a healthy node: a node is healthy when it has no ``error`` finding. The patch window
+verifies a node after its restart with these checks (the verify role's node_health entry point), and keeps a node
+with an error finding cordoned.
 
 Each finding is a dict: ``id`` (stable, for scripts that read the report), ``severity`` (``error``: the node does not
 work as planned; ``warning``: it works but will not for long, or needs attention), ``what`` (this node's facts),
@@ -21,7 +27,8 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns, _roles
+from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
 from ansible_collections.kubewin.node.plugins.plugin_utils._flags import split_windows_command_line
 
 # The repairs doctor.yml knows; everything else is a fix for a person (usually: run site.yml on the node).
@@ -47,6 +54,18 @@ ERROR_LEVELS = ('E', 'F')
 # The Node conditions that are a problem when True (all but Ready; Kubernetes "Nodes", Node status/conditions).
 PRESSURE_CONDITIONS = ('MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable')
 
+# The network roles' options (role, option) naming the HNS network that holds the node's vSwitch, besides the pod
+# network plan_cluster.network_name: the placeholder of network_l2bridge and network_overlay, the Transparent network
+# of network_ovn. Read from the node's variables, else the role's default.
+VSWITCH_NETWORK_OPTION = {
+    'l2bridge': ('network_l2bridge', 'network_l2bridge_placeholder_name'),
+    'overlay': ('network_overlay', 'network_overlay_placeholder_name'),
+    'ovn': ('network_ovn', 'network_ovn_network_name'),
+}
+# ovn: the OVS bridge network_ovn makes on the vSwitch, and the services of Open vSwitch and OVN (network_ovn).
+OVN_BRIDGE_OPTION = ('network_ovn', 'network_ovn_bridge')
+OVN_SERVICES = ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')
+
 
 def finding(finding_id, severity, what, cause, fix, repair=None, targets=()):
     """One finding; ``targets`` are what its repair acts on (policy list IDs, service names)."""
@@ -59,7 +78,9 @@ def finding(finding_id, severity, what, cause, fix, repair=None, targets=()):
 # -- what the plan expects -------------------------------------------------------------------------
 
 def expected_services(plan_node, plan_cluster):
-    """The services site.yml runs on the node: the runtime, the kubelet, and by topology kube-proxy and flanneld."""
+    """The services site.yml runs on the node: the runtime (Docker Engine with cri-dockerd: every supported Kubernetes
+    release has no dockershim), the kubelet, and by topology kube-proxy and flanneld, or Open vSwitch and
+    ovn-controller (ovn, where ovn-kubernetes routes Services; calico runs kube-proxy as a HostProcess pod)."""
     runtime = (plan_node or {}).get('container_runtime') or 'containerd'
     services = ['docker', 'cri-dockerd'] if runtime == 'docker' else [runtime]
     services.append('kubelet')
@@ -68,7 +89,26 @@ def expected_services(plan_node, plan_cluster):
         services.append('kube-proxy')
     if topology == 'overlay' or (topology == 'l2bridge' and (plan_cluster or {}).get('l2bridge_routing') == 'flannel'):
         services.append('flanneld')
+    if topology == 'ovn':
+        services += list(OVN_SERVICES)
     return services
+
+
+def _role_option(node_vars, role, option):
+    value = node_vars.get(option) if node_vars is not None else None
+    return str(value if value is not None else _roles.role_defaults(role).get(option))
+
+
+def expected_networks(plan_cluster, node_vars=None):
+    """The HNS networks site.yml leaves on the node: the one holding its vSwitch, then the pod network (none for
+    calico, whose networks Calico's own agents make)."""
+    topology = (plan_cluster or {}).get('topology')
+    if topology not in VSWITCH_NETWORK_OPTION:
+        return []
+    names = [_role_option(node_vars, *VSWITCH_NETWORK_OPTION[topology])]
+    if (plan_cluster or {}).get('network_name'):
+        names.append(plan_cluster['network_name'])
+    return names
 
 
 def _node_object(cluster, name):
@@ -85,25 +125,31 @@ def _pod_cidr(node_object, plan_node):
 
 # -- the checks ----------------------------------------------------------------------------------
 
-def check_hns_networks(snapshot, plan_cluster, pod_cidr):
+def check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars=None):
     hns = snapshot.get('hns') or {}
-    name = (plan_cluster or {}).get('network_name')
-    topology = (plan_cluster or {}).get('topology')
-    if not name or topology not in ('overlay', 'l2bridge'):
-        return []  # ovn and calico networks are made by their own agents; not checked here
+    names = expected_networks(plan_cluster, node_vars)
+    if not names:
+        return []
     if not hns.get('available'):
         return [finding('hns-unavailable', 'error', 'the Host Networking Service is not running',
                         'the Containers feature is missing or the node was not restarted after installing it',
                         'run site.yml on the node (it installs the feature and restarts the node)')]
-    networks = _hns.networks_named(hns.get('networks') or [], name)
-    if not networks:
-        return [finding('hns-network-missing', 'error', 'HNS network %s does not exist' % name,
-                        'flanneld has not created it since the last restart (an Overlay/L2Bridge network may not '
-                        'survive a reboot), or it was removed',
-                        'run site.yml on the node: the network role recreates the network and restarts flanneld')]
     found = []
+    for name in names:
+        if _hns.networks_named(hns.get('networks') or [], name):
+            continue
+        if name == (plan_cluster or {}).get('network_name'):
+            cause = ('flanneld has not created it since the last restart (an Overlay/L2Bridge network may not survive '
+                     'a reboot), or it was removed')
+            fix = 'run site.yml on the node: the network role recreates the network and restarts flanneld'
+        else:
+            cause = 'it holds the node\'s vSwitch, which the network role made; it was removed, or did not survive a restart'
+            fix = 'run site.yml on the node: the network role recreates it'
+        found.append(finding('hns-network-missing', 'error', 'HNS network %s does not exist' % name, cause, fix))
+    name = (plan_cluster or {}).get('network_name')
+    networks = _hns.networks_named(hns.get('networks') or [], name) if name else []
     subnets = sorted(s.get('address_prefix') or '' for n in networks for s in n.get('subnets') or [])
-    if pod_cidr and subnets != [pod_cidr]:
+    if networks and pod_cidr and subnets != [pod_cidr]:
         found.append(finding('hns-network-subnet', 'error',
                              'HNS network %s has subnet %s, the node\'s pod subnet is %s'
                              % (name, ', '.join(subnets) or 'none', pod_cidr),
@@ -301,11 +347,36 @@ def check_services(snapshot, plan_node, plan_cluster):
     return found
 
 
-def check_node_conditions(node_object, name):
+def check_ovs(snapshot, plan_cluster, node_vars=None):
+    """ovn: Open vSwitch's database answers and holds the bridge network_ovn made (the snapshot's ovs section)."""
+    if (plan_cluster or {}).get('topology') != 'ovn' or snapshot.get('ovs') is None:
+        return []
+    ovs = snapshot['ovs']
+    if ovs.get('database') is None:
+        return [finding('ovs-database-unreadable', 'error', 'the Open vSwitch database cannot be read: %s'
+                        % (ovs.get('database_error') or 'ovs-vsctl is not installed'),
+                        'ovsdb-server is stopped, or Open vSwitch is not installed',
+                        'start ovsdb-server (doctor repair starts stopped services), or run site.yml on the node')]
+    bridge = _role_option(node_vars, *OVN_BRIDGE_OPTION)
+    if bridge not in (ovs['database'].get('bridges') or {}):
+        return [finding('ovs-bridge-missing', 'error', 'the Open vSwitch bridge %s does not exist' % bridge,
+                        'it was deleted, or the network role did not run to the end; pods on the node have no network',
+                        'run site.yml on the node: the network role recreates the bridge')]
+    return []
+
+
+def check_node_conditions(node_object, name, build=None):
+    """The Node is registered, Ready, under no pressure, with the labels Windows workloads select it by."""
     if node_object is None:
         return [finding('node-not-registered', 'error', 'the cluster has no Node %s' % name,
                         'the node never joined, or its Node was deleted', 'run site.yml on the node')]
     found = []
+    labels = windows_label_problems(node_object, build)
+    if labels:
+        found.append(finding('node-labels', 'error', 'Node %s %s' % (name, '; '.join(labels)),
+                             'the kubelet sets these labels when it registers the Node; they were removed, or the '
+                             'Node was registered by something else; pods that select Windows nodes do not land here',
+                             'restart the kubelet, or run site.yml on the node'))
     for condition in (node_object.get('status') or {}).get('conditions') or []:
         kind, status = condition.get('type'), condition.get('status')
         if (kind == 'Ready' and status != 'True') or (kind in PRESSURE_CONDITIONS and status == 'True'):
@@ -414,20 +485,22 @@ def check_credentials(snapshot):
 
 
 def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, logs=None,
-             control_plane=None, limits=None):
-    """Every finding for node ``name``, most severe first (see the module docstring for the inputs)."""
+             control_plane=None, limits=None, node_vars=None):
+    """Every finding for node ``name``, most severe first (see the module docstring for the inputs; ``node_vars`` is
+    a mapping of the node's variables, of which the network roles' options are read)."""
     limits = dict(DEFAULT_LIMITS, **(limits or {}))
     snapshot = snapshot or {}
     node_object = _node_object(cluster, name) if cluster is not None else None
     pod_cidr = _pod_cidr(node_object, plan_node)
     found = []
-    found += check_hns_networks(snapshot, plan_cluster, pod_cidr)
+    found += check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars)
     found += check_cni_config(snapshot, plan_node, plan_paths)
     found += check_source_vip(snapshot, plan_cluster, pod_cidr)
     found += check_load_balancers(snapshot, plan_cluster, cluster)
     found += check_services(snapshot, plan_node, plan_cluster)
+    found += check_ovs(snapshot, plan_cluster, node_vars)
     if cluster is not None:
-        found += check_node_conditions(node_object, name)
+        found += check_node_conditions(node_object, name, (snapshot.get('os') or {}).get('build'))
     found += check_reboot_pending(snapshot)
     found += check_disk(snapshot, limits)
     found += check_clock(snapshot, control_plane, limits)

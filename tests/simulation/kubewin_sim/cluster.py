@@ -73,6 +73,7 @@ KINDS = {
     'Deployment': ('apps/v1', True),
     'EndpointSlice': ('discovery.k8s.io/v1', True),
     'RuntimeClass': ('node.k8s.io/v1', False),
+    'PodDisruptionBudget': ('policy/v1', True),
 }
 # Kinds whose metadata.generation counts changes of their spec.
 GENERATION_KINDS = ('DaemonSet', 'Deployment')
@@ -541,6 +542,14 @@ class Cluster:
                                 'spec.template.spec.nodeSelector')
             _require_string_map(spec['template']['metadata'].get('annotations'),
                                 'spec.template.metadata.annotations')
+        if kind == 'PodDisruptionBudget':
+            spec = obj.get('spec') or {}
+            budget = [field for field in ('minAvailable', 'maxUnavailable') if field in spec]
+            # policy/v1 validation: one of the two at most. A percentage is not modelled (the simulation refuses it).
+            if len(budget) > 1 or any(not isinstance(spec[field], int) for field in budget) \
+                    or not (spec.get('selector') or {}).get('matchLabels'):
+                raise SimulationError('the simulated PodDisruptionBudget takes spec.selector.matchLabels and one of '
+                                      'minAvailable or maxUnavailable as an integer')
         if kind == 'Service':
             for port in (obj.get('spec') or {}).get('ports') or []:
                 if not isinstance(port.get('port'), int):
@@ -626,6 +635,7 @@ class Cluster:
         self._reconcile_daemonsets()
         self._reconcile_endpoints()
         tigera.reconcile(self)
+        self.reconcile_disruption_budgets()
 
     def _bootstrap_tokens(self):
         for key, secret in self._store('Secret').items():
@@ -989,6 +999,53 @@ class Cluster:
         updated = copy.deepcopy(self._store('Deployment')[key])
         updated['status'] = status
         self._write_status('Deployment', key, updated)
+
+    # -- disruption budgets (Kubernetes docs, "Disruptions" and "Specifying a Disruption Budget for your Application";
+    # the policy/v1 PodDisruptionBudgetStatus fields) -------------------------------------------------------------
+
+    def _budget_pods(self, budget):
+        namespace = budget['metadata']['namespace']
+        selector = budget['spec']['selector']['matchLabels']
+        return [pod for pod in self._store('Pod').values() if pod['metadata']['namespace'] == namespace
+                and all((pod['metadata'].get('labels') or {}).get(k) == v for k, v in selector.items())]
+
+    def reconcile_disruption_budgets(self):
+        """The disruption controller: each budget's expectedPods (the pods its selector picks, which the simulated
+        controllers keep at their replicas), currentHealthy (those Ready), desiredHealthy (minAvailable, or expectedPods
+        less maxUnavailable; neither: 0) and disruptionsAllowed (currentHealthy less desiredHealthy, at least 0)."""
+        for key, budget in list(self._store('PodDisruptionBudget').items()):
+            pods = self._budget_pods(budget)
+            spec = budget['spec']
+            healthy = sum(1 for pod in pods if _pod_ready(pod))
+            if 'minAvailable' in spec:
+                desired = spec['minAvailable']
+            else:
+                desired = max(0, len(pods) - spec.get('maxUnavailable', len(pods)))
+            updated = copy.deepcopy(budget)
+            updated['status'] = {'observedGeneration': budget['metadata'].get('generation', 1),
+                                 'expectedPods': len(pods), 'currentHealthy': healthy, 'desiredHealthy': desired,
+                                 'disruptionsAllowed': max(0, healthy - desired)}
+            self._write_status('PodDisruptionBudget', key, updated)
+
+    def eviction_refusal(self, namespace, name):
+        """Why the Eviction API refuses to evict a pod now (None: it evicts): with a budget that selects the pod and
+        allows no disruption it answers 429 TooManyRequests, its Status naming the budget in a DisruptionBudget cause
+        (Kubernetes docs, "API-initiated eviction"). An unready pod may go while the budget has its desired healthy
+        pods (unhealthyPodEvictionPolicy IfHealthyBudget, the default). Returns (message, cause)."""
+        pod = self._store('Pod').get('%s/%s' % (namespace, name))
+        if pod is None:
+            return None
+        self.reconcile_disruption_budgets()
+        for budget in sorted(self._store('PodDisruptionBudget').values(), key=lambda b: b['metadata']['name']):
+            if pod not in self._budget_pods(budget):
+                continue
+            status = budget['status']
+            if status['disruptionsAllowed'] > 0 or (not _pod_ready(pod) and status['currentHealthy'] >= status['desiredHealthy']):
+                continue
+            return ("Cannot evict pod as it would violate the pod's disruption budget.",
+                    'The disruption budget %s needs %d healthy pods and has %d currently'
+                    % (budget['metadata']['name'], status['desiredHealthy'], status['currentHealthy']))
+        return None
 
     def _reconcile_daemonsets(self):
         nodes = list(self._store('Node').values())

@@ -464,7 +464,12 @@ def _drain(cluster, params):
         return {}, 'Pod deletion errors: %s' % ' '.join(errors)
     for namespace, pod_name in to_delete:
         # An eviction (or, with disable_eviction, a delete) removes the pod; its controller makes
-        # a new one, which the scheduler keeps off the cordoned node.
+        # a new one, which the scheduler keeps off the cordoned node. An eviction a disruption budget refuses fails
+        # the module at once, the node left cordoned and the pods evicted before gone (the real module's evict_pods
+        # calls fail_json with the Status message, format_dynamic_api_exc; it neither retries nor uncordons).
+        refusal = None if options.get('disable_eviction') else cluster.eviction_refusal(namespace, pod_name)
+        if refusal:
+            return {}, 'Failed to delete pod %s/%s due to: %s' % (namespace, pod_name, refusal[0])
         cluster.delete('Pod', namespace, pod_name)
         changed = True
     if to_delete:
@@ -476,7 +481,7 @@ def _drain(cluster, params):
 
 
 def run_k8s_drain(module):
-    """Cordon, drain or uncordon as the real module does; every eviction succeeds (no PodDisruptionBudgets)."""
+    """Cordon, drain or uncordon as the real module does; an eviction honours the PodDisruptionBudgets."""
     with open_cluster(state_dir()) as cluster:
         cluster.count_call('k8s_drain:%s' % module.params['state'])
         answer, failure = _drain(cluster, module.params)

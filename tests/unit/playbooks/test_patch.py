@@ -2,8 +2,9 @@
 a node with updates is drained, patched, restarted, verified and uncordoned; a node that does not verify after its
 restart stays cordoned and the run says why; check mode names the updates each node would get and changes nothing.
 
-The fleet of the test in make test is laid out as site.yml leaves an overlay node (its services, HNS networks and
-kubelet kubeconfig) without running site.yml, which costs minutes; the long test patches a fleet site.yml converged.
+The fleet of the tests in make test is laid out as site.yml leaves an overlay node (its services, HNS networks and
+kubelet kubeconfig) without running site.yml, which costs minutes; the long tests patch fleets site.yml converged.
+make test's real window (drain, install, restart, verify, uncordon) runs in test_day_two.py, on the node it converges.
 """
 
 import json
@@ -24,23 +25,10 @@ from kubewin_sim import scm  # noqa: E402
 from kubewin_sim.harness import Simulation  # noqa: E402
 
 import network_play  # noqa: E402
+from _patch_offers import ANNOTATION, CUMULATIVE, FEATURE, INSTALL, MSRT, PATCH_VARS, PREVIEW, offer  # noqa: E402
 
 NAME = 'Name the updates the node gets'
-ANNOTATION = 'kubewin.node/patch-window'
-CUMULATIVE = {'id': '8d1c2f0e-0001-4a6b-9a52-5d1f0f3b2c11', 'kb': ['5070001'], 'reboot_required': True,
-              'title': '2026-11 Cumulative Update for Microsoft server operating system version 21H2 for x64-based '
-                       'Systems (KB5070001)', 'categories': ['Security Updates', 'Microsoft Server operating system-21H2']}
-MSRT = {'id': '8d1c2f0e-0002-4a6b-9a52-5d1f0f3b2c11', 'kb': ['890830'], 'reboot_required': False,
-        'title': 'Windows Malicious Software Removal Tool x64 - v5.135 (KB890830)', 'categories': ['Update Rollups']}
-# Not in the default categories.
-FEATURE = {'id': '8d1c2f0e-0003-4a6b-9a52-5d1f0f3b2c11', 'kb': ['5000001'], 'reboot_required': True,
-           'title': 'Feature update to Windows Server, version 24H2', 'categories': ['Upgrades']}
-# Rejected by the inventory's patch_reject_list.
-PREVIEW = {'id': '8d1c2f0e-0004-4a6b-9a52-5d1f0f3b2c11', 'kb': ['5070099'], 'reboot_required': True,
-           'title': '2026-11 Cumulative Update Preview for Microsoft server operating system (KB5070099)',
-           'categories': ['Security Updates']}
-GROUP = dict(network_play.CLUSTER, kubewin_topology='overlay', patch_reject_list=['Preview'], patch_poll_interval=1,
-             patch_ready_timeout=5)
+GROUP = dict(network_play.CLUSTER, kubewin_topology='overlay', **PATCH_VARS)
 SERVICES = {'containerd': [], 'kubelet': ['containerd'], 'flanneld': ['containerd'], 'kube-proxy': ['kubelet']}
 
 
@@ -70,11 +58,6 @@ def _fleet(sim, hosts, **group):
                          group_vars=dict(GROUP, **group), control_plane={'cp1': {}})
 
 
-def _offer(sim, host, *updates):
-    with sim.edit_node(host) as node:
-        node.data['windows_update'] = {'updates': [dict(update) for update in updates]}
-
-
 def _node_object(sim, name):
     with sim_cluster.open_cluster(sim.state_dir) as cluster:
         return cluster.get('Node', None, name)
@@ -100,11 +83,11 @@ def _window_fleet(sim, converged=False):
         assert converge.rc == 0, converge.output
     else:
         inventory = _fleet(sim, hosts, kubewin_serial='100%')
-    _offer(sim, 'win1', CUMULATIVE, MSRT, FEATURE, PREVIEW)
-    _offer(sim, 'win3', CUMULATIVE)
+    offer(sim, 'win1', CUMULATIVE, MSRT, FEATURE, PREVIEW)
+    offer(sim, 'win3', CUMULATIVE)
     # WU_E_ALL_UPDATES_FAILED (wuerror.h), at every attempt.
-    _offer(sim, 'win4', dict(MSRT, install_hresult=0x80240022,
-                             install_error=('WU_E_ALL_UPDATES_FAILED', 'Operation failed for all the updates')))
+    offer(sim, 'win4', dict(MSRT, install_hresult=0x80240022,
+                            install_error=('WU_E_ALL_UPDATES_FAILED', 'Operation failed for all the updates')))
     # Someone set kube-proxy to start by hand on win3: it runs now, and not after the update's restart.
     with sim.edit_node('win3') as node:
         node.data['services']['kube-proxy']['start_mode'] = 'manual'
@@ -142,7 +125,7 @@ def test_check_mode_names_the_updates_each_node_would_get_and_changes_nothing(tm
 
 # The real window restarts win1 and win3, whose programs must come back (the restart is modelled from the sources,
 # kubewin_sim/windows/boot.py): the fleet is converged by site.yml first, hence long. make test keeps the check run
-# above and the refusal of bad variables.
+# above, the refusal of bad variables, and one real window on the node test_day_two.py converges (for the doctor).
 @pytest.mark.long
 def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_not_verify_cordoned(tmp_path):
     sim = Simulation(tmp_path)
@@ -154,7 +137,7 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     assert run.rc == 2, run.output
 
     # win1: drained, patched, restarted, verified, uncordoned.
-    installed = run.result('Install the updates, restarting as often as they need', 'win1')['result']
+    installed = run.result(INSTALL, 'win1')['result']
     assert installed['rebooted'] is True and installed['installed_update_count'] == 2
     assert sorted(u['title'] for u in installed['updates'].values() if u['installed']) == sorted(
         [CUMULATIVE['title'], MSRT['title']])
@@ -179,15 +162,16 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     node = _node_object(sim, 'win3')
     assert node['spec'].get('unschedulable') is True and node['metadata']['annotations'][ANNOTATION] == 'cordoned'
     failure = run.result('Say what went wrong', 'win3')['result']['msg']
-    assert failure == ('win3 does not verify after 1 update(s) and a restart, so it stays cordoned: the service '
-                       'kube-proxy is stopped. Fix that, then run the window again: it verifies the node and '
-                       'uncordons it.')
+    # The doctor's error findings, by what they found.
+    assert failure == ('win3 does not verify after 1 update(s) and a restart, so it stays cordoned: service kube-proxy '
+                       'is stopped (exit code 0). Fix that (playbooks/doctor.yml gives the cause and the fix of each), '
+                       'then run the window again: it verifies the node and uncordons it.')
     assert run.report_row('win3')['status'] == 'failed' and run.report_row('win3')['failure'] == failure
 
     # win4: its update fails, again after the restart win_updates tries once: it stays cordoned, named with the update.
     node = _node_object(sim, 'win4')
     assert node['spec'].get('unschedulable') is True and node['metadata']['annotations'][ANNOTATION] == 'cordoned'
-    task = run.result('Install the updates, restarting as often as they need', 'win4')
+    task = run.result(INSTALL, 'win4')
     installed = task['result']
     assert task['status'] == 'failed' and installed['rebooted'] and installed['failed_update_count'] == 1
     assert installed['msg'].startswith('An update loop was detected')
@@ -201,8 +185,8 @@ def test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_n
     print('remote calls: %s' % {host: run.calls[host]['total'] for host in before})
 
 
-# Long (make unit-long): test_a_patch_window_drains_only_nodes_with_updates_and_keeps_one_that_does_not_verify_cordoned
-# is the patch window's part in make test, on a fleet laid out by hand.
+# Long (make unit-long), as it converges its own fleet: the window's part in make test is the one window of
+# test_day_two.py.
 @pytest.mark.long
 def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verify_and_resumes(tmp_path):
     """site.yml converges two overlay nodes; a window one node at a time patches win1, then win2, whose flannel
@@ -215,8 +199,8 @@ def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verif
         group_vars=dict(GROUP, kubewin_kubernetes_version='1.31.14', kubewin_serial=1), control_plane={'cp1': {}})
     converge = network_play.run(sim, 'playbooks/site.yml', inventory, join_method='bootstrap_kubeconfig')
     assert converge.rc == 0, converge.output
-    _offer(sim, 'win1', CUMULATIVE)
-    _offer(sim, 'win2', CUMULATIVE, MSRT)
+    offer(sim, 'win1', CUMULATIVE)
+    offer(sim, 'win2', CUMULATIVE, MSRT)
     # flanneld set to start by hand on win2: after the restart its network is not there.
     with sim.edit_node('win2') as node:
         node.data['services']['flanneld']['start_mode'] = 'manual'
@@ -227,7 +211,7 @@ def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verif
     node = _node_object(sim, 'win2')
     assert node['spec'].get('unschedulable') is True and ANNOTATION in node['metadata']['annotations']
     failure = run.result('Say what went wrong', 'win2')['result']['msg']
-    assert 'the service flanneld is stopped' in failure, failure
+    assert 'stays cordoned: HNS network flannel.4096 does not exist; service flanneld is stopped' in failure, failure
 
     # The operator sets flanneld to start with Windows and starts it: it leases and creates its network
     # (kubewin_sim/flannel.py), for which it reaches the simulated cluster in the state directory.
@@ -238,7 +222,7 @@ def test_a_patch_window_on_a_converged_fleet_stops_at_a_node_that_does_not_verif
     assert resumed.rc == 0, resumed.output
     assert resumed.result(NAME, 'win2')['result']['msg'] == (
         'win2 gets no update; it stays cordoned from an unfinished window until it verifies')
-    assert resumed.result('Install the updates, restarting as often as they need', 'win2')['status'] == 'skipped'
+    assert resumed.result(INSTALL, 'win2')['status'] == 'skipped'
     node = _node_object(sim, 'win2')
     assert not node['spec'].get('unschedulable') and ANNOTATION not in node['metadata'].get('annotations', {})
 

@@ -162,3 +162,63 @@ def test_the_node_reports_the_version_of_the_kubelet_binary_it_started(tmp_path)
         assert programs.installed_version(node, KUBELET) is None, 'the record no longer matches the file'
     with open_cluster(state) as cluster:
         assert cluster.get('Node', None, 'win1')['status']['nodeInfo']['kubeletVersion'] == 'v1.32.13'
+
+
+def budget(**spec):
+    return {'apiVersion': 'policy/v1', 'kind': 'PodDisruptionBudget', 'metadata': {'name': 'web', 'namespace': 'default'},
+            'spec': dict({'selector': {'matchLabels': {'app': 'web'}}}, **spec)}
+
+
+def test_a_disruption_budget_that_allows_no_disruption_refuses_the_eviction_and_the_node_stays_cordoned(fleet):
+    # Kubernetes docs, "API-initiated eviction": the API server answers 429 while a budget allows no disruption;
+    # kubernetes.core's k8s_drain fails with the Status message at once, and does not uncordon.
+    with open_cluster(fleet) as cluster:
+        cluster.create(budget(minAvailable=2))
+    with open_cluster(fleet) as cluster:
+        assert cluster.get('PodDisruptionBudget', 'default', 'web')['status'] == {
+            'observedGeneration': 1, 'expectedPods': 2, 'currentHealthy': 2, 'desiredHealthy': 2, 'disruptionsAllowed': 0}
+    before = pods(fleet)
+    answer, failure = drain(fleet, name='win1')
+    on_win1 = [name for name, node in before.items() if node == 'win1'][0]
+    assert failure == ("Failed to delete pod default/%s due to: Cannot evict pod as it would violate the pod's "
+                       "disruption budget." % on_win1)
+    assert pods(fleet) == before, 'nothing evicted'
+    with open_cluster(fleet) as cluster:
+        assert cluster.get('Node', None, 'win1')['spec']['unschedulable'] is True
+        assert cluster.eviction_refusal('default', on_win1)[1] == 'The disruption budget web needs 2 healthy pods and has 2 currently'
+        assert cluster.eviction_refusal('default', 'no-such-pod') is None, 'a pod that is gone: nothing to refuse'
+
+    # The budget lets one pod go: the drain evicts it, and its replacement runs on win2.
+    with open_cluster(fleet) as cluster:
+        cluster.patch('PodDisruptionBudget', 'default', 'web', {'spec': {'minAvailable': 1}})
+    answer, failure = drain(fleet, name='win1')
+    assert failure is None and answer['result'] == 'node win1 already marked unschedulable. 1 Pod(s) deleted from node.'
+    assert sorted(pods(fleet).values()) == ['win2', 'win2']
+
+
+def test_a_delete_is_no_eviction(fleet):
+    # disable_eviction: the module deletes the pods (delete_namespaced_pod), which no budget holds back.
+    with open_cluster(fleet) as cluster:
+        cluster.create(budget(minAvailable=2))
+    answer, failure = drain(fleet, name='win1', disable_eviction=True)
+    assert failure is None and answer['result'] == 'node win1 marked unschedulable. 1 Pod(s) deleted from node.'
+
+
+def test_max_unavailable_and_an_unready_pod(fleet):
+    with open_cluster(fleet) as cluster:
+        cluster.create(budget(maxUnavailable=1))
+    with open_cluster(fleet) as cluster:
+        assert cluster.get('PodDisruptionBudget', 'default', 'web')['status']['disruptionsAllowed'] == 1
+        with pytest.raises(Exception, match='one of minAvailable or maxUnavailable as an integer'):
+            cluster.create(dict(budget(minAvailable='50%'), metadata={'name': 'half', 'namespace': 'default'}))
+    # The kubelet on win2 stops: its pod is not Ready, the budget has 1 healthy of 1 desired, and the unready pod may
+    # still be evicted (unhealthyPodEvictionPolicy IfHealthyBudget, the default).
+    with open_node(fleet, 'win2') as node:
+        node.data['services']['kubelet']['state'] = 'stopped'
+    with open_cluster(fleet) as cluster:
+        status = cluster.get('PodDisruptionBudget', 'default', 'web')['status']
+        on_win2 = [p['metadata']['name'] for p in cluster.list('Pod', 'default') if p['spec'].get('nodeName') == 'win2'][0]
+        on_win1 = [p['metadata']['name'] for p in cluster.list('Pod', 'default') if p['spec'].get('nodeName') == 'win1'][0]
+        assert (status['currentHealthy'], status['desiredHealthy'], status['disruptionsAllowed']) == (1, 1, 0)
+        assert cluster.eviction_refusal('default', on_win2) is None
+        assert cluster.eviction_refusal('default', on_win1)[0].startswith('Cannot evict pod')

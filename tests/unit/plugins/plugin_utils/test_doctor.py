@@ -16,6 +16,8 @@ PLAN_NODE = {'container_runtime': 'containerd', 'pod_cidr': None, 'cni_config_te
 PLAN_PATHS = {'cni_config_file': 'C:\\etc\\cni\\net.d\\10-kubewin.conf'}
 NOW = datetime.datetime(2026, 3, 4, 12, 0, 0, tzinfo=datetime.timezone.utc)
 EP_LOCAL = 'aaaaaaaa-0000-0000-0000-000000000001'
+# The labels the kubelet gives a Windows Node (the build of the snapshot's os section).
+LABELS = {'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348'}
 
 
 def service(name, state='running', command_line=None):
@@ -31,7 +33,10 @@ def snapshot():
         'reboot_pending': False,
         'hns': {'available': True,
                 'networks': [{'id': 'n1', 'name': 'flannel.4096', 'type': 'Overlay',
-                              'subnets': [{'address_prefix': '10.244.1.0/24'}]}],
+                              'subnets': [{'address_prefix': '10.244.1.0/24'}]},
+                             # The placeholder network_overlay makes to hold the vSwitch (its default name).
+                             {'id': 'n0', 'name': 'External', 'type': 'Overlay',
+                              'subnets': [{'address_prefix': '192.168.255.0/30'}]}],
                 'endpoints': [{'id': EP_LOCAL, 'ip_address': '10.244.1.5'}],
                 'policy_lists': [{'id': 'p1', 'vips': ['10.96.0.1'], 'endpoints': []},
                                  {'id': 'p2', 'vips': ['10.96.0.10'], 'endpoints': [EP_LOCAL]}]},
@@ -50,16 +55,17 @@ def cluster():
                  'endpoints': [{'addresses': ['10.127.130.10'], 'conditions': {'ready': True}}]},
                 {'metadata': {'namespace': 'kube-system', 'labels': {'kubernetes.io/service-name': 'kube-dns'}},
                  'endpoints': [{'addresses': ['10.244.1.5'], 'conditions': {'ready': True}}]}],
-            'nodes': [{'metadata': {'name': 'win1'}, 'spec': {'podCIDR': '10.244.1.0/24'},
+            'nodes': [{'metadata': {'name': 'win1', 'labels': LABELS}, 'spec': {'podCIDR': '10.244.1.0/24'},
                        'status': {'conditions': [{'type': 'Ready', 'status': 'True'}]}}]}
 
 
 CONTROL_PLANE = {'now': NOW.timestamp() + 5, 'read_at': 1005.0}
 
 
-def diagnose(snap=None, clu=None, logs=None, control_plane=None):
-    return _doctor.diagnose('win1', snap or snapshot(), PLAN_NODE, PLAN_CLUSTER, PLAN_PATHS,
-                            cluster() if clu is None else clu, logs, CONTROL_PLANE if control_plane is None else control_plane)
+def diagnose(snap=None, clu=None, logs=None, control_plane=None, plan_cluster=None, node_vars=None):
+    return _doctor.diagnose('win1', snap or snapshot(), PLAN_NODE, plan_cluster or PLAN_CLUSTER, PLAN_PATHS,
+                            cluster() if clu is None else clu, logs, CONTROL_PLANE if control_plane is None else control_plane,
+                            node_vars=node_vars)
 
 
 def ids(findings):
@@ -77,7 +83,46 @@ def test_a_missing_network_and_a_subnet_other_than_the_nodes():
     assert ids(found) == ['hns-network-subnet']
     assert '10.244.7.0/24' in found[0]['what'] and '10.244.1.0/24' in found[0]['what']
     snap['hns']['networks'] = []
-    assert ids(diagnose(snap)) == ['hns-network-missing']
+    assert [f['what'] for f in diagnose(snap)] == ['HNS network External does not exist',
+                                                   'HNS network flannel.4096 does not exist']
+
+
+def test_the_placeholder_network_is_named_by_the_nodes_variables_or_the_roles_default():
+    snap = snapshot()
+    snap['hns']['networks'][1]['name'] = 'vSwitch'
+    assert [f['what'] for f in diagnose(snap)] == ['HNS network External does not exist']
+    assert diagnose(snap, node_vars={'network_overlay_placeholder_name': 'vSwitch'}) == []
+    l2bridge = {'topology': 'l2bridge', 'network_name': 'flannel.4096', 'l2bridge_routing': 'flannel'}
+    assert diagnose(snap, plan_cluster=l2bridge, node_vars={'network_l2bridge_placeholder_name': 'vSwitch'}) == []
+
+
+def test_an_ovn_node_needs_its_network_open_vswitch_and_ovn_controller_and_no_kube_proxy():
+    ovn = {'topology': 'ovn', 'network_name': None, 'l2bridge_routing': None}
+    snap = snapshot()
+    snap['hns']['networks'] = [{'id': 'n0', 'name': 'external', 'type': 'Transparent', 'subnets': []}]
+    snap['hns']['policy_lists'] = []
+    del snap['services']['flanneld'], snap['services']['kube-proxy']
+    for name in _doctor.OVN_SERVICES:
+        snap['services'][name] = service(name)
+    snap['ovs'] = {'database': {'bridges': {'br-ex': {'ports': {}}}, 'external_ids': {}}, 'database_error': None}
+    assert diagnose(snap, plan_cluster=ovn) == []
+    snap['services']['ovn-controller']['state'] = 'stopped'
+    snap['ovs']['database']['bridges'] = {}
+    found = diagnose(snap, plan_cluster=ovn)
+    assert [(f['id'], f['what']) for f in found] == [
+        ('service-stopped', 'service ovn-controller is stopped (exit code 0)'),
+        ('ovs-bridge-missing', 'the Open vSwitch bridge br-ex does not exist')]
+    assert _doctor.repair_plan(found)['start_services'] == ['ovn-controller']
+    assert ids(diagnose(snap, plan_cluster=ovn, node_vars={'network_ovn_bridge': 'br-int'})) == [
+        'ovs-bridge-missing', 'service-stopped']
+    snap['ovs'] = {'database': None, 'database_error': 'ovsdb-server is not running'}
+    snap['hns']['networks'] = []
+    found = diagnose(snap, plan_cluster=ovn)
+    assert [f['what'] for f in found if f['id'] != 'service-stopped'] == [
+        'HNS network external does not exist', 'the Open vSwitch database cannot be read: ovsdb-server is not running']
+    # Calico's own agents make its networks, and kube-proxy runs as a HostProcess pod.
+    del snap['ovs']
+    assert diagnose(snap, plan_cluster={'topology': 'calico', 'network_name': None}) == []
 
 
 def test_the_cni_config_missing_edited_invalid_or_only_reformatted():
@@ -147,7 +192,9 @@ def test_stopped_and_missing_services_by_topology():
     assert _doctor.expected_services({'container_runtime': 'docker'}, {'topology': 'l2bridge',
                                                                        'l2bridge_routing': 'static_routes'}) == \
         ['docker', 'cri-dockerd', 'kubelet', 'kube-proxy']
-    assert _doctor.expected_services({}, {'topology': 'ovn'}) == ['containerd', 'kubelet']
+    assert _doctor.expected_services({}, {'topology': 'ovn'}) == [
+        'containerd', 'kubelet', 'ovsdb-server', 'ovs-vswitchd', 'ovn-controller']
+    assert _doctor.expected_services({}, {'topology': 'calico'}) == ['containerd', 'kubelet']
 
 
 def test_a_service_configuration_other_than_the_record_of_the_last_run():
@@ -171,6 +218,11 @@ def test_node_conditions_reboot_disk_and_credentials():
     assert [(f['id'], f['severity']) for f in found] == [('node-condition', 'error'), ('node-condition', 'warning')]
     clu['nodes'] = []
     assert ids(diagnose(clu=clu)) == ['node-not-registered']
+    clu = cluster()
+    clu['nodes'][0]['metadata']['labels'] = {'kubernetes.io/os': 'linux', 'node.kubernetes.io/windows-build': '10.0.17763'}
+    assert [(f['id'], f['severity'], f['what']) for f in diagnose(clu=clu)] == [(
+        'node-labels', 'error', 'Node win1 lacks label kubernetes.io/os=windows (has kubernetes.io/os=linux); lacks '
+        'label node.kubernetes.io/windows-build=10.0.20348 (has 10.0.17763)')]
     snap = snapshot()
     snap['reboot_pending'] = True
     snap['os']['system_drive_free_bytes'] = 2 * 1024 ** 3
@@ -215,3 +267,5 @@ def test_the_filter_reads_the_node_logs_result_and_refuses_bad_input():
         doctor_findings(None, 'win1')
     with pytest.raises(Exception, match='unknown limits nope'):
         doctor_findings(snapshot(), 'win1', limits={'nope': 1})
+    with pytest.raises(Exception, match=r'node_vars must be the node\'s variables'):
+        doctor_findings(snapshot(), 'win1', node_vars=['network_overlay_placeholder_name'])
