@@ -250,7 +250,7 @@ def _kube_proxy(node, service):
                     '(hnsNetworkName=%s)' % name)
         return
     service.pop('waiting_for_network', None)
-    _load_balancers(node)
+    program_load_balancers(node)
 
 
 def network_created(node, name):
@@ -261,7 +261,7 @@ def network_created(node, name):
             _kube_proxy(node, service)
 
 
-def _load_balancers(node):
+def program_load_balancers(node):
     """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP Service."""
     state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
     if not state_dir or sim_cluster.peek(state_dir) is None:
