@@ -30,12 +30,13 @@ Facts this module relies on, with their sources:
 
 from __future__ import annotations
 
+import ntpath
 import re
 import typing as t
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.kubewin.node.plugins.plugin_utils import _flags, _versions
+from ansible_collections.kubewin.node.plugins.plugin_utils import _flags, _pwsh, _versions
 
 MODES = ('service', 'daemonset')
 DEFAULT_MODE = 'service'
@@ -53,9 +54,9 @@ SERVICE_ACCOUNT = 'kube-proxy'
 # What the collection owns; service mode removes exactly these objects.
 OWNER_LABELS = {'app.kubernetes.io/managed-by': 'kubewin.node', 'app.kubernetes.io/component': 'kube-proxy-windows'}
 POD_LABELS = {'k8s-app': NAME}
-START_SCRIPT_KEY = 'kube_proxy_start.ps1'
 # Where a HostProcess container finds the ConfigMap's volume: under its sandbox mount point.
 SCRIPT_MOUNT = '/kubewin'
+START_SCRIPT_KEY = 'kube_proxy_start.ps1'
 # microsoft/windows-host-process-containers-base-image v1.0.0, by digest.
 DEFAULT_IMAGE = ('mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image:v1.0.0'
                  '@sha256:b4c9637e032f667c52d1eccfa31ad8c63f1b035e8639f3f48a510536bf34032b')
@@ -108,13 +109,27 @@ def mode_problems(mode: t.Any, topology: t.Any, runtimes: Mapping[str, t.Any],
 
 
 # The inputs of the filter.
-KEYS = ('kubernetes_version', 'topology', 'cluster_cidr', 'network_name', 'vxlan_vni', 'kube_proxy', 'kubeconfig',
-        'source_vip_file', 'image', 'verbosity', 'start_script')
-REQUIRED = ('kubernetes_version', 'topology', 'cluster_cidr', 'kube_proxy', 'kubeconfig', 'start_script')
+KEYS = ('kubernetes_version', 'topology', 'cluster_cidr', 'network_name', 'vxlan_vni', 'paths', 'image', 'verbosity')
+REQUIRED = ('kubernetes_version', 'topology', 'cluster_cidr', 'paths')
+# The container's entry point, a script of the collection like every other (run in the test engine).
+START_SCRIPT = 'kube_proxy_start'
 
 
-def manifests(data: t.Any) -> list[dict[str, t.Any]]:
-    """The ConfigMap (the start script) and the DaemonSet of kube-proxy on the Windows nodes; see kube_proxy_daemonset.yml."""
+def node_files(paths: Mapping[str, t.Any]) -> dict[str, str]:
+    """The files of a node the pod uses, in the node layout (plan_paths): the kube-proxy binary and kubeconfig the
+    kubernetes_binaries and kube_proxy roles write, and the source VIP record of network_overlay, by their defaults."""
+    try:
+        kubernetes_dir, config_dir = str(paths['kubernetes_dir']), str(paths['kubernetes_config_dir'])
+    except (KeyError, TypeError) as error:
+        raise KubeProxyModeError('kube_proxy_daemonset: paths must be the node layout (plan_paths), got %r' % (paths,)) from error
+    return {'kube_proxy': ntpath.join(kubernetes_dir, 'kube-proxy.exe'),
+            'kubeconfig': ntpath.join(config_dir, 'kube-proxy.conf'),
+            'source_vip_file': ntpath.join(kubernetes_dir, 'SourceVip.json')}
+
+
+def kube_proxy_daemonset(data: t.Any) -> dict[str, t.Any]:
+    """The objects of kube-proxy on the Windows nodes and what the node side needs to know of them; see
+    kube_proxy_daemonset.yml."""
     if not isinstance(data, Mapping):
         raise KubeProxyModeError('kube_proxy_daemonset: the input must be a dictionary, got %r' % (data,))
     unknown = sorted(str(key) for key in data if key not in KEYS)
@@ -124,10 +139,15 @@ def manifests(data: t.Any) -> list[dict[str, t.Any]]:
     missing = [key for key in REQUIRED if data.get(key) in (None, '')]
     if missing:
         raise KubeProxyModeError('kube_proxy_daemonset: the input needs %s' % ', '.join(missing))
+    files = node_files(data['paths'])
+    return {'objects': manifests(data, files), 'files': files, 'namespace': NAMESPACE, 'name': NAME,
+            'owner_labels': dict(OWNER_LABELS),
+            'pod_selector': ','.join('%s=%s' % item for item in sorted(POD_LABELS.items()))}
+
+
+def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[str, t.Any]]:
+    """The ConfigMap (the start script) and the DaemonSet."""
     topology = data['topology']
-    if topology == 'overlay' and not data.get('source_vip_file'):
-        raise KubeProxyModeError('kube_proxy_daemonset: the overlay topology needs source_vip_file, where the node '
-                                 'keeps the source VIP reserved for kube-proxy (SourceVip.json)')
     image = data.get('image') or DEFAULT_IMAGE
     if not _DIGEST.search(image):
         raise KubeProxyModeError('kube_proxy_daemonset: image %r must be pinned by digest (<name>@sha256:<64 hex>) so '
@@ -137,7 +157,7 @@ def manifests(data: t.Any) -> list[dict[str, t.Any]]:
     # VIP) come from the pod: the start script adds them. No kube-log-runner: a pod's output goes to its log.
     computed = _flags.kube_proxy_args({
         'kubernetes_version': str(version), 'hostname': 'node', 'cluster_cidr': data['cluster_cidr'],
-        'kubeconfig': data['kubeconfig'], 'topology': topology, 'network_name': data.get('network_name'),
+        'kubeconfig': files['kubeconfig'], 'topology': topology, 'network_name': data.get('network_name'),
         'vxlan_vni': data.get('vxlan_vni'), 'service_manager': 'nssm',
         'source_vip': '0.0.0.0' if topology == 'overlay' else None, 'verbosity': data.get('verbosity')})
     per_node = ('--hostname-override=', '--source-vip=')
@@ -146,15 +166,15 @@ def manifests(data: t.Any) -> list[dict[str, t.Any]]:
     labels = dict(OWNER_LABELS, **{'app.kubernetes.io/version': 'v%s' % version})
     env = [
         {'name': 'KUBE_NETWORK', 'value': network},
-        {'name': 'KUBEWIN_KUBE_PROXY', 'value': data['kube_proxy']},
+        {'name': 'KUBEWIN_KUBE_PROXY', 'value': files['kube_proxy']},
         {'name': 'KUBEWIN_KUBE_PROXY_ARGS', 'value': '\n'.join(arguments)},
-        {'name': 'KUBEWIN_SOURCE_VIP_FILE', 'value': data.get('source_vip_file') if topology == 'overlay' else ''},
+        {'name': 'KUBEWIN_SOURCE_VIP_FILE', 'value': files['source_vip_file'] if topology == 'overlay' else ''},
         {'name': 'NODE_NAME', 'valueFrom': {'fieldRef': {'apiVersion': 'v1', 'fieldPath': 'spec.nodeName'}}},
     ]
     config_map = {
         'apiVersion': 'v1', 'kind': 'ConfigMap',
         'metadata': {'name': NAME, 'namespace': NAMESPACE, 'labels': dict(OWNER_LABELS)},
-        'data': {START_SCRIPT_KEY: data['start_script']},
+        'data': {START_SCRIPT_KEY: _pwsh.load_script(START_SCRIPT)},
     }
     daemon_set = {
         'apiVersion': 'apps/v1', 'kind': 'DaemonSet',

@@ -9,7 +9,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset, _pwsh  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.cluster import open_cluster  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
@@ -28,12 +28,14 @@ def cluster_dir_fixture(tmp_path, monkeypatch):
 
 
 def _daemonset_env(topology):
-    objects = _kube_proxy_daemonset.manifests({
+    """The start script the DaemonSet ships (its ConfigMap) and the container's environment."""
+    config_map, daemon_set = _kube_proxy_daemonset.kube_proxy_daemonset({
         'kubernetes_version': '1.33.5', 'topology': topology, 'cluster_cidr': '10.244.0.0/16',
-        'kube_proxy': KUBE_PROXY, 'kubeconfig': 'C:\\etc\\kubernetes\\kube-proxy.conf',
-        'source_vip_file': SOURCE_VIP_FILE, 'start_script': _pwsh.load_script('kube_proxy_start')})
-    container = objects[1]['spec']['template']['spec']['containers'][0]
-    return {item['name']: item.get('value') for item in container['env']}
+        'paths': {'kubernetes_dir': 'C:\\k', 'kubernetes_config_dir': 'C:\\etc\\kubernetes'}})['objects']
+    container = daemon_set['spec']['template']['spec']['containers'][0]
+    env = {item['name']: item.get('value') for item in container['env']}
+    env['script'] = config_map['data'][_kube_proxy_daemonset.START_SCRIPT_KEY]
+    return env
 
 
 def _node(network):
@@ -48,7 +50,7 @@ def _node(network):
 def _run(node, env, node_name='WIN1'):
     parameters = {'KubeProxy': env['KUBEWIN_KUBE_PROXY'], 'Arguments': env['KUBEWIN_KUBE_PROXY_ARGS'],
                   'NodeName': node_name, 'SourceVipFile': env['KUBEWIN_SOURCE_VIP_FILE']}
-    return invoke(node, _pwsh.load_script('kube_proxy_start'), parameters)
+    return invoke(node, env['script'], parameters)
 
 
 def _flags(result):
