@@ -36,6 +36,7 @@ def windows_node(state, host, ip, kube_proxy=True, source_vip=True, runtime=None
                                              'management_ip': ip, 'flags': 0})
         if kube_proxy:
             node.write_file('C:\\k\\kube-proxy.exe', content='kube-proxy')
+            node.write_file('C:\\etc\\kubernetes\\kube-proxy.conf', content='apiVersion: v1\nkind: Config\n')
         if source_vip:
             node.write_file('C:\\k\\SourceVip.json', content='{"cniVersion":"0.3.1","ips":[{"address":"10.244.1.2/24"}]}')
 
@@ -101,6 +102,7 @@ def test_a_pod_that_starts_before_the_node_has_kube_proxy_backs_off_until_it_is_
     assert "kube-proxy is not installed on this node at 'C:\\k\\kube-proxy.exe'" in status['lastState']['terminated']['message']
     with open_node(state, 'win1') as node:
         node.write_file('C:\\k\\kube-proxy.exe', content='kube-proxy')
+        node.write_file('C:\\etc\\kubernetes\\kube-proxy.conf', content='apiVersion: v1\nkind: Config\n')
     # Within its back-off the kubelet does not try again; deleting the pod starts a new one at once.
     assert pods(state)['win1']['status']['containerStatuses'][0]['state']['waiting']['reason'] == 'CrashLoopBackOff'
     with open_cluster(state) as cluster:

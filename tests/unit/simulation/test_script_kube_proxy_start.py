@@ -16,6 +16,7 @@ from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: dis
 
 KUBE_PROXY = 'C:\\k\\kube-proxy.exe'
 SOURCE_VIP_FILE = 'C:\\k\\SourceVip.json'
+KUBECONFIG = 'C:\\etc\\kubernetes\\kube-proxy.conf'
 
 
 @pytest.fixture(name='cluster_dir')
@@ -41,6 +42,7 @@ def _daemonset_env(topology):
 def _node(network):
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
     node.write_file(KUBE_PROXY, content='kube-proxy')
+    node.write_file(KUBECONFIG, content='apiVersion: v1\nkind: Config\n')
     node.data['hns']['networks'].append({'id': 'a1', 'name': network, 'type': 'Overlay', 'adapter': 'Ethernet',
                                          'subnets': [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1'}],
                                          'management_ip': '10.0.0.11', 'flags': 0})
@@ -99,3 +101,13 @@ def test_pod_on_a_node_without_kube_proxy_fails_naming_the_path(cluster_dir):  #
     result = _run(node, _daemonset_env('l2bridge'))
     assert result['failed']
     assert "kube-proxy is not installed on this node at 'C:\\k\\kube-proxy.exe'" in result['error'][0]['exception']['message']
+
+
+def test_kube_proxy_without_its_kubeconfig_exits_and_the_script_with_it(cluster_dir):  # pylint: disable=unused-argument
+    node = _node('cbr0')
+    node.remove_file(KUBECONFIG)
+    result = _run(node, _daemonset_env('l2bridge'))
+    # kube-proxy's error output fails the script (its stderr, an error record under ErrorActionPreference Stop).
+    assert result['failed']
+    assert 'stat C:\\etc\\kubernetes\\kube-proxy.conf: The system cannot find the file specified.' in result['error'][0]['output']
+    assert node.data['hns']['policy_lists'] == []

@@ -17,6 +17,16 @@ import datetime
 from .. import programs
 
 
+def _stamp():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+
+
+def flags_logged(argv):
+    """At start kube-proxy logs every flag it was given, one 'FLAG: --name="value"' line each (cmd/kube-proxy/app,
+    cliflag.PrintFlags at verbosity 1 and up)."""
+    return ['I%s FLAG: %s="%s"' % ((_stamp(),) + tuple(word.split('=', 1))) for word in argv[1:] if '=' in word]
+
+
 def _environment(host, environment):
     return environment if environment is not None else host.environment()
 
@@ -29,11 +39,15 @@ def kube_proxy(host, words, input_items, environment=None):  # pylint: disable=u
     if mode not in (None, 'kernelspace'):
         return ProgramResult([], ['E invalid configuration: proxy mode %r is not supported on Windows '
                                   '(only kernelspace)' % mode], 1)
+    kubeconfig = programs.option(argv, '--kubeconfig')
+    # kube-proxy loads its kubeconfig before anything else and exits when it cannot (cmd/kube-proxy/app, createClient
+    # through client-go's clientcmd, which reports the file's os.Stat error).
+    if kubeconfig and host.node.file(kubeconfig) is None:
+        return ProgramResult(flags_logged(argv), ['E%s run.go: "command failed" err="stat %s: The system cannot find the '
+                                                  'file specified."' % (_stamp(), kubeconfig)], 1)
     network = programs.option(argv, '--network-name') or (_environment(host, environment) or {}).get('KUBE_NETWORK')
-    stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
-    # At start kube-proxy logs every flag it was given, one 'FLAG: --name="value"' line each (cmd/kube-proxy/app,
-    # cliflag.PrintFlags at verbosity 1 and up).
-    flags = ['I%s FLAG: %s="%s"' % ((stamp,) + tuple(word.split('=', 1))) for word in argv[1:] if '=' in word]
+    stamp = _stamp()
+    flags = flags_logged(argv)
     if network and not any(n['name'].lower() == network.lower() for n in node.data['hns']['networks']):
         line = ('kube-proxy: Unable to find HNS Network specified, please check network name and CNI deployment '
                 '(hnsNetworkName=%s)' % network)
