@@ -11,8 +11,8 @@ What a working node has, per the roles that set it up:
   network_overlay) and the pod network flanneld or the role creates (plan_cluster.network_name); for ovn the
   Transparent network of network_ovn;
 - its services running: the container runtime of the plan (and cri-dockerd when the node has it), the kubelet,
-  kube-proxy (not with ovn, where ovn-kubernetes routes Services), flanneld when flannel routes the pods, and for
-  ovn Open vSwitch (ovsdb-server, ovs-vswitchd) and ovn-controller;
+  kube-proxy (not with ovn, where ovn-kubernetes routes Services, nor in kubewin_kube_proxy_mode daemonset, where it is
+  a pod), flanneld when flannel routes the pods, and for ovn Open vSwitch (ovsdb-server, ovs-vswitchd) and ovn-controller;
 - for ovn, the OVS bridge of network_ovn (network_ovn_bridge) in Open vSwitch's database;
 - its Node Ready with its labels (the cluster checks' windows_node_problems).
 """
@@ -53,7 +53,8 @@ def expected_services(host_vars: t.Mapping[str, t.Any]) -> list[str]:
     services = [node['container_runtime'], 'kubelet']
     if cluster['topology'] == 'ovn':
         services += list(OVN_SERVICES)
-    else:
+    elif host_vars.get('plan_kube_proxy_mode', 'service') == 'service':
+        # With kubewin_kube_proxy_mode daemonset kube-proxy is a pod of the DaemonSet, not a service of the node.
         services.append('kube-proxy')
     if cluster.get('l2bridge_routing') == 'flannel':
         services.append('flanneld')

@@ -45,6 +45,14 @@ def test_each_missing_network_stopped_service_and_unready_node_is_named():
                         'the service flanneld is stopped', 'not Ready (Ready=False, KubeletReady)']
 
 
+def test_with_the_kube_proxy_daemonset_the_node_needs_no_kube_proxy_service():
+    snapshot = _snapshot(['External', 'flannel.4096'], RUNNING)
+    del snapshot['services']['kube-proxy']
+    assert node_health_problems(snapshot, [_ready_node()], 'win1', _hostvars(OVERLAY, plan_kube_proxy_mode='daemonset')) == []
+    assert node_health_problems(snapshot, [_ready_node()], 'win1', _hostvars(OVERLAY, plan_kube_proxy_mode='service')) == [
+        'the service kube-proxy is not installed']
+
+
 def test_the_placeholder_name_follows_the_hosts_role_option():
     snapshot = _snapshot(['vSwitch', 'flannel.4096'], RUNNING)
     hostvars = _hostvars(OVERLAY, network_overlay_placeholder_name='vSwitch')
