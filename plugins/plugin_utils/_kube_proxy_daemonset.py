@@ -38,8 +38,8 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kubewin.node.plugins.plugin_utils import _flags, _pwsh, _versions
 
+# The default, service, is _node_plan's (plan_input hands out the mode).
 MODES = ('service', 'daemonset')
-DEFAULT_MODE = 'service'
 VARIABLE = 'kubewin_kube_proxy_mode'
 # The topologies whose Windows nodes run kube-proxy at all (ovn load-balances Services in OVN itself).
 TOPOLOGIES = _flags.KUBE_PROXY_TOPOLOGIES
@@ -87,8 +87,9 @@ def mode_problems(mode: t.Any, topology: t.Any, runtimes: Mapping[str, t.Any],
         return []
     problems = []
     if topology not in TOPOLOGIES:
-        problems.append('%s: daemonset does not apply to the topology %s: its Windows nodes run no kube-proxy (OVN '
-                        'load-balances Services itself); leave %s unset' % (VARIABLE, topology, VARIABLE))
+        problems.append('%s: daemonset does not apply to the topology %s: kube-proxy runs on the Windows nodes of %s '
+                        'only (with ovn, OVN load-balances Services itself); leave %s unset'
+                        % (VARIABLE, topology, ' and '.join(TOPOLOGIES), VARIABLE))
     docker = sorted(host for host, runtime in runtimes.items() if runtime == 'docker')
     if docker:
         problems.append('%s: daemonset runs kube-proxy in a HostProcess container, which needs containerd; %s use '

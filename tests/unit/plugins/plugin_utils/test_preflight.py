@@ -316,6 +316,7 @@ def test_a_kube_proxy_mode_that_does_not_fit_the_fleet_is_refused_before_any_hos
 def test_daemonset_is_refused_for_ovn_which_runs_no_kube_proxy():
     from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # pylint: disable=import-outside-toplevel
     problems = _kube_proxy_daemonset.mode_problems('daemonset', 'ovn', {'win-1': 'containerd'}, {'win-1': '2.2.7'})
-    assert problems == ['kubewin_kube_proxy_mode: daemonset does not apply to the topology ovn: its Windows nodes run no '
-                        'kube-proxy (OVN load-balances Services itself); leave kubewin_kube_proxy_mode unset']
+    assert problems == ['kubewin_kube_proxy_mode: daemonset does not apply to the topology ovn: kube-proxy runs on the '
+                        'Windows nodes of l2bridge and overlay only (with ovn, OVN load-balances Services itself); leave '
+                        'kubewin_kube_proxy_mode unset']
     assert _kube_proxy_daemonset.mode_problems('service', 'ovn', {'win-1': 'docker'}, {}) == []
