@@ -77,15 +77,16 @@ def finding(finding_id, severity, what, cause, fix, repair=None, targets=()):
 
 # -- what the plan expects -------------------------------------------------------------------------
 
-def expected_services(plan_node, plan_cluster):
+def expected_services(plan_node, plan_cluster, kube_proxy_mode='service'):
     """The services site.yml runs on the node: the runtime (Docker Engine with cri-dockerd: every supported Kubernetes
-    release has no dockershim), the kubelet, and by topology kube-proxy and flanneld, or Open vSwitch and
-    ovn-controller (ovn, where ovn-kubernetes routes Services; calico runs kube-proxy as a HostProcess pod)."""
+    release has no dockershim), the kubelet, and by topology kube-proxy (unless kubewin_kube_proxy_mode daemonset
+    makes it a HostProcess pod) and flanneld, or Open vSwitch and ovn-controller (ovn, where ovn-kubernetes routes
+    Services)."""
     runtime = (plan_node or {}).get('container_runtime') or 'containerd'
     services = ['docker', 'cri-dockerd'] if runtime == 'docker' else [runtime]
     services.append('kubelet')
     topology = (plan_cluster or {}).get('topology')
-    if topology in ('overlay', 'l2bridge'):
+    if topology in ('overlay', 'l2bridge') and kube_proxy_mode == 'service':
         services.append('kube-proxy')
     if topology == 'overlay' or (topology == 'l2bridge' and (plan_cluster or {}).get('l2bridge_routing') == 'flannel'):
         services.append('flanneld')
@@ -313,10 +314,10 @@ def check_load_balancers(snapshot, plan_cluster, cluster):
     return found
 
 
-def check_services(snapshot, plan_node, plan_cluster):
+def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service'):
     services = snapshot.get('services') or {}
     found = []
-    for name in expected_services(plan_node, plan_cluster):
+    for name in expected_services(plan_node, plan_cluster, kube_proxy_mode):
         service = services.get(name)
         if service is None:
             continue  # not asked for in this snapshot
@@ -497,7 +498,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_cni_config(snapshot, plan_node, plan_paths)
     found += check_source_vip(snapshot, plan_cluster, pod_cidr)
     found += check_load_balancers(snapshot, plan_cluster, cluster)
-    found += check_services(snapshot, plan_node, plan_cluster)
+    found += check_services(snapshot, plan_node, plan_cluster, (node_vars or {}).get('plan_kube_proxy_mode', 'service'))
     found += check_ovs(snapshot, plan_cluster, node_vars)
     if cluster is not None:
         found += check_node_conditions(node_object, name, (snapshot.get('os') or {}).get('build'))

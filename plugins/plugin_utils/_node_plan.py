@@ -22,6 +22,7 @@ VARIABLE_PREFIX = 'kubewin_'
 # Plan keys that describe the cluster: every Windows node must carry the same value.
 CLUSTER_KEYS = tuple(key for key in _ip_plan.PLAN_KEYS if key != 'nodes')
 DEFAULT_CONTAINER_RUNTIME = 'containerd'
+DEFAULT_KUBE_PROXY_MODE = 'service'
 # Where things live on a Windows node, shared by the roles. kubeadm and flannel fix some of
 # these on Windows (C:\var\lib\kubelet, C:\etc\kubernetes, C:\etc\kube-flannel, C:\run\flannel);
 # kubewin_node_paths may move the others.
@@ -102,7 +103,11 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     versions['acknowledged_cves'] = list(cves or [])
     # The version policy holds kubewin_calico_version to the topology, on the controller and on each node.
     versions['topology'] = plan.get('topology')
+    # How kube-proxy runs (service or daemonset, _kube_proxy_daemonset.MODES): cluster-wide, since one DaemonSet
+    # selects every Windows node; preflight checks the value against the topology and the runtimes.
+    kube_proxy_mode = _same_everywhere(hostvars, hosts, 'kube_proxy_mode')
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
+            'kube_proxy_mode': DEFAULT_KUBE_PROXY_MODE if kube_proxy_mode is None else kube_proxy_mode,
             'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths')),
             'logs': node_logs({key: _same_everywhere(hostvars, hosts, 'log_' + key) for key in LOG_DEFAULTS})}
 

@@ -28,6 +28,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifact_catalog,
     _cluster_api,
     _ip_plan,
+    _kube_proxy_daemonset,
     _node_plan,
     _roles,
     _transport,
@@ -49,7 +50,7 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # The same on every Windows node: the IP plan (minus its node list, which comes from the hosts),
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
-    'kubewin_node_paths',) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
+    'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
                       'kubewin_early_end', 'kubewin_unchecked_variables', _cluster_api.KUBECONFIG_VARIABLE)
@@ -327,6 +328,16 @@ def _check_plan(variables: Mapping, nodes: t.Sequence[str], problems: _Problems)
     return found
 
 
+def _check_kube_proxy_mode(inventory: Mapping, nodes: t.Sequence[str],
+                           role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
+    """kubewin_kube_proxy_mode against the topology and each node's container runtime (HostProcess needs containerd 1.6+)."""
+    runtimes = inventory['container_runtimes']
+    containerd = {host: role_value_of(host)('container_runtime', 'container_runtime_containerd_version') for host in nodes}
+    for line in _kube_proxy_daemonset.mode_problems(inventory['kube_proxy_mode'], inventory['plan'].get('topology'),
+                                                    runtimes, containerd):
+        problems.add(line)
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -536,6 +547,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
                 def role_value(role: str, name: str) -> t.Any:
                     return variables[host][name] if name in variables[host] else _roles.role_defaults(role).get(name)
                 return role_value
+            _check_kube_proxy_mode(result['inventory'], nodes, role_value_of, problems)
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before

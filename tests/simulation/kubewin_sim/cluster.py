@@ -35,6 +35,7 @@ import uuid
 
 import yaml
 
+from kubewin_sim import hostprocess
 from kubewin_sim import node as sim_node
 from kubewin_sim import tigera
 from kubewin_sim.k8s_objects import (
@@ -56,6 +57,9 @@ KUBE_PROXY_SERVICE = 'kube-proxy'
 # The taint the node lifecycle controller puts on a cordoned Node.
 UNSCHEDULABLE_TAINT = 'node.kubernetes.io/unschedulable'
 
+# Windows images: Microsoft's base images, and its HostProcess base image (microsoft/windows-host-process-containers-
+# base-image), which a HostProcess container on any build runs (kubernetes.io, "Create a Windows HostProcess Pod").
+WINDOWS_IMAGES = ('mcr.microsoft.com/windows', 'mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-image')
 # Process-isolated Windows containers run only on the build their image was made for.
 WINDOWS_IMAGE_TAG_BUILDS = {'ltsc2019': 17763, '1809': 17763, 'ltsc2022': 20348, 'ltsc2025': 26100}
 
@@ -1058,6 +1062,10 @@ class Cluster:
                 {'key': 'node.kubernetes.io/unschedulable', 'operator': 'Exists', 'effect': 'NoSchedule'}])
             eligible = [n for n in nodes if fits_node(spec, n)]
             ready = [n for n in eligible if self.node_ready(n) and _image_problem(spec, n) is None]
+            if hostprocess.is_hostprocess(pod_spec):
+                # Its pods are run on the Windows nodes (hostprocess.py); the others' pods are not modelled.
+                pods = hostprocess.reconcile(self, daemon_set, spec, nodes)
+                ready = [n for n in eligible if _pod_ready(pods[n['metadata']['name']])]
             status = {'currentNumberScheduled': len(eligible), 'desiredNumberScheduled': len(eligible),
                       'numberAvailable': len(ready), 'numberMisscheduled': 0, 'numberReady': len(ready),
                       'observedGeneration': daemon_set['metadata'].get('generation', 1),
@@ -1207,7 +1215,7 @@ def _image_problem(pod_spec, node):
     build_label = node['metadata']['labels'].get('node.kubernetes.io/windows-build', '')
     for container in pod_spec.get('containers') or []:
         image = container.get('image', '')
-        windows_image = image.startswith('mcr.microsoft.com/windows')
+        windows_image = image.startswith(WINDOWS_IMAGES)
         if windows_image and node_os != 'windows':
             return 'ErrImagePull', 'no matching manifest for linux/amd64 in the manifest list entries'
         if not windows_image and node_os == 'windows':

@@ -443,6 +443,29 @@ def open_node(state_dir, host, profile=None, create=True):
         os.replace(temporary, path)
 
 
+@contextlib.contextmanager
+def open_node_if_free(state_dir, host):
+    """open_node without waiting: yields None (and saves nothing) while another holder has the node's lock, such as a
+    module run on it, or this process itself (a controller of the cluster running inside that run)."""
+    path = state_path(state_dir, host)
+    if not os.path.exists(path):
+        yield None
+        return
+    with open(path + '.lock', 'a') as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        with open(path, encoding='utf-8') as handle:
+            node = SimNode(json.load(handle))
+        yield node
+        temporary = path + '.tmp'
+        with open(temporary, 'w', encoding='utf-8') as handle:
+            json.dump(node.data, handle, indent=1, sort_keys=True)
+        os.replace(temporary, path)
+
+
 def peek(state_dir, host):
     """Read a node without locking it for long (None when it does not exist yet)."""
     path = state_path(state_dir, host)

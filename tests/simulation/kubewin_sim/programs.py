@@ -21,6 +21,7 @@ service control manager (and so node_service_apply.ps1) can see of the reason;
 the reason itself goes to the node's log (``node.data['log']``).
 """
 
+import contextvars
 import datetime
 import ntpath
 import os
@@ -250,7 +251,7 @@ def _kube_proxy(node, service):
                     '(hnsNetworkName=%s)' % name)
         return
     service.pop('waiting_for_network', None)
-    _load_balancers(node)
+    program_load_balancers(node)
 
 
 def network_created(node, name):
@@ -261,14 +262,27 @@ def network_created(node, name):
             _kube_proxy(node, service)
 
 
-def _load_balancers(node):
+# The cluster whose controller is running a pod on the node right now (hostprocess.py): a kube-proxy the pod starts
+# reads its Services there, since that controller holds the cluster's lock.
+CLUSTER_IN_HAND = contextvars.ContextVar('kubewin_cluster_in_hand', default=None)
+
+
+def _service_vips(cluster):
+    return sorted({s['spec']['clusterIP'] for s in cluster.list('Service')
+                   if s['spec'].get('clusterIP') not in (None, 'None')})
+
+
+def program_load_balancers(node):
     """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP Service."""
-    state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
-    if not state_dir or sim_cluster.peek(state_dir) is None:
-        return
-    with sim_cluster.open_cluster(state_dir) as cluster:
-        vips = sorted({s['spec']['clusterIP'] for s in cluster.list('Service')
-                       if s['spec'].get('clusterIP') not in (None, 'None')})
+    in_hand = CLUSTER_IN_HAND.get()
+    if in_hand is not None:
+        vips = _service_vips(in_hand)
+    else:
+        state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
+        if not state_dir or sim_cluster.peek(state_dir) is None:
+            return
+        with sim_cluster.open_cluster(state_dir) as cluster:
+            vips = _service_vips(cluster)
     programmed = {vip for p in node.data['hns'].setdefault('policy_lists', []) for vip in p['vips']}
     for vip in vips:
         if vip not in programmed:

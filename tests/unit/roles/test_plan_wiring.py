@@ -72,7 +72,9 @@ def role_defaults(role):
 
 
 def task(role, name):
-    tasks = yaml.safe_load((ROOT / 'roles' / role / 'tasks' / 'main.yml').read_text(encoding='utf-8'))
+    """The task of that name in any of the role's task files."""
+    tasks = [entry for path in sorted((ROOT / 'roles' / role / 'tasks').glob('*.yml'))
+             for entry in yaml.safe_load(path.read_text(encoding='utf-8')) or []]
     found = [entry for entry in tasks if entry.get('name') == name]
     assert len(found) == 1, '%s has no task %r' % (role, name)
     return found[0]
@@ -100,6 +102,13 @@ def kubelet_args():
 def kube_proxy_args():
     entry = task('kube_proxy', "Work out kube-proxy's command line")
     return template('kube_proxy', entry['ansible.builtin.set_fact']['kube_proxy_command'])
+
+
+def kube_proxy_daemonset_env():
+    """The container environment of the kube-proxy DaemonSet as the kube_proxy role and control_plane derive it."""
+    vars_file = yaml.safe_load((ROOT / 'roles' / 'kube_proxy' / 'vars' / 'main.yml').read_text(encoding='utf-8'))
+    daemon_set = template('kube_proxy', vars_file['kube_proxy_daemonset'])['objects'][1]
+    return {item['name']: item.get('value') for item in daemon_set['spec']['template']['spec']['containers'][0]['env']}
 
 
 def kubelet_config():
@@ -142,6 +151,8 @@ CONSUMERS = {
     'cluster_cidr': [
         ('flannel net-conf Network', lambda: facts()['plan_node']['flannel_net_conf']['Network'] == '10.200.0.0/16'),
         ('kube-proxy --cluster-cidr', lambda: '--cluster-cidr=10.200.0.0/16' in kube_proxy_args()['args']),
+        ('kube-proxy DaemonSet --cluster-cidr',
+         lambda: '--cluster-cidr=10.200.0.0/16' in kube_proxy_daemonset_env()['KUBEWIN_KUBE_PROXY_ARGS'].split('\n')),
         ('CNI config OutBoundNAT exceptions', lambda: '10.200.0.0/16' in exceptions(win_bridge_cni())),
     ],
     'service_cidr': [
@@ -165,6 +176,7 @@ CONSUMERS = {
         ('CNI config name', lambda: facts()['plan_node']['cni_config']['name'] == 'vxlan-pods'),
         ('kube-proxy --network-name', lambda: 'vxlan-pods' in ' '.join(kube_proxy_args()['args'])
          + ' '.join(str(value) for value in kube_proxy_args()['env'].values())),
+        ('kube-proxy DaemonSet KUBE_NETWORK', lambda: kube_proxy_daemonset_env()['KUBE_NETWORK'] == 'vxlan-pods'),
     ],
     'placeholder_cidr': [
         ('placeholder HNS network', lambda: placeholder_network()['address_prefix'] == '192.168.254.0/30'),

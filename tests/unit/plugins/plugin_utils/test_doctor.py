@@ -197,6 +197,14 @@ def test_stopped_and_missing_services_by_topology():
     assert _doctor.expected_services({}, {'topology': 'calico'}) == ['containerd', 'kubelet']
 
 
+def test_with_the_kube_proxy_daemonset_the_node_needs_no_kube_proxy_service():
+    # kubewin_kube_proxy_mode daemonset: kube-proxy is a HostProcess pod, and the role removed the service.
+    snap = snapshot()
+    snap['services']['kube-proxy'] = {'name': 'kube-proxy', 'exists': False}
+    assert 'service-missing' not in ids(diagnose(snap, node_vars={'plan_kube_proxy_mode': 'daemonset'}))
+    assert 'service-missing' in ids(diagnose(snap, node_vars={'plan_kube_proxy_mode': 'service'}))
+
+
 def test_a_service_configuration_other_than_the_record_of_the_last_run():
     # The record's services digest is of the services as site.yml left them; a stop alone is no configuration change.
     from ansible_collections.kubewin.node.plugins.plugin_utils import _converged

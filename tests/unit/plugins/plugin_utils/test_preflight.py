@@ -292,3 +292,31 @@ def test_an_ovn_plan_without_control_plane_hosts_needs_the_central_address(tmp_p
     # With the group, its first host is the default, as before.
     hostvars, groups = _with_controller({'all': {'kubewin_topology': 'ovn'}, 'hosts': pods})
     assert line not in _preflight.preflight(hostvars, groups, 'site')['problems']
+
+
+def test_kube_proxy_mode_defaults_to_service_and_daemonset_passes_on_containerd():
+    assert check()['inventory']['kube_proxy_mode'] == 'service'
+    report = check({'all': {'kubewin_kube_proxy_mode': 'daemonset'}})
+    assert report['problems'] == [] and report['inventory']['kube_proxy_mode'] == 'daemonset'
+
+
+@pytest.mark.parametrize('case, expected', [
+    ({'all': {'kubewin_kube_proxy_mode': 'pod'}}, "kubewin_kube_proxy_mode: 'pod' must be one of service, daemonset"),
+    ({'all': {'kubewin_kube_proxy_mode': 'daemonset', 'container_runtime_containerd_version': '1.5.18'}},
+     'kubewin_kube_proxy_mode: daemonset needs containerd 1.6 or later for HostProcess containers, but '
+     'container_runtime_containerd_version is 1.5.18 on win-1, win-2, win-3'),
+    ({'all': {'kubewin_kube_proxy_mode': 'daemonset'}, 'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}}},
+     'kubewin_kube_proxy_mode: daemonset runs kube-proxy in a HostProcess container, which needs containerd; win-2 use '
+     'docker (kubewin_container_runtime)'),
+])
+def test_a_kube_proxy_mode_that_does_not_fit_the_fleet_is_refused_before_any_host(case, expected):
+    assert any(line.startswith(expected) for line in check(case)['problems']), check(case)['problems']
+
+
+def test_daemonset_is_refused_for_ovn_which_runs_no_kube_proxy():
+    from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # pylint: disable=import-outside-toplevel
+    problems = _kube_proxy_daemonset.mode_problems('daemonset', 'ovn', {'win-1': 'containerd'}, {'win-1': '2.2.7'})
+    assert problems == ['kubewin_kube_proxy_mode: daemonset does not apply to the topology ovn: kube-proxy runs on the '
+                        'Windows nodes of l2bridge and overlay only (with ovn, OVN load-balances Services itself); leave '
+                        'kubewin_kube_proxy_mode unset']
+    assert _kube_proxy_daemonset.mode_problems('service', 'ovn', {'win-1': 'docker'}, {}) == []

@@ -91,8 +91,9 @@ def test_every_script_loads_and_declares_should_process_unless_the_node_runs_it(
             continue
         text = _pwsh.load_script(name[:-4])
         # win_powershell skips scripts without SupportsShouldProcess in check mode; workers are started by
-        # detached_start and the log rotation by Task Scheduler (the scheduled_task module), never by win_powershell.
-        run_by_the_node = name.endswith('_worker.ps1') or name == 'log_rotate.ps1'
+        # detached_start, the log rotation by Task Scheduler (the scheduled_task module) and kube-proxy's start script by
+        # the container of its HostProcess pod, never by win_powershell.
+        run_by_the_node = name.endswith('_worker.ps1') or name in ('log_rotate.ps1', 'kube_proxy_start.ps1')
         assert ('[CmdletBinding(SupportsShouldProcess)]' in text) != run_by_the_node, name
 
 

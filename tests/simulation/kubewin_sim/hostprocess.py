@@ -1,0 +1,260 @@
+"""HostProcess pods of DaemonSets on the simulated Windows nodes: the DaemonSet controller's part and the node's
+(kubelet and containerd) part, which runs the container's PowerShell in the engine on the node.
+
+What is modelled, with its sources:
+
+- The DaemonSet controller gives every node the pod template fits one pod, bound to the node (spec.nodeName), owned by
+  the DaemonSet and labelled with the template's revision (controller-revision-hash); a pod of an older revision, or on
+  a node that no longer fits, is deleted and the node's new pod created (kubernetes.io, "DaemonSet", "Updating a
+  DaemonSet"; the rolling update goes node by node, the simulation replaces every node's pod in one pass).
+- HostProcess containers need containerd 1.6 or later (kubernetes.io, "Create a Windows HostProcess Pod", Limitations).
+  On a node whose runtime (Node status.nodeInfo.containerRuntimeVersion) is older, or not containerd, the container is
+  not created: the pod stays Pending with the reason CreateContainerError. That page states the requirement, not the
+  error's text; the message here is the simulation's own.
+- A HostProcess container runs on the host: it sees the host's files, the image's files and the pod's volumes are under
+  the folder named by CONTAINER_SANDBOX_MOUNT_POINT, and it shares the host's network, so the pod's IP is the node's
+  (same page, "Volume mounts", and hostNetwork). A ConfigMap volume holds a file per key. Environment variables take
+  ``value`` or ``valueFrom.fieldRef`` (spec.nodeName, status.podIP, metadata.name, metadata.namespace) as the kubelet
+  resolves them (kubernetes.io, "Expose Pod Information to Containers Through Environment Variables").
+- A container that exits is restarted with a back-off of 10 s, doubled up to five minutes, CrashLoopBackOff meanwhile
+  (kubernetes.io, "Pod Lifecycle", Container restart policy). Deleting the pod starts a new one at once.
+
+The container's command: the only form modelled is ``powershell.exe ... -Command "& (Join-Path
+$env:CONTAINER_SANDBOX_MOUNT_POINT '<path>')"``, which runs one script of the sandbox without arguments. The engine
+has neither powershell.exe -Command nor the call of a script file by its path, so the kubelet here runs that script's
+text itself, in a session whose environment is the container's: what the command does. Any other command is a
+simulation gap, raised as such. A program the script runs that does not end (kube-proxy) is modelled by its start-up
+(see its program model); a container whose script ends without an error and with exit code 0 is taken as running.
+
+The node is changed under its lock, taken without waiting: while a module holds it (a script runs on the node), the
+pod stays ContainerCreating and starts at a later reconcile.
+"""
+
+import copy
+import hashlib
+import json
+import ntpath
+import os
+import re
+import time
+
+from kubewin_sim import node as sim_node
+from kubewin_sim import programs
+from kubewin_sim.k8s_objects import fits_node
+
+HOSTPROCESS_CONTAINERD = (1, 6)
+BACKOFF_FIRST, BACKOFF_MAX = 10, 300
+SANDBOX_ROOT = 'C:\\C'
+_COMMAND = re.compile(r"^&\s*\(Join-Path\s+\$env:CONTAINER_SANDBOX_MOUNT_POINT\s+'([^']+)'\)$")
+
+
+class SimulationGap(Exception):
+    """A pod the simulation cannot run faithfully."""
+
+
+def is_hostprocess(pod_spec):
+    return ((pod_spec.get('securityContext') or {}).get('windowsOptions') or {}).get('hostProcess') is True
+
+
+def _owner(pod):
+    for reference in pod['metadata'].get('ownerReferences') or []:
+        return reference.get('uid')
+    return None
+
+
+def _revision(template):
+    return hashlib.sha256(json.dumps(template, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def reconcile(cluster, daemon_set, spec, nodes):
+    """The DaemonSet's pods on the nodes its pod spec (with the controller's tolerations) fits; {node name: pod}."""
+    pods = cluster._store('Pod')  # pylint: disable=protected-access
+    uid = daemon_set['metadata']['uid']
+    namespace = daemon_set['metadata']['namespace']
+    template = daemon_set['spec']['template']
+    revision = _revision(template)
+    eligible = {n['metadata']['name']: n for n in nodes if fits_node(spec, n)}
+    for key in [k for k, p in pods.items() if _owner(p) == uid and (
+            p['spec'].get('nodeName') not in eligible
+            or p['metadata']['labels'].get('controller-revision-hash') != revision)]:
+        del pods[key]
+    found = {}
+    for name, node in sorted(eligible.items()):
+        owned = [k for k, p in pods.items() if _owner(p) == uid and p['spec'].get('nodeName') == name]
+        if owned:
+            key = owned[0]
+        else:
+            suffix = hashlib.sha256(('%s-%s-%s' % (uid, name, revision)).encode()).hexdigest()[:5]
+            pod_name = '%s-%s' % (daemon_set['metadata']['name'], suffix)
+            key = '%s/%s' % (namespace, pod_name)
+            pod = {'apiVersion': 'v1', 'kind': 'Pod',
+                   'metadata': {'name': pod_name, 'namespace': namespace,
+                                'labels': dict(template['metadata'].get('labels') or {},
+                                               **{'controller-revision-hash': revision}),
+                                'ownerReferences': [{'apiVersion': 'apps/v1', 'kind': 'DaemonSet',
+                                                     'name': daemon_set['metadata']['name'], 'uid': uid,
+                                                     'controller': True}]},
+                   'spec': dict(copy.deepcopy(template.get('spec') or {}), nodeName=name),
+                   'status': {'phase': 'Pending'}}
+            cluster._write_status('Pod', key, pod)  # pylint: disable=protected-access
+        pod = copy.deepcopy(pods[key])
+        _kubelet(cluster, pod, node)
+        cluster._write_status('Pod', key, pod)  # pylint: disable=protected-access
+        found[name] = pods[key]
+    return found
+
+
+def _runtime_supports_hostprocess(node):
+    runtime = ((node.get('status') or {}).get('nodeInfo') or {}).get('containerRuntimeVersion') or ''
+    found = re.match(r'^containerd://v?(\d+)\.(\d+)', runtime)
+    return bool(found) and (int(found.group(1)), int(found.group(2))) >= HOSTPROCESS_CONTAINERD, runtime
+
+
+def _posting(node):
+    """The node's kubelet posts its status (a Ready condition that is not Unknown): it runs the node's pods."""
+    return any(c['type'] == 'Ready' and c['status'] != 'Unknown' for c in (node.get('status') or {}).get('conditions') or [])
+
+
+def _waiting(pod, node, reason, message, restarts=0, last=None):
+    container = pod['spec']['containers'][0]
+    status = {'name': container['name'], 'image': container.get('image'), 'ready': False, 'restartCount': restarts,
+              'state': {'waiting': {'reason': reason, 'message': message}}}
+    if last:
+        status['lastState'] = last
+    pod['status'] = {'phase': 'Pending' if reason != 'CrashLoopBackOff' else 'Running',
+                     'hostIP': _address(node), 'podIP': _address(node),
+                     'conditions': [{'type': 'PodScheduled', 'status': 'True'},
+                                    {'type': 'Ready', 'status': 'False'},
+                                    {'type': 'ContainersReady', 'status': 'False'}],
+                     'containerStatuses': [status]}
+
+
+def _address(node):
+    addresses = (node.get('status') or {}).get('addresses') or []
+    return next((a['address'] for a in addresses if a['type'] == 'InternalIP'), None)
+
+
+def _kubelet(cluster, pod, node):
+    """Start the pod's container on the node when it is not running (and its back-off allows)."""
+    statuses = pod['status'].get('containerStatuses') or []
+    state = statuses[0]['state'] if statuses else {}
+    if 'running' in state:
+        return
+    if not _posting(node):
+        return
+    supported, runtime = _runtime_supports_hostprocess(node)
+    if not supported:
+        _waiting(pod, node, 'CreateContainerError', 'HostProcess containers need containerd 1.6 or later; the node\'s '
+                 'runtime is %s' % (runtime or 'unknown'))
+        return
+    restarts = statuses[0].get('restartCount', 0) if statuses else 0
+    # When the kubelet tries a crashed container again: its own memory, not a field of the pod.
+    retries = cluster.data.setdefault('hostprocess_retry_at', {})
+    retry_at = retries.get(pod['metadata'].get('uid'))
+    if 'waiting' in state and state['waiting']['reason'] == 'CrashLoopBackOff' and retry_at and time.time() < retry_at:
+        return
+    host = _host_file(cluster.state_dir, node['metadata']['name'])
+    if host is None:
+        return
+    with sim_node.open_node_if_free(cluster.state_dir, host) as sim:
+        if sim is None:
+            if not statuses:
+                _waiting(pod, node, 'ContainerCreating', '')
+            return
+        failure = _run_container(cluster, pod, node, sim)
+    if failure is None:
+        container = pod['spec']['containers'][0]
+        pod['status'] = {'phase': 'Running', 'hostIP': _address(node), 'podIP': _address(node),
+                         'conditions': [{'type': 'PodScheduled', 'status': 'True'}, {'type': 'Ready', 'status': 'True'},
+                                        {'type': 'ContainersReady', 'status': 'True'}],
+                         'containerStatuses': [{'name': container['name'], 'image': container.get('image'),
+                                                'ready': True, 'restartCount': restarts,
+                                                'state': {'running': {}}}]}
+        return
+    exit_code, message = failure
+    backoff = min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** restarts)
+    _waiting(pod, node, 'CrashLoopBackOff', 'back-off %ds restarting failed container=%s pod=%s'
+             % (backoff, pod['spec']['containers'][0]['name'], pod['metadata']['name']), restarts + 1,
+             {'terminated': {'exitCode': exit_code, 'reason': 'Error', 'message': message}})
+    retries[pod['metadata'].get('uid')] = time.time() + backoff
+
+
+def _host_file(state_dir, name):
+    """The node's state file name (the inventory host, any case) for a Node name."""
+    for entry in sorted(os.listdir(state_dir)):
+        if entry.endswith('.json') and entry[:-5].lower() == name and os.path.exists(os.path.join(state_dir, entry + '.lock')):
+            return entry[:-5]
+    return None
+
+
+def _environment(cluster, pod, node, container, sandbox):
+    values = {'CONTAINER_SANDBOX_MOUNT_POINT': sandbox + '\\'}
+    fields = {'spec.nodeName': node['metadata']['name'], 'status.podIP': _address(node),
+              'metadata.name': pod['metadata']['name'], 'metadata.namespace': pod['metadata']['namespace']}
+    for item in container.get('env') or []:
+        if 'valueFrom' in item:
+            path = ((item['valueFrom'] or {}).get('fieldRef') or {}).get('fieldPath')
+            if path not in fields:
+                raise SimulationGap('environment variable %s from %r' % (item['name'], item['valueFrom']))
+            values[item['name']] = fields[path]
+        else:
+            values[item['name']] = item.get('value') or ''
+    return values
+
+
+def _volumes(cluster, pod, sim, container, sandbox):
+    """Write the ConfigMap volumes under the sandbox; (reason, message) when one is missing."""
+    volumes = {v['name']: v for v in pod['spec'].get('volumes') or []}
+    for mount in container.get('volumeMounts') or []:
+        volume = volumes.get(mount['name']) or {}
+        if 'configMap' not in volume:
+            raise SimulationGap('volume %r of kind %s' % (mount['name'], sorted(volume)))
+        config_map = cluster.get('ConfigMap', pod['metadata']['namespace'], volume['configMap']['name'])
+        if config_map is None:
+            return 'configmap "%s" not found' % volume['configMap']['name']
+        folder = ntpath.join(sandbox, mount['mountPath'].strip('/').replace('/', '\\'))
+        for key, text in (config_map.get('data') or {}).items():
+            sim.write_file(ntpath.join(folder, key), content=text)
+    return None
+
+
+def _run_container(cluster, pod, node, sim):
+    """Run the container on the node; None when it runs, else (exit code, message)."""
+    from kubewin_sim.pwsh import run_command  # pylint: disable=import-outside-toplevel
+    from kubewin_sim.windows import WindowsHost, processes  # pylint: disable=import-outside-toplevel
+    container = pod['spec']['containers'][0]
+    command = list(container.get('command') or [])
+    if not command or command[0].lower() != 'powershell.exe' or '-Command' not in command:
+        raise SimulationGap('container command %r' % (command,))
+    found = _COMMAND.match(command[command.index('-Command') + 1].strip())
+    if not found:
+        raise SimulationGap('powershell.exe -Command %r' % command[command.index('-Command') + 1])
+    sandbox = ntpath.join(SANDBOX_ROOT, pod['metadata'].get('uid') or pod['metadata']['name'])
+    missing = _volumes(cluster, pod, sim, container, sandbox)
+    if missing:
+        return 1, missing
+    script = sim.file(ntpath.join(sandbox, found.group(1).replace('/', '\\')))
+    if script is None:
+        return 1, "The term '%s' is not recognized" % found.group(1)
+    environment = _environment(cluster, pod, node, container, sandbox)
+
+    class ContainerHost(WindowsHost):
+        """The node as the container's processes see it: the host, with the container's environment."""
+
+        def environment(self):
+            return dict(super().environment(), **environment)
+
+    host = ContainerHost(sim)
+    tokens = (processes.CURRENT_HOST.set(host), programs.CLUSTER_IN_HAND.set(cluster))
+    try:
+        outcome = run_command(script['content'], host=host, commands=host.commands())
+    finally:
+        processes.CURRENT_HOST.reset(tokens[0])
+        programs.CLUSTER_IN_HAND.reset(tokens[1])
+    if outcome.unsupported:
+        raise SimulationGap('in the container of %s: %s' % (pod['metadata']['name'], outcome.unsupported))
+    if outcome.errors or outcome.exit_code:
+        sim.record('pod %s: %s' % (pod['metadata']['name'], (outcome.errors or ['exit code %d' % outcome.exit_code])[0]))
+        return outcome.exit_code or 1, (outcome.errors or [''])[0]
+    sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' | '.join(outcome.output[-1:])))
+    return None
