@@ -462,6 +462,10 @@ STATE_ONLY = obj(required={'state': NODE_STATE})
 LOG_ROTATE = obj(required={'finished': STR, 'logs': list_of(obj(required={
     'path': STR, 'rotated_to': nullable(STR), 'removed': list_of(STR), 'error': nullable(STR)}))})
 
+# Scripts that return nothing to a module: kube_proxy_start is the entry point of the kube-proxy-windows
+# DaemonSet's container (_kube_proxy_daemonset), and runs kube-proxy until the pod stops.
+WITHOUT_RESULT = ('kube_proxy_start',)
+
 # Script name -> (the name of the result's root in messages, its schema).
 CONTRACTS = {
     'node_info': ('state', NODE_STATE),
