@@ -610,8 +610,8 @@ def test_new_settings_that_do_not_start_are_replaced_by_the_previous_ones_which_
     before = json.loads(json.dumps(node.data['services']))
     node.write_file('C:\\k\\v2\\kubelet.exe', sha256='c' * 64, size=2)
     node.profile['program_start_failures'] = ['c' * 64]
-    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4', StartMode='auto',
-                      Dependencies=[], Environment=['A=1'], FailureActions='restart/5000', Restart=True)
+    parameters = {**fresh_parameters('kubelet'), 'CommandLine': 'C:\\k\\v2\\kubelet.exe --v=4', 'StartMode': 'auto',
+                  'Dependencies': [], 'Environment': ['A=1'], 'FailureActions': 'restart/5000', 'Restart': True}
     # Restart-Service starts the dependent kube-proxy first, which starts the kubelet: the first error is kube-proxy's.
     assert failure(node, **parameters) == (
         "service kubelet did not start with its new settings (Service 'kube-proxy (kube-proxy)' cannot be started due to "
@@ -629,7 +629,7 @@ def test_a_new_binary_and_new_settings_that_do_not_start_are_both_put_back():
     ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
     node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
     node.profile['program_start_failures'] = ['b' * 64]
-    parameters = dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\kubelet.exe --v=4', Restart=True)
+    parameters = {**fresh_parameters('kubelet'), 'CommandLine': 'C:\\k\\kubelet.exe --v=4', 'Restart': True}
     message = failure(node, **parameters)
     assert message.startswith('service kubelet did not start with the new C:\\k\\kubelet.exe and its new settings (')
     assert message.endswith('the previous binary and settings were put back and the service runs with them again')
@@ -644,6 +644,6 @@ def test_a_stopped_service_whose_new_settings_do_not_start_keeps_them_and_says_s
     node.data['services']['kubelet']['state'] = 'stopped'
     node.write_file('C:\\k\\v2\\kubelet.exe', sha256='c' * 64, size=2)
     node.profile['program_start_failures'] = ['c' * 64]
-    message = failure(node, **dict(fresh_parameters('kubelet'), CommandLine='C:\\k\\v2\\kubelet.exe --v=4'))
+    message = failure(node, **{**fresh_parameters('kubelet'), 'CommandLine': 'C:\\k\\v2\\kubelet.exe --v=4'})
     assert 'put back' not in message
     assert node.data['services']['kubelet']['command_line'] == 'C:\\k\\v2\\kubelet.exe --v=4'
