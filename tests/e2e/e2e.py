@@ -8,6 +8,8 @@
    NOOP_CALL_BUDGET remote calls per node;
 6. one node restarts without Ansible: its Automatic services run, kube-proxy has its network and a load
    balancer per ClusterIP Service, and its Node is Ready;
+7. with --reset-rejoin, reset.yml takes that node out of the cluster (its Node deleted, none of the collection's
+   services left) and site.yml brings it back Ready, while the other nodes end early;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
 per node whose changes and remote calls are the ones the task results and the simulated nodes
@@ -41,6 +43,8 @@ NOOP_CALL_BUDGET = 3
 # other join method, are one skipped include each, not one line per task of theirs).
 CONVERGE_SKIPPED_BUDGET = 12
 EARLY_END_DECISION = 'Take the node state snapshot and decide whether the node is converged'
+# The services reset.yml removes (roles/reset); the container runtime stays unless reset_container_runtime.
+RESET_REMOVES_SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
 VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
 
 
@@ -151,6 +155,30 @@ def after_reboot_problems(sim, host):
     return problems
 
 
+def reset_rejoin_problems(sim, hosts, host, run):
+    """reset.yml on one node, then site.yml: the node leaves the cluster clean and comes back Ready; the others
+    end early and change nothing."""
+    problems = []
+    if run('reset', '--limit', '%s,localhost' % host, playbook=os.path.join(ROOT, 'playbooks', 'reset.yml'),
+           reported=[host]).rc:
+        return problems
+    left = sorted(name for name in sim.node(host).data['services'] if name in RESET_REMOVES_SERVICES)
+    if left:
+        problems.append('reset: %s still has the service(s) %s' % (host, left))
+    if sim_cluster.peek(sim.state_dir).get('Node', None, host.lower()) is not None:
+        problems.append('reset: the Node %s is still registered' % host)
+    rejoin = run('rejoin')
+    for other in hosts:
+        summary = rejoin.stats.get(other, {})
+        if other != host and summary.get('changed'):
+            problems.append('rejoin: %s, which was not reset, reported %d change(s)' % (other, summary['changed']))
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        registered = cluster.get('Node', None, host.lower())
+        if registered is None or not cluster.node_ready(registered):
+            problems.append('rejoin: the Node %s is not Ready after site.yml' % host)
+    return problems
+
+
 def fleet_report_problems(name, run, hosts):
     """What the run's fleet report gets wrong: a node missing, or changes and calls other than those counted."""
     if run.report is None:
@@ -174,6 +202,8 @@ def main(argv=None):
     parser.add_argument('--report', help='write the JSON report here')
     parser.add_argument('--state-dir', help='keep the simulation here (default: a temporary directory)')
     parser.add_argument('--extra-vars', '-e', action='append', default=[])
+    parser.add_argument('--reset-rejoin', action='store_true',
+                        help='then reset the restarted node with reset.yml and converge it again')
     args = parser.parse_args(argv)
 
     inventory = os.path.abspath(args.inventory)
@@ -186,15 +216,15 @@ def main(argv=None):
     report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}, 'fleet_reports': {}}
     site = os.path.join(ROOT, 'playbooks', 'site.yml')
 
-    def run(name, *more):
+    def run(name, *more, playbook=site, reported=hosts):
         started = time.monotonic()
-        result = sim.run(site, inventory, *(extra + list(more)))
+        result = sim.run(playbook, inventory, *(extra + list(more)))
         report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                                 'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
         report['fleet_reports'][name] = result.report
-        problems.extend(fleet_report_problems(name, result, hosts))
+        problems.extend(fleet_report_problems(name, result, reported))
         if result.rc != 0:
-            problems.append('%s: site.yml failed (rc %d)' % (name, result.rc))
+            problems.append('%s: %s failed (rc %d)' % (name, os.path.basename(playbook), result.rc))
             with open(os.path.join(workdir, '%s.log' % name), 'w', encoding='utf-8') as handle:
                 handle.write(result.output)
             print(result.output[-6000:])
@@ -247,6 +277,9 @@ def main(argv=None):
     rebooted = hosts[-1]
     reboot_node(sim, rebooted)
     problems.extend('reboot: %s' % problem for problem in after_reboot_problems(sim, rebooted))
+
+    if args.reset_rejoin:
+        problems.extend(reset_rejoin_problems(sim, hosts, rebooted, run))
 
     plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
     for host in hosts:
