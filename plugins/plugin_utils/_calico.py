@@ -20,6 +20,18 @@ Facts this rests on:
   longer listed, so a changed CIDR is a new pool (pkg/controller/ippool/pool_controller.go); removing the pool pods
   run from breaks their connectivity, which is why Calico's own procedure adds a pool, disables the old one and
   recreates the pods before deleting it (tigera/docs calico/networking/ipam/migrate-pools.mdx).
+- A pool's blockSize "can only be set when the pool is created" (tigera/docs calico/reference/resources/ippool.mdx);
+  the API server refuses a change ("IPPool BlockSize cannot be modified", projectcalico/calico
+  libcalico-go/lib/clientv3/ippool.go; the CRD's rule "Block size cannot be changed; follow IP pool migration
+  guide", api/pkg/apis/projectcalico/v3/ippool.go). The operator defaults it to 26 for IPv4 (ippool/defaults.go).
+- Felix's VXLAN VNI and port come from the FelixConfiguration ``default``: vxlanVNI 4096 and vxlanPort 4789 when unset
+  (tigera/docs calico/reference/resources/felixconfig.mdx, config-params.json; projectcalico/calico
+  felix/config/config_params.go), which the operator also writes back into it (tigera/operator
+  pkg/controller/installation/core_controller.go, setDefaultsOnFelixConfiguration); the operator hands that VNI to
+  calico-node-windows (windows_controller.go, pkg/render/windows.go), whose CNI refuses a VNI below 4096 when it
+  creates the Overlay network (projectcalico/calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go). The
+  settings hold for every node, Linux ones too. vxlanEnabled is optional ("Felix determines this based on the
+  existing IP pools"); an explicit false keeps Felix on Linux nodes from making the VXLAN device.
 """
 
 from __future__ import annotations
@@ -45,6 +57,14 @@ OPERATOR_DEFAULT_BGP = "Enabled"
 OPERATOR_DEFAULT_ENCAPSULATION = "IPIP"
 OPERATOR_DEFAULT_WINDOWS_DATAPLANE = "Disabled"
 MIGRATE_POOLS = "Calico's 'Migrate from one IP pool to another' (networking/ipam/migrate-pools)"
+# Felix's defaults for the fields the Windows side depends on (felixconfig.mdx; felix/config/config_params.go).
+FELIX_DEFAULT_VXLAN_VNI = 4096
+FELIX_DEFAULT_VXLAN_PORT = 4789
+# The block size Calico IPAM uses when a pool does not set one (ippool.mdx; tigera/operator ippool/defaults.go).
+DEFAULT_IPV4_BLOCK_SIZE = 26
+# What the compare reads of the normalized plan (plan_cluster).
+PLAN_KEYS = ("cluster_cidr", "service_cidr", "node_prefix_length", "vxlan_vni", "vxlan_port")
+ALLOW_NETWORK_HINT = " (set control_plane_patch_calico_network to true to have it patched)"
 
 
 def _spec(obj: t.Any, what: str) -> dict[str, t.Any]:
@@ -102,6 +122,17 @@ class _Report:
         self.refused.append(message)
 
 
+def _compare_block_size(report: _Report, what: str, block_size: t.Any, plan: dict[str, t.Any]) -> None:
+    """A pool's blockSize against the plan's node_prefix_length: each Windows node gets one block and no more."""
+    wanted = int(plan["node_prefix_length"])
+    has, shown = _shown(block_size, str(DEFAULT_IPV4_BLOCK_SIZE))
+    if has == str(wanted):
+        return
+    report.refuse(f"{what} blockSize: cluster has {shown}, Windows nodes need {wanted} (the plan's node_prefix_length, "
+                  f"from which max_pods is derived); not patched: a pool's block size is fixed when the pool is "
+                  f"created, see {MIGRATE_POOLS}, or set kubewin_node_prefix_length to {has}")
+
+
 def _compare_pools(report: _Report, network: dict[str, t.Any], ip_pools: list[t.Any], plan: dict[str, t.Any],
                    encapsulation: str, allow_network: bool) -> list[dict[str, t.Any]] | None:
     """Check the pools; returns the Installation's ipPools to send when an encapsulation must change, else None."""
@@ -128,6 +159,7 @@ def _compare_pools(report: _Report, network: dict[str, t.Any], ip_pools: list[t.
                           f"(kubewin_cluster_cidr); not patched: the operator would replace the pool under running "
                           f"pods, see {MIGRATE_POOLS}, or change the plan")
             continue
+        _compare_block_size(report, f"Installation IP pool {name}", pool.get("blockSize"), plan)
         has, shown = _shown(pool.get("encapsulation"), OPERATOR_DEFAULT_ENCAPSULATION)
         if has != encapsulation:
             message = f"Installation IP pool {name} encapsulation: cluster has {shown}, Windows nodes need {encapsulation}"
@@ -136,14 +168,16 @@ def _compare_pools(report: _Report, network: dict[str, t.Any], ip_pools: list[t.
                 pools_to_send = pools_to_send or copy.deepcopy(installation_pools)
                 pools_to_send[index]["encapsulation"] = encapsulation
             else:
-                report.refuse(message + " (set control_plane_patch_calico_network to true to have it patched)")
+                report.refuse(message + ALLOW_NETWORK_HINT)
     enabled = [p for p in ip_pools if isinstance(p, dict) and not _spec(p, "an IPPool").get("disabled")]
     for pool in enabled:
         if ((pool.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY_LABEL) == "tigera-operator":
             continue  # the operator's copy of an Installation pool, compared above
         cidr = _spec(pool, "an IPPool").get("cidr")
         name = (pool.get("metadata") or {}).get("name", "?")
-        if _version(cidr) == 4 and not _same_network(cidr, cluster_cidr):
+        if _version(cidr) == 4 and _same_network(cidr, cluster_cidr):
+            _compare_block_size(report, f"IPPool {name}", _spec(pool, "an IPPool").get("blockSize"), plan)
+        elif _version(cidr) == 4:
             report.refuse(f"IPPool {name}: cluster has {cidr}, Windows nodes need {cluster_cidr} (kubewin_cluster_cidr); "
                           f"Calico may give Windows pods addresses from any enabled pool: disable or remove it "
                           f"({MIGRATE_POOLS})")
@@ -159,17 +193,20 @@ def calico_cluster_compare(cluster: t.Any, plan: t.Any, api_server: t.Any, backe
     """Compare the operator's objects with what Windows nodes need.
 
     ``cluster`` holds ``installation`` (the Installation ``default``), ``ipam_configuration`` (IPAMConfiguration
-    ``default`` or None), ``ip_pools`` (the IPPool resources) and ``services_endpoint`` (the ConfigMap or None).
+    ``default`` or None), ``felix_configuration`` (FelixConfiguration ``default`` or None), ``ip_pools`` (the IPPool
+    resources) and ``services_endpoint`` (the ConfigMap or None).
     ``plan`` is the normalized IP plan; ``api_server`` the API server URL Windows nodes join through (cluster-info);
-    ``allow_network`` whether changes to the Linux pod network (encapsulation, BGP) may be patched.
+    ``allow_network`` whether changes to the Linux pod network (encapsulation, BGP, Felix's VXLAN settings) may be
+    patched.
 
     Returns ``differences`` (every message), ``refused`` (those that are not patched) and the definitions to
     apply: ``installation_patch`` (the Installation as a JSON merge patch, None when nothing changes),
-    ``ipam_configuration`` and ``services_endpoint`` (whole objects, None when nothing changes).
+    ``ipam_configuration``, ``felix_configuration`` (JSON merge patches that create the object when absent) and
+    ``services_endpoint`` (a whole object), each None when nothing changes.
     """
     if not isinstance(cluster, dict) or not isinstance(cluster.get("installation"), dict):
         raise ClusterCheckError("calico_cluster_compare needs a dict with the Installation object as 'installation'")
-    if not isinstance(plan, dict) or "cluster_cidr" not in plan or "service_cidr" not in plan:
+    if not isinstance(plan, dict) or any(key not in plan for key in PLAN_KEYS):
         raise ClusterCheckError("calico_cluster_compare needs the normalized IP plan (the plan_cluster fact)")
     if backend not in BACKENDS:
         raise ClusterCheckError(f"calico_cluster_compare: backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
@@ -191,7 +228,7 @@ def calico_cluster_compare(cluster: t.Any, plan: t.Any, api_server: t.Any, backe
             report.patched(message)
             network_patch["bgp"] = bgp
         else:
-            report.refuse(message + " (set control_plane_patch_calico_network to true to have it patched)")
+            report.refuse(message + ALLOW_NETWORK_HINT)
     pools = _compare_pools(report, network, ip_pools, plan, encapsulation, bool(allow_network))
     if pools is not None:
         network_patch["ipPools"] = pools
@@ -220,6 +257,8 @@ def calico_cluster_compare(cluster: t.Any, plan: t.Any, api_server: t.Any, backe
         ipam_definition = {"apiVersion": "projectcalico.org/v3", "kind": "IPAMConfiguration",
                            "metadata": {"name": "default"}, "spec": {"strictAffinity": True}}
 
+    felix_definition = _compare_felix_configuration(report, cluster.get("felix_configuration"), plan, backend,
+                                                    bool(allow_network))
     endpoint_definition = _compare_services_endpoint(report, cluster.get("services_endpoint"), host, port, plan)
     return {
         "differences": report.differences,
@@ -227,8 +266,47 @@ def calico_cluster_compare(cluster: t.Any, plan: t.Any, api_server: t.Any, backe
         "installation_patch": {"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
                                "metadata": {"name": "default"}, "spec": patch} if patch else None,
         "ipam_configuration": ipam_definition,
+        "felix_configuration": felix_definition,
         "services_endpoint": endpoint_definition,
     }
+
+
+def _compare_felix_configuration(report: _Report, felix: t.Any, plan: dict[str, t.Any], backend: str,
+                                 allow_network: bool) -> dict[str, t.Any] | None:
+    """FelixConfiguration default's VXLAN settings, which the operator hands to calico-node-windows.
+
+    Only the VXLAN backend encapsulates pod traffic, so only it is checked. The settings are global: changing them
+    changes the VXLAN device of every Linux node too, so they are patched only when the Linux pod network may be
+    (allow_network), as the pools' encapsulation is. Returns the definition to apply as a JSON merge patch, or None.
+    """
+    if backend != "vxlan":
+        return None
+    spec = _spec(felix, "the FelixConfiguration")
+    where = "FelixConfiguration default"
+    messages = []
+    patch: dict[str, t.Any] = {}
+    for field, plan_key, default in (("vxlanVNI", "vxlan_vni", FELIX_DEFAULT_VXLAN_VNI),
+                                     ("vxlanPort", "vxlan_port", FELIX_DEFAULT_VXLAN_PORT)):
+        wanted = int(plan[plan_key])
+        value = spec.get(field)
+        if (default if value is None else value) == wanted:
+            continue
+        shown = f"{default} (Felix's default; unset)" if value is None else str(value)
+        messages.append(f"{where} {field}: cluster has {shown}, Windows nodes need {wanted} (kubewin_{plan_key})")
+        patch[field] = wanted
+    if spec.get("vxlanEnabled") is False:
+        messages.append(f"{where} vxlanEnabled: cluster has false, which keeps Felix from making its VXLAN device; "
+                        "Windows nodes need it unset (Felix then follows the VXLAN IP pool)")
+        patch["vxlanEnabled"] = None  # JSON merge patch: null removes the field
+    for message in messages:
+        if allow_network:
+            report.patched(message)
+        else:
+            report.refuse(message + ALLOW_NETWORK_HINT)
+    if not patch or not allow_network:
+        return None
+    return {"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration", "metadata": {"name": "default"},
+            "spec": patch}
 
 
 def _compare_services_endpoint(report: _Report, config_map: t.Any, host: str, port: str,

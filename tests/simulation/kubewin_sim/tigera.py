@@ -5,10 +5,11 @@ answers ``api_found: false``) until a test calls ``install``, which does what ap
 an ``Installation`` and (optionally) the Calico API server does. What is modelled, and from where:
 
 - the kinds and their API groups: ``Installation`` (operator.tigera.io/v1, cluster-scoped, the one named
-  ``default``), and, served by the Calico API server, ``IPPool`` and ``IPAMConfiguration`` (projectcalico.org/v3,
-  cluster-scoped; the IPAMConfiguration is a singleton named ``default``). Sources: tigera/operator
-  api/v1/installation_types.go; tigera/docs calico/reference/resources/ippool.mdx and ipamconfig.mdx; without
-  the API server ``kubectl patch ipamconfigurations`` fails (tigera/docs windows-calico/operator.mdx);
+  ``default``), and, served by the Calico API server, ``IPPool``, ``IPAMConfiguration`` and ``FelixConfiguration``
+  (projectcalico.org/v3, cluster-scoped; the IPAMConfiguration is a singleton named ``default``, the
+  FelixConfiguration ``default`` holds the global settings). Sources: tigera/operator api/v1/installation_types.go;
+  tigera/docs calico/reference/resources/ippool.mdx, ipamconfig.mdx and felixconfig.mdx; without the API server
+  ``kubectl patch ipamconfigurations`` fails (tigera/docs windows-calico/operator.mdx);
 - custom resources take JSON merge patches, never strategic merge ones (the API server answers 415; the
   Kubernetes documentation "Update API Objects in Place Using kubectl patch": strategic merge patch is not
   supported for custom resources); the enforcement is in cluster.py;
@@ -21,14 +22,21 @@ an ``Installation`` and (optionally) the Calico API server does. What is modelle
 - the IP pool controller: every pool of the Installation becomes an IPPool labelled as the operator's, updated
   when the Installation changes, and the operator's pools no longer listed are deleted, a changed CIDR being a
   new pool (pkg/controller/ippool/pool_controller.go); encapsulation maps to ipipMode/vxlanMode as its
-  ToProjectCalicoV3 does;
+  ToProjectCalicoV3 does. A changed blockSize is the API server's refusal ("IPPool BlockSize cannot be
+  modified", projectcalico/calico libcalico-go/lib/clientv3/ippool.go; tigera/docs ippool.mdx: "can only be set
+  when the pool is created"): the IPPool keeps its block size and the Installation is Degraded with that message
+  (ResourceUpdateError; the real operator reports it on the ippools TigeraStatus, which is not modelled);
+- the operator's FelixConfiguration defaults: it creates ``default`` when absent and writes back what is unset of
+  healthPort 9099, vxlanVNI 4096 and vxlanPort 4789 (core_controller.go, setDefaultsOnFelixConfiguration, for a
+  provider other than OpenShift and DockerEE; utils/felix_configuration.go creates the object); set values stay;
 - the Windows checks that mark the Installation Degraded (status condition) instead of rendering the Windows
   DaemonSet: the ``kubernetes-services-endpoint`` ConfigMap in ``tigera-operator`` with host and port,
   ``serviceCIDRs``, an IPv4 pool encapsulated VXLAN or None (pkg/controller/installation/validation.go),
   IPAMConfiguration strictAffinity true (windows_controller.go).
 
 Not modelled: the operator's workloads (calico-node, typha, the Windows DaemonSet and its pods), TigeraStatus,
-the crd.projectcalico.org/v1 storage behind the API server.
+the crd.projectcalico.org/v1 storage behind the API server (so without the API server no FelixConfiguration is
+seen), the operator's other FelixConfiguration settings, and a user's own blockSize edit of an IPPool.
 """
 
 import copy
@@ -41,7 +49,11 @@ CALICO_NAMESPACE = 'calico-system'
 SERVICES_ENDPOINT_CONFIGMAP = 'kubernetes-services-endpoint'
 
 OPERATOR_KINDS = {'Installation': ('operator.tigera.io/v1', False)}
-API_SERVER_KINDS = {'IPPool': ('projectcalico.org/v3', False), 'IPAMConfiguration': ('projectcalico.org/v3', False)}
+API_SERVER_KINDS = {'IPPool': ('projectcalico.org/v3', False), 'IPAMConfiguration': ('projectcalico.org/v3', False),
+                    'FelixConfiguration': ('projectcalico.org/v3', False)}
+# What setDefaultsOnFelixConfiguration writes into FelixConfiguration default when unset (core_controller.go).
+FELIX_DEFAULTS = {'healthPort': 9099, 'vxlanVNI': 4096, 'vxlanPort': 4789}
+BLOCK_SIZE_IMMUTABLE = 'IPPool BlockSize cannot be modified'
 
 DEFAULT_POOL_NAME = 'default-ipv4-ippool'
 DEFAULT_V6_POOL_NAME = 'default-ipv6-ippool'
@@ -62,13 +74,16 @@ def installed(cluster):
     return 'Installation' in cluster.data.get('custom_kinds', {})
 
 
-def install(cluster, installation=None, api_server=True, strict_affinity=None, services_endpoint=None):
+def install(cluster, installation=None, api_server=True, strict_affinity=None, services_endpoint=None,
+            felix_configuration=None):
     """Install the operator on ``cluster`` (a cluster.Cluster, e.g. from harness ``edit_cluster``).
 
     ``installation``: the spec of the Installation ``default`` as a user writes it (None: no Installation,
     only the operator and its CRDs). ``api_server``: whether the Calico API server serves projectcalico.org/v3.
     ``strict_affinity``: None leaves IPAMConfiguration ``default`` absent, else it is created with this value.
     ``services_endpoint``: data of the ``kubernetes-services-endpoint`` ConfigMap (None: absent).
+    ``felix_configuration``: the spec of FelixConfiguration ``default`` as found before the operator (None: absent;
+    the operator then creates it).
     """
     kinds = cluster.data.setdefault('custom_kinds', {})
     kinds.update({kind: list(value) for kind, value in OPERATOR_KINDS.items()})
@@ -84,6 +99,9 @@ def install(cluster, installation=None, api_server=True, strict_affinity=None, s
     if strict_affinity is not None:
         cluster.create({'apiVersion': 'projectcalico.org/v3', 'kind': 'IPAMConfiguration',
                         'metadata': {'name': 'default'}, 'spec': {'strictAffinity': bool(strict_affinity)}})
+    if felix_configuration is not None:
+        cluster.create({'apiVersion': 'projectcalico.org/v3', 'kind': 'FelixConfiguration',
+                        'metadata': {'name': 'default'}, 'spec': copy.deepcopy(felix_configuration)})
     if installation is not None:
         cluster.create({'apiVersion': 'operator.tigera.io/v1', 'kind': 'Installation',
                         'metadata': {'name': 'default'}, 'spec': copy.deepcopy(installation)})
@@ -165,6 +183,8 @@ def _ip_pool(pool):
 
 
 def _reconcile_pools(cluster, spec):
+    """Make the Installation's pools IPPools; returns the API server's refusal, if any, else None."""
+    refusal = None
     wanted = {_normalized(p['cidr']): _ip_pool(p) for p in spec['calicoNetwork'].get('ipPools') or []}
     for pool in cluster.list('IPPool'):
         ours = (pool['metadata'].get('labels') or {}).get('app.kubernetes.io/managed-by') == 'tigera-operator'
@@ -178,9 +198,23 @@ def _reconcile_pools(cluster, spec):
         existing = cluster.get('IPPool', None, pool['metadata']['name'])
         if existing is None:
             cluster.create(pool)
+        elif existing['spec'].get('blockSize') != pool['spec']['blockSize']:
+            refusal = 'IPPool.projectcalico.org "%s" is invalid: %s' % (pool['metadata']['name'], BLOCK_SIZE_IMMUTABLE)
         elif existing['spec'] != pool['spec'] or existing['metadata'].get('labels') != pool['metadata']['labels']:
             cluster.patch('IPPool', None, pool['metadata']['name'],
                           {'metadata': {'labels': pool['metadata']['labels']}, 'spec': pool['spec']}, 'merge')
+    return refusal
+
+
+def _default_felix_configuration(cluster):
+    existing = cluster.get('FelixConfiguration', None, 'default')
+    if existing is None:
+        cluster.create({'apiVersion': 'projectcalico.org/v3', 'kind': 'FelixConfiguration',
+                        'metadata': {'name': 'default'}, 'spec': dict(FELIX_DEFAULTS)})
+        return
+    unset = {key: value for key, value in FELIX_DEFAULTS.items() if (existing.get('spec') or {}).get(key) is None}
+    if unset:
+        cluster.patch('FelixConfiguration', None, 'default', {'spec': unset}, 'merge')
 
 
 def windows_problem(cluster, spec):
@@ -218,11 +252,17 @@ def reconcile(cluster):
     serves_pools = 'IPPool' in cluster.data['custom_kinds']
     existing = cluster.list('IPPool') if serves_pools else []
     _fill_defaults(cluster, spec, {_normalized(p['spec']['cidr']): p['metadata']['name'] for p in existing})
+    refusal = None
     if serves_pools:
-        _reconcile_pools(cluster, spec)
-    problem = windows_problem(cluster, spec)
+        refusal = _reconcile_pools(cluster, spec)
+    if 'FelixConfiguration' in cluster.data['custom_kinds']:
+        _default_felix_configuration(cluster)
+    # The pool controller reports a write the API server refused as ResourceUpdateError (pool_controller.go) on its
+    # own TigeraStatus, which is not modelled: the Installation's condition stands for it.
+    problem = refusal or windows_problem(cluster, spec)
+    reason = 'ResourceUpdateError' if refusal else 'InvalidConfigurationError'
     condition = {'type': 'Degraded', 'status': 'True' if problem else 'False',
-                 'reason': 'InvalidConfigurationError' if problem else 'AllObjectsAvailable',
+                 'reason': reason if problem else 'AllObjectsAvailable',
                  'message': problem or ''}
     updated = dict(copy.deepcopy(installation), spec=spec,
                    status=dict(installation.get('status') or {}, conditions=[condition]))

@@ -119,8 +119,10 @@ with open_cluster(os.environ['KUBEWIN_SIM_STATE_DIR']) as cluster:
     if sys.argv[1] == 'operator':
         tigera.install(cluster)
     elif sys.argv[1] == 'installation':
+        # Felix's VNI and port as Calico's flannel migration controller leaves them (flannel's Linux defaults).
         tigera.install(cluster, installation={'calicoNetwork': {'ipPools': [
-            {'name': 'default-ipv4-ippool', 'cidr': '192.168.0.0/16', 'encapsulation': 'VXLANCrossSubnet'}]}})
+            {'name': 'default-ipv4-ippool', 'cidr': '192.168.0.0/16', 'encapsulation': 'VXLANCrossSubnet'}]}},
+            felix_configuration={'vxlanVNI': 1, 'vxlanPort': 8472})
     else:
         pools = cluster.get('Installation', None, 'default')['spec']['calicoNetwork']['ipPools']
         pools[0]['cidr'] = '10.244.0.0/16'
@@ -132,12 +134,11 @@ with open_cluster(os.environ['KUBEWIN_SIM_STATE_DIR']) as cluster:
 def plan_facts(sim):
     """The plan role's facts for the calico topology over the simulated cluster's ranges.
 
-    The plan of this branch does not know the calico topology yet (the plan side of issue 13 adds it): the
-    normalized plan of the same ranges, with Calico instead of flannel routing pods, stands for it. The calico
-    tasks read its topology, cluster_cidr and service_cidr.
+    The calico tasks read its topology, cluster_cidr, service_cidr, node_prefix_length (Calico's /26 block),
+    vxlan_vni and vxlan_port.
     """
-    cluster = plan_settings({key[len('kubewin_'):]: value for key, value in PLAN_VARS.items()}).as_dict()
-    cluster.update(topology='calico', l2bridge_routing=None)
+    plan = {key[len('kubewin_'):]: value for key, value in PLAN_VARS.items()}
+    cluster = plan_settings(dict(plan, topology='calico')).as_dict()
     return '@' + sim.write('plan.json', json.dumps({
         'plan_cluster': cluster, 'plan_inventory': {'versions': {'kubernetes_version': None}}}))
 
@@ -178,18 +179,21 @@ def test_calico_refuses_then_reports_patches_and_settles(sim, inventory):
         'Installation spec.serviceCIDRs: cluster has none, Windows nodes need 10.96.0.0/12 (kubewin_service_cidr)',
         "IPAMConfiguration default strictAffinity: cluster has no IPAMConfiguration default (Calico's default, "
         "false), Windows nodes need true",
+        'FelixConfiguration default vxlanVNI: cluster has 1, Windows nodes need 4096 (kubewin_vxlan_vni)',
+        'FelixConfiguration default vxlanPort: cluster has 8472, Windows nodes need 4789 (kubewin_vxlan_port)',
         'ConfigMap tigera-operator/kubernetes-services-endpoint: absent, Windows nodes need '
         "KUBERNETES_SERVICE_HOST=10.127.130.10, KUBERNETES_SERVICE_PORT=6443 (the API server's address in "
         'kube-public/cluster-info)',
     ]
-    # Check mode predicts the three patches (the ConfigMap, the IPAMConfiguration, the Installation) and makes none:
+    # Check mode predicts the four patches (the ConfigMap, the IPAMConfiguration, the FelixConfiguration, the
+    # Installation) and makes none:
     # the converge play, reading the cluster afresh, finds the same differences (and so did the refused plays
     # leave everything as it was).
     for phase in (check, converge):
         assert [t['result']['msg'] for t in phase if t['task'].endswith(REPORT)] == [differences]
         assert [t['task'].split(' : ')[-1] for t in phase if t['changed']] == [
             "Give Calico the API server's address", 'Set strict IPAM affinity',
-            "Patch the operator's Installation for Windows nodes"]
+            "Set Felix's VXLAN VNI and port for Windows nodes", "Patch the operator's Installation for Windows nodes"]
     assert [t for t in again if t['changed']] == []
     assert [t['status'] for t in again if t['task'].endswith(REPORT)] == ['skipped']
 
@@ -200,6 +204,8 @@ def test_calico_refuses_then_reports_patches_and_settles(sim, inventory):
         'Disabled', 'HNS', 'VXLAN')
     assert installation['spec']['serviceCIDRs'] == ['10.96.0.0/12']
     assert cluster.get('IPAMConfiguration', None, 'default')['spec'] == {'strictAffinity': True}
+    assert cluster.get('FelixConfiguration', None, 'default')['spec'] == {
+        'healthPort': 9099, 'vxlanVNI': 4096, 'vxlanPort': 4789}
     assert cluster.get('ConfigMap', 'tigera-operator', 'kubernetes-services-endpoint')['data'] == {
         'KUBERNETES_SERVICE_HOST': '10.127.130.10', 'KUBERNETES_SERVICE_PORT': '6443'}
     assert cluster.get('IPPool', None, 'default-ipv4-ippool')['spec']['vxlanMode'] == 'Always'

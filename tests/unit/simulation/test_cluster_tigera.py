@@ -134,3 +134,46 @@ def test_the_operator_reports_what_windows_lacks_until_everything_is_in_place(st
         cluster.create({'apiVersion': 'projectcalico.org/v3', 'kind': 'IPAMConfiguration',
                         'metadata': {'name': 'default'}, 'spec': {'strictAffinity': True}})
     assert degraded() == ''
+
+
+def test_the_operator_writes_felix_defaults_and_keeps_what_is_set(state):
+    """core_controller.go setDefaultsOnFelixConfiguration: healthPort 9099, vxlanVNI 4096, vxlanPort 4789 when unset."""
+    with open_cluster(state) as cluster:
+        tigera.install(cluster, installation={})
+        assert cluster.get('FelixConfiguration', None, 'default')['spec'] == {
+            'healthPort': 9099, 'vxlanVNI': 4096, 'vxlanPort': 4789}
+    # A FelixConfiguration found before the operator (flannel's migration controller copies flannel's VNI and port).
+    other = os.path.join(state, 'migrated')
+    os.mkdir(other)
+    with open_cluster(other) as cluster:
+        found = {'vxlanVNI': 1, 'vxlanPort': 8472, 'vxlanEnabled': False}
+        tigera.install(cluster, installation={}, felix_configuration=found)
+        assert cluster.get('FelixConfiguration', None, 'default')['spec'] == {
+            'healthPort': 9099, 'vxlanVNI': 1, 'vxlanPort': 8472, 'vxlanEnabled': False}
+        # A JSON merge patch's null removes a field (RFC 7386), and the operator does not put vxlanEnabled back.
+        cluster.patch('FelixConfiguration', None, 'default', {'spec': {'vxlanEnabled': None}}, 'merge')
+        cluster.reconcile()
+        assert 'vxlanEnabled' not in cluster.get('FelixConfiguration', None, 'default')['spec']
+    # Without the Calico API server projectcalico.org/v3 is not served (its crd.projectcalico.org storage is not modelled).
+    bare = os.path.join(state, 'bare')
+    os.mkdir(bare)
+    with open_cluster(bare) as cluster:
+        tigera.install(cluster, installation={}, api_server=False)
+        with pytest.raises(ApiError, match='projectcalico.org/v3.FelixConfiguration'):
+            cluster.resolve('projectcalico.org/v3', 'FelixConfiguration')
+
+
+def test_a_changed_block_size_is_refused_and_the_pool_keeps_its_own(state):
+    """libcalico-go clientv3/ippool.go: "IPPool BlockSize cannot be modified"; ippool.mdx: set only at creation."""
+    with open_cluster(state) as cluster:
+        tigera.install(cluster, installation={'calicoNetwork': {'ipPools': [{'cidr': '10.244.0.0/16'}]}})
+        pools = cluster.get('Installation', None, 'default')['spec']['calicoNetwork']['ipPools']
+        pools[0].update(blockSize=24, encapsulation='VXLAN')
+        cluster.patch('Installation', None, 'default', {'spec': {'calicoNetwork': {'ipPools': pools}}}, 'merge')
+        cluster.reconcile()
+        pool = cluster.get('IPPool', None, 'default-ipv4-ippool')['spec']
+        condition = cluster.get('Installation', None, 'default')['status']['conditions'][0]
+    assert (pool['blockSize'], pool['vxlanMode']) == (26, 'Never')
+    assert (condition['status'], condition['reason'], condition['message']) == (
+        'True', 'ResourceUpdateError', 'IPPool.projectcalico.org "default-ipv4-ippool" is invalid: IPPool BlockSize '
+        'cannot be modified')

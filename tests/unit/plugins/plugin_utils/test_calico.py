@@ -8,7 +8,8 @@ from ansible_collections.kubewin.node.plugins.filter.cluster_checks import Filte
 from ansible_collections.kubewin.node.plugins.plugin_utils._calico import calico_cluster_compare
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import ClusterCheckError
 
-PLAN = {'topology': 'calico', 'cluster_cidr': '10.244.0.0/16', 'service_cidr': '10.96.0.0/12'}
+PLAN = {'topology': 'calico', 'cluster_cidr': '10.244.0.0/16', 'service_cidr': '10.96.0.0/12', 'node_prefix_length': 26,
+        'vxlan_vni': 4096, 'vxlan_port': 4789}
 SERVER = 'https://10.127.130.10:6443'
 ENDPOINT = {'KUBERNETES_SERVICE_HOST': '10.127.130.10', 'KUBERNETES_SERVICE_PORT': '6443'}
 
@@ -18,10 +19,10 @@ def pool(cidr='10.244.0.0/16', encapsulation='VXLAN', name='default-ipv4-ippool'
             'nodeSelector': 'all()', 'blockSize': 26}
 
 
-def ip_pool(cidr, name, operator=True, disabled=False):
+def ip_pool(cidr, name, operator=True, disabled=False, block_size=26):
     labels = {'app.kubernetes.io/managed-by': 'tigera-operator'} if operator else {}
     return {'apiVersion': 'projectcalico.org/v3', 'kind': 'IPPool', 'metadata': {'name': name, 'labels': labels},
-            'spec': {'cidr': cidr, 'disabled': disabled}}
+            'spec': {'cidr': cidr, 'disabled': disabled, 'blockSize': block_size}}
 
 
 def ready_cluster():
@@ -32,6 +33,9 @@ def ready_cluster():
                                   'calicoNetwork': {'bgp': 'Disabled', 'windowsDataplane': 'HNS',
                                                     'ipPools': [pool()]}}},
         'ipam_configuration': {'metadata': {'name': 'default'}, 'spec': {'strictAffinity': True}},
+        # As the operator leaves it (core_controller.go writes Felix's defaults back).
+        'felix_configuration': {'metadata': {'name': 'default'},
+                                'spec': {'healthPort': 9099, 'vxlanVNI': 4096, 'vxlanPort': 4789}},
         'ip_pools': [ip_pool('10.244.0.0/16', 'default-ipv4-ippool')],
         'services_endpoint': {'metadata': {'name': 'kubernetes-services-endpoint', 'namespace': 'tigera-operator'},
                               'data': dict(ENDPOINT)},
@@ -41,7 +45,7 @@ def ready_cluster():
 def test_a_ready_cluster_has_no_differences():
     result = calico_cluster_compare(ready_cluster(), PLAN, SERVER)
     assert result == {'differences': [], 'refused': [], 'installation_patch': None, 'ipam_configuration': None,
-                      'services_endpoint': None}
+                      'felix_configuration': None, 'services_endpoint': None}
     assert FilterModule().filters()['calico_cluster_compare'] is calico_cluster_compare
 
 
@@ -211,3 +215,67 @@ def test_bad_input_is_an_error_that_names_it():
     broken['installation']['spec']['calicoNetwork']['ipPools'] = {'cidr': '10.244.0.0/16'}
     with pytest.raises(ClusterCheckError, match='ipPools must be a list'):
         calico_cluster_compare(broken, PLAN, SERVER)
+
+
+def felix(**spec):
+    return {'apiVersion': 'projectcalico.org/v3', 'kind': 'FelixConfiguration', 'metadata': {'name': 'default'},
+            'spec': spec}
+
+
+def test_felix_defaults_count_as_the_windows_values():
+    """Felix uses VNI 4096 and port 4789 when the FelixConfiguration does not set them (felixconfig.mdx)."""
+    for absent in (None, felix()):
+        cluster = dict(ready_cluster(), felix_configuration=absent)
+        assert calico_cluster_compare(cluster, PLAN, SERVER)['differences'] == []
+
+
+def test_felix_vxlan_settings_of_a_cluster_migrated_from_flannel_are_refused_unless_allowed():
+    """Calico's flannel migration controller copies flannel's VNI 1 and port 8472 into FelixConfiguration default."""
+    cluster = dict(ready_cluster(), felix_configuration=felix(vxlanVNI=1, vxlanPort=8472, vxlanEnabled=False))
+    result = calico_cluster_compare(cluster, PLAN, SERVER)
+    hint = ' (set control_plane_patch_calico_network to true to have it patched)'
+    assert result['refused'] == result['differences'] == [
+        'FelixConfiguration default vxlanVNI: cluster has 1, Windows nodes need 4096 (kubewin_vxlan_vni)' + hint,
+        'FelixConfiguration default vxlanPort: cluster has 8472, Windows nodes need 4789 (kubewin_vxlan_port)' + hint,
+        'FelixConfiguration default vxlanEnabled: cluster has false, which keeps Felix from making its VXLAN device; '
+        'Windows nodes need it unset (Felix then follows the VXLAN IP pool)' + hint,
+    ]
+    assert result['felix_configuration'] is None
+    allowed = calico_cluster_compare(cluster, PLAN, SERVER, 'vxlan', True)
+    assert allowed['refused'] == []
+    assert allowed['differences'] == [message[:-len(hint)] for message in result['differences']]
+    assert allowed['felix_configuration'] == felix(vxlanVNI=4096, vxlanPort=4789, vxlanEnabled=None)
+    # The BGP backend does not encapsulate, so Felix's VXLAN settings do not matter to it.
+    cluster['installation']['spec']['calicoNetwork'].update(bgp='Enabled', ipPools=[pool(encapsulation='None')])
+    assert calico_cluster_compare(cluster, PLAN, SERVER, 'bgp') == dict(
+        calico_cluster_compare(ready_cluster(), PLAN, SERVER), felix_configuration=None)
+
+
+def test_a_block_size_other_than_the_plans_is_refused_even_when_network_changes_are_allowed():
+    """A pool's blockSize can only be set when it is created (ippool.mdx; the API server refuses a change)."""
+    cluster = ready_cluster()
+    cluster['installation']['spec']['calicoNetwork']['ipPools'] = [dict(pool(), blockSize=24)]
+    cluster['ip_pools'] = [ip_pool('10.244.0.0/16', 'default-ipv4-ippool', block_size=24)]
+    result = calico_cluster_compare(cluster, PLAN, SERVER, 'vxlan', True)
+    assert result['refused'] == result['differences'] == [
+        "Installation IP pool default-ipv4-ippool blockSize: cluster has 24, Windows nodes need 26 (the plan's "
+        'node_prefix_length, from which max_pods is derived); not patched: a pool\'s block size is fixed when the '
+        "pool is created, see Calico's 'Migrate from one IP pool to another' (networking/ipam/migrate-pools), or "
+        'set kubewin_node_prefix_length to 24']
+    assert result['installation_patch'] is None
+    # Unset is the operator's default, 26: a plan of /24 blocks is refused then.
+    cluster = ready_cluster()
+    del cluster['installation']['spec']['calicoNetwork']['ipPools'][0]['blockSize']
+    refused = calico_cluster_compare(cluster, dict(PLAN, node_prefix_length=24), SERVER)['refused']
+    assert refused == [
+        "Installation IP pool default-ipv4-ippool blockSize: cluster has 26 (the operator's default; the "
+        "Installation does not set it), Windows nodes need 24 (the plan's node_prefix_length, from which max_pods "
+        "is derived); not patched: a pool's block size is fixed when the pool is created, see Calico's 'Migrate "
+        "from one IP pool to another' (networking/ipam/migrate-pools), or set kubewin_node_prefix_length to 26"]
+    # A pool made outside the operator with the plan's CIDR is held to the same rule; a disabled one is not.
+    cluster = ready_cluster()
+    cluster['installation']['spec']['calicoNetwork']['ipPools'] = []
+    cluster['ip_pools'] = [ip_pool('10.244.0.0/16', 'mine', operator=False, block_size=28),
+                           ip_pool('10.244.0.0/16', 'old', operator=False, disabled=True, block_size=24)]
+    assert [m.split(':')[0] for m in calico_cluster_compare(cluster, PLAN, SERVER)['refused']] == [
+        'IPPool mine blockSize']
