@@ -178,13 +178,15 @@ def test_a_program_a_running_service_executes_stops_the_reset():
 # directly (the simulated operator's pods are another part of the simulation). The networks External (the vSwitch,
 # Overlay with VSID 9999 for VXLAN: projectcalico/calico node/windows-packaging/CalicoWindows/node/node-service.ps1)
 # and Calico with its host endpoint Calico_ep and a pod's endpoint (cni-plugin/pkg/dataplane/windows); the CNI config
-# and binaries (tigera/operator pkg/render/windows.go, libs/calico/calico.psm1); the node state in C:\var\lib\calico
+# with the CNI plugin's kubeconfig, and the binaries (tigera/operator pkg/render/windows.go, libs/calico/calico.psm1); the node state in C:\var\lib\calico
 # and C:\var\run\calico (the pods' hostPath volumes); the boot calico-node-windows initialised the node in
 # (calico.psm1 Set-StoredLastBootTime: the value LastBootTime of HKLM:\Software\Tigera\Calico).
 CALICO_KEY = 'HKLM:\\SOFTWARE\\Tigera\\Calico'
-CALICO_FILES = ('C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\opt\\cni\\bin\\calico.exe',
+CALICO_FILES = ('C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\etc\\cni\\net.d\\calico-kubeconfig',
+                'C:\\opt\\cni\\bin\\calico.exe',
                 'C:\\opt\\cni\\bin\\calico-ipam.exe', 'C:\\var\\lib\\calico\\nodename', 'C:\\var\\run\\calico\\felix.pid')
-CALICO_PATHS = ['C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\opt\\cni\\bin\\calico.exe',
+CALICO_PATHS = ['C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\etc\\cni\\net.d\\calico-kubeconfig',
+                'C:\\opt\\cni\\bin\\calico.exe',
                 'C:\\opt\\cni\\bin\\calico-ipam.exe', 'C:\\var\\lib\\calico', 'C:\\var\\run\\calico']
 
 
