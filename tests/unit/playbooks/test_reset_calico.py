@@ -1,6 +1,6 @@
 """The reset role on a calico node: what the Tigera operator's calico-node-windows pods left (the External and Calico
 HNS networks with their endpoints, the CNI config and binaries, C:\\var\\lib\\calico and C:\\var\\run\\calico, the
-registry key of Calico's stored boot time) goes, check mode predicts it, and a second run changes nothing.
+registry key of Calico's stored boot time, its VXLAN firewall rule) goes, check mode predicts it, and a second run changes nothing.
 
 The node's Calico state is built in the Windows model directly, as tests/unit/simulation/test_script_node_reset.py
 builds it (the simulated operator's pods are another part of the simulation). reset.yml's first play refuses calico
@@ -62,7 +62,11 @@ def test_reset_removes_what_calico_left_predicted_by_check_mode_and_then_nothing
     assert [(r['item'], r['changed']) for r in networks[0]['result']['results']] == [('Calico', True), ('External', True)]
     assert not again['changed'] and not any(r['changed'] for r in networks[2]['result']['results'])
 
+    rules = result.results("Remove the collection's firewall rules", 'win1')
+    assert [(r['item'], r['changed']) for r in rules[1]['result']['results']] == [('OverlayTraffic4789UDP', True)]
+    assert rules[0]['result']['results'][0]['changed'], 'check mode predicts the rule\'s removal'
     node = sim.node('win1')
+    assert 'OverlayTraffic4789UDP' not in node.data['firewall_rules']
     assert node.data['hns']['networks'] == [] and node.data['hns']['endpoints'] == []
     assert [path for path in calico.CALICO_FILES if filesystem.lookup(node, path)] == []
     assert not registry.key_exists(node, registry.parse_path(calico.CALICO_KEY))

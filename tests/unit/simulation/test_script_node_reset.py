@@ -201,6 +201,11 @@ def calico_node():
     for path in CALICO_FILES:
         filesystem.make_directories(node, filesystem.parent_of(path))
         filesystem.write_file(node, path, b'calico')
+    # node-service.ps1's rule for VXLAN, made as it makes it.
+    outcome = run_on_node(node, "New-NetFirewallRule -Name OverlayTraffic4789UDP -Description 'Overlay network traffic "
+                                "UDP' -Action Allow -LocalPort 4789 -Enabled True -DisplayName 'Overlay Traffic 4789 UDP' "
+                                "-Protocol UDP | Out-Null")
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
     # calico.psm1 ensureRegistryKey: HKLM:\Software\Tigera, then its Calico subkey.
     for key in ('HKLM:\\SOFTWARE\\Tigera', CALICO_KEY):
         registry.create_key(node, registry.parse_path(key))
