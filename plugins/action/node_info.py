@@ -31,6 +31,7 @@ class ActionModule(NodeAction):
         'environment': {'type': 'list', 'elements': 'str', 'default': DEFAULT_ENVIRONMENT},
         'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
         'credentials': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CREDENTIALS},
+        'registry_keys': {'type': 'list', 'elements': 'str', 'default': []},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
         'merge': {'type': 'bool', 'default': False},
         # The early-end decision in the same task (kubewin.node.node_converged's): a converged node's run is then
@@ -46,7 +47,7 @@ class ActionModule(NodeAction):
             contents.append(_converged.RECORD_PATH)
         return {'features': args['features'], 'services': args['services'], 'files': args['files'],
                 'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules'],
-                'credentials': args['credentials']}
+                'credentials': args['credentials'], 'registry': args['registry_keys']}
 
     def read_state(self, args):
         # node_info is the query: it always reads the node.

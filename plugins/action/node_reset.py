@@ -5,9 +5,14 @@
 from __future__ import annotations
 
 import ntpath
+import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _hns, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+
+
+# A registry key below a hive's own subkey (HKLM:\SOFTWARE\<vendor>...): never a hive or one of its top keys.
+_REGISTRY_KEY = re.compile(r'^HKLM:\\[^\\]+\\[^\\]+', re.IGNORECASE)
 
 
 def _under(path, folder):
@@ -22,14 +27,19 @@ class ActionModule(NodeAction):
         'hns_networks': {'type': 'list', 'elements': 'str', 'default': []},
         'hns_policy_lists': {'type': 'bool', 'default': False},
         'paths': {'type': 'list', 'elements': 'str', 'default': []},
+        'registry_keys': {'type': 'list', 'elements': 'str', 'default': []},
         'stop_timeout': {'type': 'int', 'default': 60},
     }
-    SECTIONS = ('services', 'hns', 'files')
+    SECTIONS = ('services', 'hns', 'files', 'registry')
 
     def validate(self, args):
         bad = [path for path in args['paths'] if not ntpath.isabs(path) or len(path.rstrip('\\')) <= 3]
         if bad:
             raise NodeActionError('paths must be absolute and not a drive root: %s' % ', '.join(bad))
+        bad = [key for key in args['registry_keys'] if not _REGISTRY_KEY.match(key)]
+        if bad:
+            raise NodeActionError('registry_keys must be keys two levels or more below HKLM:\\, such as '
+                                  'HKLM:\\SOFTWARE\\Tigera\\Calico: %s' % ', '.join(bad))
 
     def _managed_under(self, args, files):
         return sorted({key for key in files for path in args['paths'] if _under(key, path)} - set(args['paths']))
@@ -39,7 +49,8 @@ class ActionModule(NodeAction):
         # in the registry); asking for them keeps a plan from the snapshot complete.
         snapshot = _snapshot.from_task_vars(self._task_vars) or {}
         return {'services': list(args['services']),
-                'files': list(args['paths']) + self._managed_under(args, snapshot.get('files') or {})}
+                'files': list(args['paths']) + self._managed_under(args, snapshot.get('files') or {}),
+                'registry': list(args['registry_keys'])}
 
     def plan(self, args, state):
         services = [name for name in args['services'] if state['services'][name].get('exists')]
@@ -54,6 +65,7 @@ class ActionModule(NodeAction):
         paths = [path for path in args['paths'] if files[path].get('exists')]
         forget = sorted({key for key in self._managed_under(args, files) if files[key].get('exists')}
                         | {path for path in paths if files[path].get('type') == 'file'})
+        registry_keys = [key for key in args['registry_keys'] if state['registry'][key].get('exists')]
         operations = []
         if services:
             operations.append({'op': 'remove_services', 'names': services})
@@ -63,15 +75,17 @@ class ActionModule(NodeAction):
             operations.append({'op': 'remove_endpoints', 'ids': [e['id'] for e in endpoints]})
         if paths or forget:
             operations.append({'op': 'remove_paths', 'paths': paths, 'forget': forget})
+        if registry_keys:
+            operations.append({'op': 'remove_registry_keys', 'keys': registry_keys})
         before = {'services': services, 'hns_policy_lists': policy_lists,
                   'hns_endpoints': ['%s (%s)' % (e['name'], e['ip_address']) for e in endpoints],
-                  'paths': sorted(set(paths) | set(forget))}
+                  'paths': sorted(set(paths) | set(forget)), 'registry_keys': registry_keys}
         after = {key: [] for key in before}
         return Plan(operations, before=before, after=after)
 
     def apply(self, args, plan, state):
         parameters = {'Services': [], 'PolicyListIds': [], 'EndpointIds': [], 'Paths': [], 'Forget': [],
-                      'StopTimeoutSeconds': args['stop_timeout']}
+                      'RegistryKeys': [], 'StopTimeoutSeconds': args['stop_timeout']}
         for operation in plan.operations:
             if operation['op'] == 'remove_services':
                 parameters['Services'] = operation['names']
@@ -79,6 +93,8 @@ class ActionModule(NodeAction):
                 parameters['PolicyListIds'] = operation['ids']
             elif operation['op'] == 'remove_endpoints':
                 parameters['EndpointIds'] = operation['ids']
+            elif operation['op'] == 'remove_registry_keys':
+                parameters['RegistryKeys'] = operation['keys']
             else:
                 parameters['Paths'] = operation['paths']
                 parameters['Forget'] = operation['forget']
@@ -89,6 +105,7 @@ class ActionModule(NodeAction):
                                if path not in fresh['files']})
         fresh['services'].update({name: {'name': name, 'exists': False} for name in args['services']
                                   if name not in fresh['services']})
+        fresh['registry'].update({key: {'exists': False} for key in args['registry_keys'] if key not in fresh['registry']})
         return {'state': fresh}
 
     def check_applied(self, args, plan, state):
@@ -98,6 +115,7 @@ class ActionModule(NodeAction):
         hns = state['hns']
         left += ['HNS object %s' % o['id'] for o in (hns.get('policy_lists') or []) + hns['endpoints'] if o['id'] in removed]
         left += [path for path in args['paths'] if state['files'].get(path, {}).get('exists')]
+        left += [key for key in args['registry_keys'] if state['registry'].get(key, {}).get('exists')]
         if left:
             raise NodeActionError('still on the node after the reset: %s' % ', '.join(left))
 

@@ -25,9 +25,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks]
+              credentials, scheduled_tasks, registry]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks]
+              ovs, credentials, scheduled_tasks, registry]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -74,6 +74,13 @@ options:
     elements: str
     default: ['C:\etc\kubernetes\*.conf', 'C:\var\lib\kubelet\pki\*.pem', 'C:\var\lib\kubelet\pki\*.key',
               'C:\etc\kube-flannel\kubeconfig']
+  registry_keys:
+    description:
+      - Registry keys whose existence to report, as Registry provider paths below C(HKLM:\), e.g.
+        C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it).
+    type: list
+    elements: str
+    default: []
   max_age:
     description: Seconds for which other modules may use the snapshot instead of reading the node.
     type: int
@@ -191,6 +198,9 @@ ansible_facts:
           description: The scheduled tasks of the collection's task folder C(\\kubewin\\), by name, with C(description),
             C(state), C(actions) (C(execute), C(arguments)), C(triggers) (C(start), C(interval) as Task Scheduler keeps it,
             e.g. C(PT1H)), C(user_id) and C(run_level).
+          type: dict
+        registry:
+          description: Each registry key asked for, by its C(HKLM:\) path, with C(exists).
           type: dict
         collected_at:
           description: Controller time at which each section was read.

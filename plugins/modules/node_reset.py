@@ -45,6 +45,14 @@ options:
     type: list
     elements: str
     default: []
+  registry_keys:
+    description:
+      - Registry keys to remove with their values and subkeys, as Registry provider paths at least two levels below
+        C(HKLM:\), e.g. C(HKLM:\SOFTWARE\Tigera\Calico); a hive or one of its top keys is refused.
+      - Removed after the files, in the same remote call.
+    type: list
+    elements: str
+    default: []
   stop_timeout:
     description: Seconds to wait for each service to stop, and for its deletion.
     type: int
@@ -76,8 +84,8 @@ RETURN = r'''
 removed:
   description:
     - What was (in check mode, would be) removed; empty when nothing was there.
-    - C(services), C(hns_policy_lists) (ids), C(hns_endpoints) (name and address) and C(paths) (the
-      paths removed and the managed files forgotten with them).
+    - C(services), C(hns_policy_lists) (ids), C(hns_endpoints) (name and address), C(paths) (the
+      paths removed and the managed files forgotten with them) and C(registry_keys).
   returned: success
   type: dict
 '''

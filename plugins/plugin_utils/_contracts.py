@@ -420,6 +420,8 @@ SECTIONS = {
     'scheduled_tasks': dict_of(SCHEDULED_TASK),
     # Per pattern (_credentials.py), the files it matches and their ACL profile.
     'credentials': dict_of(dict_of(STR)),
+    # Per registry key asked for (HKLM:\\...), whether it exists.
+    'registry': dict_of(obj(required={'exists': BOOL})),
 }
 
 

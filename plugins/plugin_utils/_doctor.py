@@ -62,6 +62,13 @@ VSWITCH_NETWORK_OPTION = {
     'overlay': ('network_overlay', 'network_overlay_placeholder_name'),
     'ovn': ('network_ovn', 'network_ovn_network_name'),
 }
+# calico: calico-node-windows makes the vSwitch's network External itself (projectcalico/calico
+# node/windows-packaging/CalicoWindows/node/node-service.ps1: Overlay with VSID 9999 for VXLAN, L2Bridge for BGP) and
+# the CNI plugin the pod network Calico on the node's first pod (windows_use_single_network), so only External is
+# expected of every calico node; Calico is checked once it exists. The operator writes the CNI config
+# (plan_paths.calico_cni_config_file), a conflist named Calico with one plugin of type calico (tigera/operator
+# pkg/render/windows.go); the plan has no text to compare it with, so its shape is checked.
+CALICO_VSWITCH_NETWORK = 'External'
 # ovn: the OVS bridge network_ovn makes on the vSwitch, and the services of Open vSwitch and OVN (network_ovn).
 OVN_BRIDGE_OPTION = ('network_ovn', 'network_ovn_bridge')
 OVN_SERVICES = ('ovsdb-server', 'ovs-vswitchd', 'ovn-controller')
@@ -101,9 +108,11 @@ def _role_option(node_vars, role, option):
 
 
 def expected_networks(plan_cluster, node_vars=None):
-    """The HNS networks site.yml leaves on the node: the one holding its vSwitch, then the pod network (none for
-    calico, whose networks Calico's own agents make)."""
+    """The HNS networks site.yml leaves on the node: the one holding its vSwitch, then the pod network (for calico
+    only External, which calico-node-windows makes: the pod network Calico comes with the node's first pod)."""
     topology = (plan_cluster or {}).get('topology')
+    if topology == 'calico':
+        return [CALICO_VSWITCH_NETWORK]
     if topology not in VSWITCH_NETWORK_OPTION:
         return []
     names = [_role_option(node_vars, *VSWITCH_NETWORK_OPTION[topology])]
@@ -139,7 +148,12 @@ def check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars=None):
     for name in names:
         if _hns.networks_named(hns.get('networks') or [], name):
             continue
-        if name == (plan_cluster or {}).get('network_name'):
+        if (plan_cluster or {}).get('topology') == 'calico':
+            cause = ('calico-node-windows has not made it: its pod is not running on the node (the operator\'s '
+                     'DaemonSet), or it was removed, or it did not survive a restart')
+            fix = ('look at the calico-node-windows pod of the node (kubectl -n calico-system get pods -o wide) and its '
+                   'log; it makes the network when it starts')
+        elif name == (plan_cluster or {}).get('network_name'):
             cause = ('flanneld has not created it since the last restart (an Overlay/L2Bridge network may not survive '
                      'a reboot), or it was removed')
             fix = 'run site.yml on the node: the network role recreates the network and restarts flanneld'
@@ -150,7 +164,8 @@ def check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars=None):
     name = (plan_cluster or {}).get('network_name')
     networks = _hns.networks_named(hns.get('networks') or [], name) if name else []
     subnets = sorted(s.get('address_prefix') or '' for n in networks for s in n.get('subnets') or [])
-    if networks and pod_cidr and subnets != [pod_cidr]:
+    # calico: the network's subnet is the node's Calico IPAM block, which the Node's podCIDR does not name.
+    if networks and pod_cidr and subnets != [pod_cidr] and (plan_cluster or {}).get('topology') != 'calico':
         found.append(finding('hns-network-subnet', 'error',
                              'HNS network %s has subnet %s, the node\'s pod subnet is %s'
                              % (name, ', '.join(subnets) or 'none', pod_cidr),
@@ -173,6 +188,37 @@ def _exception_list(cni_config):
         elif isinstance(value, list):
             stack.extend(value)
     return None
+
+
+def check_calico_cni_config(snapshot, plan_cluster, plan_paths):
+    """calico: the operator's CNI config exists, is JSON and is Calico's (a conflist named as the plan's network with
+    a plugin of type calico). The collection does not write it, so no repair: calico-node-windows writes it again."""
+    path = (plan_paths or {}).get('calico_cni_config_file')
+    contents = snapshot.get('contents') or {}
+    if not path or path not in contents:
+        return []  # not read in this snapshot
+    entry = contents[path] or {}
+    fix = ('restart the node\'s calico-node-windows pod (kubectl -n calico-system delete pod ...): its install-cni step '
+           'writes the config')
+    if not entry.get('exists'):
+        return [finding('cni-config-missing', 'error', 'the CNI config %s does not exist' % path,
+                        'calico-node-windows has not written it: its pod has not run on the node, or the Installation\'s '
+                        'windowsNodes.cniConfigDir names another folder', fix)]
+    try:
+        current = json.loads((entry.get('text') or '').lstrip('\ufeff'))
+    except ValueError:
+        current = None
+    if not isinstance(current, dict):
+        return [finding('cni-config-invalid', 'error', 'the CNI config %s is not a JSON object' % path,
+                        'it was edited by hand; the CNI plugin refuses it, so no pod starts', fix)]
+    name = (plan_cluster or {}).get('network_name')
+    types = [p.get('type') for p in current.get('plugins') or [] if isinstance(p, dict)]
+    if current.get('name') != name or 'calico' not in types:
+        return [finding('cni-config-differs', 'error',
+                        'the CNI config %s is not Calico\'s (name %s, plugin types %s; expected name %s with a plugin '
+                        'of type calico)' % (path, current.get('name'), ', '.join(str(t) for t in types) or 'none', name),
+                        'it was edited by hand, or another network plugin wrote it', fix)]
+    return []
 
 
 def check_cni_config(snapshot, plan_node, plan_paths):
@@ -348,6 +394,16 @@ def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service')
     return found
 
 
+def check_no_flannel(snapshot):
+    """calico: no flanneld service (one left from a flannel topology would take the node's networks and routes)."""
+    service = (snapshot.get('services') or {}).get('flanneld') or {}
+    if not service.get('exists'):
+        return []
+    return [finding('service-unexpected', 'error', 'service flanneld exists on a calico node (%s)' % service.get('state'),
+                    'it is left from a flannel topology; flanneld and Calico would both program the node\'s HNS networks',
+                    'remove it: run reset.yml on the node, then site.yml')]
+
+
 def check_ovs(snapshot, plan_cluster, node_vars=None):
     """ovn: Open vSwitch's database answers and holds the bridge network_ovn made (the snapshot's ovs section)."""
     if (plan_cluster or {}).get('topology') != 'ovn' or snapshot.get('ovs') is None:
@@ -496,6 +552,9 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found = []
     found += check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars)
     found += check_cni_config(snapshot, plan_node, plan_paths)
+    if (plan_cluster or {}).get('topology') == 'calico':
+        found += check_calico_cni_config(snapshot, plan_cluster, plan_paths)
+        found += check_no_flannel(snapshot)
     found += check_source_vip(snapshot, plan_cluster, pod_cidr)
     found += check_load_balancers(snapshot, plan_cluster, cluster)
     found += check_services(snapshot, plan_node, plan_cluster, (node_vars or {}).get('plan_kube_proxy_mode', 'service'))

@@ -142,6 +142,10 @@ def node_paths(overrides):
     paths = dict(NODE_PATHS, **overrides)
     # containerd and the kubelet load the first config file of the directory by name.
     paths['cni_config_file'] = ntpath.join(paths['cni_conf_dir'], '10-kubewin.conf')
+    # calico: where the Tigera operator's calico-node-windows writes Calico's CNI config (CNI_CONF_NAME in
+    # tigera/operator pkg/render/windows.go), in windowsNodes.cniConfigDir, the folder containerd reads; the doctor
+    # checks it and the reset removes it.
+    paths['calico_cni_config_file'] = ntpath.join(paths['cni_conf_dir'], '10-calico.conflist')
     return paths
 
 

@@ -26,11 +26,12 @@ import time
 
 FACT = 'kubewin_node'
 SECTIONS = ('os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents',
-            'environment', 'firewall', 'ovs', 'credentials', 'scheduled_tasks')
+            'environment', 'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry')
 # Sections whose content is a mapping keyed by the names the query asked for, and the
 # node_info script parameter that carries those names.
 KEYED_SECTIONS = {'features': 'Features', 'services': 'Services', 'files': 'Files', 'contents': 'Contents',
-                  'environment': 'Environment', 'firewall': 'FirewallRules', 'credentials': 'Credentials'}
+                  'environment': 'Environment', 'firewall': 'FirewallRules', 'credentials': 'Credentials',
+                  'registry': 'RegistryKeys'}
 DEFAULT_MAX_AGE = 900
 
 

@@ -10,13 +10,15 @@ param(
     [string[]]$Contents = @(),
     [string[]]$Environment = @(),
     [string[]]$FirewallRules = @(),
-    [string[]]$Credentials = @()
+    [string[]]$Credentials = @(),
+    [string[]]$RegistryKeys = @()
 )
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
 $state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files `
-    -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules -Credentials $Credentials
+    -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules -Credentials $Credentials `
+    -RegistryKeys $RegistryKeys
 $Ansible.Changed = $false
 $Ansible.Result = ConvertTo-Json -InputObject $state -Depth 10 -Compress

@@ -1,7 +1,8 @@
 # kubewin-script: node_reset_apply
 # Takes a node back to before the collection set it up, in one call: stops and
 # deletes services, removes HNS policy lists and endpoints, removes files and
-# folders (recursively) and forgets them in the registry of managed files.
+# folders (recursively) and forgets them in the registry of managed files, and
+# removes registry keys (with their subkeys) that other programs left (Calico's).
 # HNS networks are left to hns_network, whose removal of the last vSwitch drops
 # the node's network. Returns the node state the module verifies.
 [CmdletBinding(SupportsShouldProcess)]
@@ -12,6 +13,8 @@ param(
     [string[]]$Paths = @(),
     # Registry entries to forget: files removed with their folder, or already gone.
     [string[]]$Forget = @(),
+    # Registry provider paths below HKLM:\ (the module refuses a hive or its top keys).
+    [string[]]$RegistryKeys = @(),
     [int]$StopTimeoutSeconds = 60
 )
 $ErrorActionPreference = 'Stop'
@@ -57,6 +60,11 @@ foreach ($path in $Paths) {
     if (Test-Path -LiteralPath $path) { Remove-Item -LiteralPath $path -Recurse -Force }
 }
 if ($Forget.Count -gt 0) { Register-KubeWinFile -Forget $Forget }
+foreach ($key in $RegistryKeys) {
+    # -Recurse: a key with subkeys would otherwise ask first, which a remote session cannot answer (Remove-Item).
+    if (Test-Path -LiteralPath $key) { Remove-Item -LiteralPath $key -Recurse -Force }
+}
 
-$state = Get-KubeWinNodeState -Sections @('services', 'hns', 'files') -Services $Services -Files $Paths
+$state = Get-KubeWinNodeState -Sections @('services', 'hns', 'files', 'registry') -Services $Services -Files $Paths `
+    -RegistryKeys $RegistryKeys
 $Ansible.Result = ConvertTo-Json -InputObject ([ordered]@{ state = $state }) -Depth 10 -Compress

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 # pylint: disable=wrong-import-position
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import WindowsHost, filesystem, hostlocal, run_on_node  # noqa: E402
+from kubewin_sim.windows import WindowsHost, filesystem, hostlocal, registry, run_on_node  # noqa: E402
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402
 
 DATA_DIR = 'C:\\var\\lib\\cni\\networks'
@@ -121,10 +121,10 @@ def test_node_reset_apply_removes_everything():
     real = run_reset(node, dict(_ids(node), Services=['kube-proxy', 'kubelet', 'containerd'], Paths=paths,
                                 Forget=['C:\\k\\kubelet.conf']))
     # HNS networks are left to hns_network.
-    assert real == {'state': {'sections': ['services', 'hns', 'files'],
+    assert real == {'state': {'sections': ['services', 'hns', 'files', 'registry'],
                               'services': gone('kube-proxy', 'kubelet', 'containerd'),
                               'hns': hns_view(node, endpoints=False),
-                              'files': {path: {'exists': False} for path in paths}}}
+                              'files': {path: {'exists': False} for path in paths}, 'registry': {}}}
     assert [n['id'] for n in node.data['hns']['networks']] == [network_id]
     assert node.data['hns']['endpoints'] == node.data['hns']['policy_lists'] == []
     assert node.data['services'] == {}
@@ -138,8 +138,9 @@ def test_stopping_the_kubelet_stops_kube_proxy_which_stays():
     # Stop-Service -Force stops the services that depend on it too; only the kubelet is deleted.
     node = reset_node()
     real = run_reset(node, {'Services': ['kubelet'], 'Paths': ['C:\\k\\kubelet.exe']})
-    assert real == {'state': {'sections': ['services', 'hns', 'files'], 'services': gone('kubelet'),
-                              'hns': hns_view(node), 'files': dict({'C:\\k\\kubelet.exe': {'exists': False}}, **KUBECONFIG_STATE)}}
+    assert real == {'state': {'sections': ['services', 'hns', 'files', 'registry'], 'services': gone('kubelet'),
+                              'hns': hns_view(node), 'files': dict({'C:\\k\\kubelet.exe': {'exists': False}}, **KUBECONFIG_STATE),
+                              'registry': {}}}
     assert {name: s['state'] for name, s in node.data['services'].items()} == {
         'containerd': 'running', 'kube-proxy': 'stopped'}
     assert filesystem.lookup(node, 'C:\\k\\kubelet.exe') is None
@@ -152,8 +153,9 @@ def test_what_is_not_there_is_left_alone():
     node = reset_node()
     before = json.loads(json.dumps(node.data))
     real = run_reset(node, {'Services': ['ghost'], 'Paths': ['C:\\nothing'], 'StopTimeoutSeconds': 5})
-    assert real == {'state': {'sections': ['services', 'hns', 'files'], 'services': gone('ghost'),
-                              'hns': hns_view(node), 'files': dict({'C:\\nothing': {'exists': False}}, **KUBECONFIG_STATE)}}
+    assert real == {'state': {'sections': ['services', 'hns', 'files', 'registry'], 'services': gone('ghost'),
+                              'hns': hns_view(node), 'files': dict({'C:\\nothing': {'exists': False}}, **KUBECONFIG_STATE),
+                              'registry': {}}}
     assert node.data['services'] == before['services'] and node.data['hns'] == before['hns']
     assert {name: s['state'] for name, s in node.data['services'].items()} == dict.fromkeys(PROGRAMS, 'running')
     assert reserved(node) == RESERVATION
@@ -170,3 +172,76 @@ def test_a_program_a_running_service_executes_stops_the_reset():
         "Cannot remove item C:\\Program Files\\containerd\\containerd.exe: Access to the path 'containerd.exe' is denied."]
     assert filesystem.lookup(node, 'C:\\Program Files\\containerd\\containerd.exe') is not None
     assert node.data['services']['containerd']['state'] == 'running'
+
+
+# calico: what the Tigera operator's calico-node-windows pods leave on a node, built here in the Windows model
+# directly (the simulated operator's pods are another part of the simulation). The networks External (the vSwitch,
+# Overlay with VSID 9999 for VXLAN: projectcalico/calico node/windows-packaging/CalicoWindows/node/node-service.ps1)
+# and Calico with its host endpoint Calico_ep and a pod's endpoint (cni-plugin/pkg/dataplane/windows); the CNI config
+# with the CNI plugin's kubeconfig, and the binaries (tigera/operator pkg/render/windows.go, libs/calico/calico.psm1); the node state in C:\var\lib\calico
+# and C:\var\run\calico (the pods' hostPath volumes); the boot calico-node-windows initialised the node in
+# (calico.psm1 Set-StoredLastBootTime: the value LastBootTime of HKLM:\Software\Tigera\Calico).
+CALICO_KEY = 'HKLM:\\SOFTWARE\\Tigera\\Calico'
+CALICO_FILES = ('C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\etc\\cni\\net.d\\calico-kubeconfig',
+                'C:\\opt\\cni\\bin\\calico.exe',
+                'C:\\opt\\cni\\bin\\calico-ipam.exe', 'C:\\var\\lib\\calico\\nodename', 'C:\\var\\run\\calico\\felix.pid')
+CALICO_PATHS = ['C:\\etc\\cni\\net.d\\10-calico.conflist', 'C:\\etc\\cni\\net.d\\calico-kubeconfig',
+                'C:\\opt\\cni\\bin\\calico.exe',
+                'C:\\opt\\cni\\bin\\calico-ipam.exe', 'C:\\var\\lib\\calico', 'C:\\var\\run\\calico']
+
+
+def calico_node():
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'features': {'Containers': 'installed'}}))
+    external = node.create_network({'name': 'External', 'type': 'Overlay', 'address_prefix': '192.168.255.0/30',
+                                    'gateway': '192.168.255.1', 'adapter': 'Ethernet', 'vsid': 9999})
+    calico = node.create_network({'name': 'Calico', 'type': 'Overlay', 'address_prefix': '10.244.5.0/26',
+                                  'gateway': '10.244.5.1', 'adapter': 'Ethernet', 'vsid': 4096})
+    node.create_endpoint('Calico_ep', calico['id'], '10.244.5.2')
+    node.create_endpoint('c0ffee-eth0', calico['id'], '10.244.5.3')
+    for path in CALICO_FILES:
+        filesystem.make_directories(node, filesystem.parent_of(path))
+        filesystem.write_file(node, path, b'calico')
+    # node-service.ps1's rule for VXLAN, made as it makes it.
+    outcome = run_on_node(node, "New-NetFirewallRule -Name OverlayTraffic4789UDP -Description 'Overlay network traffic "
+                                "UDP' -Action Allow -LocalPort 4789 -Enabled True -DisplayName 'Overlay Traffic 4789 UDP' "
+                                "-Protocol UDP | Out-Null")
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    # calico.psm1 ensureRegistryKey: HKLM:\Software\Tigera, then its Calico subkey.
+    for key in ('HKLM:\\SOFTWARE\\Tigera', CALICO_KEY):
+        registry.create_key(node, registry.parse_path(key))
+    assert registry.set_value(node, registry.parse_path(CALICO_KEY), 'LastBootTime', 'REG_SZ', '11/24/2026 06:00:00')
+    assert sorted(node.data['registry']) == ['software\\tigera', 'software\\tigera\\calico']
+    return node, external, calico
+
+
+def test_node_reset_apply_removes_what_calico_left():
+    node, external, calico = calico_node()
+    endpoints = [e['id'] for e in node.data['hns']['endpoints']]
+    real = run_reset(node, {'EndpointIds': endpoints, 'Paths': CALICO_PATHS, 'RegistryKeys': [CALICO_KEY]})
+    assert real['state']['sections'] == ['services', 'hns', 'files', 'registry']
+    assert real['state']['files'] == {path: {'exists': False} for path in CALICO_PATHS}
+    assert real['state']['registry'] == {CALICO_KEY: {'exists': False}}
+    assert real['state']['hns']['endpoints'] == []
+    # The networks are hns_network's: External last, since it holds the vSwitch.
+    assert [n['id'] for n in node.data['hns']['networks']] == [external['id'], calico['id']]
+    assert [path for path in CALICO_FILES if filesystem.lookup(node, path)] == []
+    assert filesystem.lookup(node, 'C:\\opt\\cni\\bin') is not None, 'the other CNI binaries stay'
+    assert not registry.key_exists(node, registry.parse_path(CALICO_KEY))
+    assert registry.key_exists(node, registry.parse_path('HKLM:\\SOFTWARE\\Tigera')), 'the vendor key stays'
+
+
+def test_a_registry_key_that_is_not_there_is_left_alone():
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+    real = run_reset(node, {'RegistryKeys': [CALICO_KEY]})
+    assert real['state']['registry'] == {CALICO_KEY: {'exists': False}}
+    assert not registry.key_exists(node, registry.parse_path('HKLM:\\SOFTWARE\\Tigera'))
+
+
+def test_node_info_reports_whether_registry_keys_exist():
+    node, _external, _calico = calico_node()
+    parameters = {'Sections': ['registry'], 'RegistryKeys': [CALICO_KEY, 'HKLM:\\SOFTWARE\\Nobody\\Here']}
+    result = invoke(node, _pwsh.load_script('node_info'), parameters)
+    assert (result['failed'], result['error']) == (False, []), result['error']
+    state = _contracts.check('node_info', json.loads(result['result']))
+    assert state == {'sections': ['registry'],
+                     'registry': {CALICO_KEY: {'exists': True}, 'HKLM:\\SOFTWARE\\Nobody\\Here': {'exists': False}}}

@@ -86,7 +86,8 @@ function Get-KubeWinNodeState {
         [string[]]$Contents = @(),
         [string[]]$Environment = @(),
         [string[]]$FirewallRules = @(),
-        [string[]]$Credentials = @()
+        [string[]]$Credentials = @(),
+        [string[]]$RegistryKeys = @()
     )
     $state = [ordered]@{ sections = @($Sections) }
 
@@ -197,6 +198,16 @@ function Get-KubeWinNodeState {
 
     if ('scheduled_tasks' -in $Sections) {
         $state.scheduled_tasks = Get-KubeWinScheduledTasks
+    }
+
+    if ('registry' -in $Sections) {
+        # Whether each registry key asked for (HKLM:\...) exists: keys other programs left, which a reset removes.
+        $state.registry = [ordered]@{}
+        foreach ($key in $RegistryKeys) {
+            if (-not $state.registry.Contains($key)) {
+                $state.registry[$key] = [ordered]@{ exists = [bool](Test-Path -LiteralPath $key) }
+            }
+        }
     }
 
     if ('ovs' -in $Sections) {
