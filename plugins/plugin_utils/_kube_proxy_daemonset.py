@@ -114,6 +114,10 @@ KEYS = ('kubernetes_version', 'topology', 'cluster_cidr', 'network_name', 'vxlan
 REQUIRED = ('kubernetes_version', 'topology', 'cluster_cidr', 'paths')
 # The container's entry point, a script of the collection like every other (run in the test engine).
 START_SCRIPT = 'kube_proxy_start'
+# Calico: the HNS host endpoint whose address is kube-proxy's source VIP on a VXLAN (Overlay) network; calico-node-windows
+# creates it with the network (projectcalico/calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go) and
+# sig-windows-tools' Calico kube-proxy start.ps1 (hostprocess/calico/kube-proxy, before #383) reads it there.
+CALICO_SOURCE_VIP_ENDPOINT = 'Calico_ep'
 
 
 def node_files(paths: Mapping[str, t.Any]) -> dict[str, str]:
@@ -154,22 +158,20 @@ def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[
         raise KubeProxyModeError('kube_proxy_daemonset: image %r must be pinned by digest (<name>@sha256:<64 hex>) so '
                                  'that a moved tag cannot change what runs on every Windows node' % (image,))
     version = _versions.parse_version(data['kubernetes_version'], 'kubernetes_version')
-    # The flags the kube-proxy service gets, from the one filter that makes them. The per-node ones (node name, source
-    # VIP) come from the pod: the start script adds them. No kube-log-runner: a pod's output goes to its log.
+    # The flags the kube-proxy service gets, from the one filter that makes them, without the per-node ones (node
+    # name, source VIP): the start script adds those on the node. No kube-log-runner: a pod's output goes to its log.
     computed = _flags.kube_proxy_args({
-        'kubernetes_version': str(version), 'hostname': 'node', 'cluster_cidr': data['cluster_cidr'],
+        'kubernetes_version': str(version), 'per_node': False, 'cluster_cidr': data['cluster_cidr'],
         'kubeconfig': files['kubeconfig'], 'topology': topology, 'network_name': data.get('network_name'),
-        'vxlan_vni': data.get('vxlan_vni'), 'service_manager': 'nssm',
-        'source_vip': '0.0.0.0' if topology == 'overlay' else None, 'verbosity': data.get('verbosity')})
-    per_node = ('--hostname-override=', '--source-vip=')
-    arguments = [arg for arg in computed['args'] if not arg.startswith(per_node)]
+        'vxlan_vni': data.get('vxlan_vni'), 'service_manager': 'nssm', 'verbosity': data.get('verbosity')})
     network = computed['env']['KUBE_NETWORK']
     labels = dict(OWNER_LABELS, **{'app.kubernetes.io/version': 'v%s' % version})
     env = [
         {'name': 'KUBE_NETWORK', 'value': network},
         {'name': 'KUBEWIN_KUBE_PROXY', 'value': files['kube_proxy']},
-        {'name': 'KUBEWIN_KUBE_PROXY_ARGS', 'value': '\n'.join(arguments)},
+        {'name': 'KUBEWIN_KUBE_PROXY_ARGS', 'value': '\n'.join(computed['args'])},
         {'name': 'KUBEWIN_SOURCE_VIP_FILE', 'value': files['source_vip_file'] if topology == 'overlay' else ''},
+        {'name': 'KUBEWIN_SOURCE_VIP_ENDPOINT', 'value': CALICO_SOURCE_VIP_ENDPOINT if topology == 'calico' else ''},
         {'name': 'NODE_NAME', 'valueFrom': {'fieldRef': {'apiVersion': 'v1', 'fieldPath': 'spec.nodeName'}}},
     ]
     config_map = {
