@@ -38,11 +38,22 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kubewin.node.plugins.plugin_utils import _flags, _pwsh, _versions
 
-# The default, service, is _node_plan's (plan_input hands out the mode).
+# The default (daemonset on calico, service elsewhere) is _node_plan's (plan_input hands out the mode).
 MODES = ('service', 'daemonset')
 VARIABLE = 'kubewin_kube_proxy_mode'
 # The topologies whose Windows nodes run kube-proxy at all (ovn load-balances Services in OVN itself).
 TOPOLOGIES = _flags.KUBE_PROXY_TOPOLOGIES
+# The topologies whose kube-proxy cannot be a Windows service, and why. Calico: on VXLAN the source VIP is the address
+# of the HNS endpoint Calico_ep, which calico-node-windows creates (and recreates with its network) after the node
+# joined (projectcalico/calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go), so the flags a service is
+# registered with cannot carry it; upstream runs kube-proxy for Calico in a HostProcess DaemonSet whose start script
+# waits for the network and reads the endpoint (kubernetes-sigs/sig-windows-tools hostprocess/calico/kube-proxy,
+# before #383, which tigera/docs' Windows install links). One mode for both backends keeps a backend change from
+# also changing how kube-proxy runs.
+SERVICE_REFUSED = {
+    'calico': ('its source VIP is the address of the HNS endpoint Calico_ep, which Calico creates on the node only after '
+               'it joined, so kube-proxy runs in the kube-proxy-windows DaemonSet, whose start script waits for it'),
+}
 # containerd 1.6 is the first release with HostProcess containers (kubernetes.io, "Create a Windows HostProcess Pod").
 HOSTPROCESS_CONTAINERD = (1, 6)
 
@@ -83,19 +94,24 @@ def mode_problems(mode: t.Any, topology: t.Any, runtimes: Mapping[str, t.Any],
         return []
     if mode not in MODES:
         return ['%s: %r must be one of %s' % (VARIABLE, mode, ', '.join(MODES))]
+    if mode == 'service' and topology in SERVICE_REFUSED:
+        return ['%s: service does not work with the topology %s: %s; leave %s unset (daemonset is its default)'
+                % (VARIABLE, topology, SERVICE_REFUSED[topology], VARIABLE)]
     if mode != 'daemonset':
         return []
     problems = []
     if topology not in TOPOLOGIES:
         problems.append('%s: daemonset does not apply to the topology %s: kube-proxy runs on the Windows nodes of %s '
                         'only (with ovn, OVN load-balances Services itself); leave %s unset'
-                        % (VARIABLE, topology, ' and '.join(TOPOLOGIES), VARIABLE))
+                        % (VARIABLE, topology, ', '.join(TOPOLOGIES[:-1]) + ' and ' + TOPOLOGIES[-1], VARIABLE))
     docker = sorted(host for host, runtime in runtimes.items() if runtime == 'docker')
     if docker:
+        # Calico has no service mode to fall back on (SERVICE_REFUSED).
+        fallback = '' if topology in SERVICE_REFUSED else ', or keep %s: service' % VARIABLE
         problems.append('%s: daemonset runs kube-proxy in a HostProcess container, which needs containerd; %s use '
-                        'docker (kubewin_container_runtime): use containerd there, or keep %s: service'
+                        'docker (kubewin_container_runtime): use containerd there%s'
                         % (VARIABLE, ', '.join(docker[:3]) + (' and %d more' % (len(docker) - 3) if len(docker) > 3 else ''),
-                           VARIABLE))
+                           fallback))
     old: dict[str, list[str]] = {}
     for host, runtime in runtimes.items():
         if runtime != 'containerd':
