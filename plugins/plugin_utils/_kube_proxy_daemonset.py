@@ -162,8 +162,12 @@ def kube_proxy_daemonset(data: t.Any) -> dict[str, t.Any]:
         raise KubeProxyModeError('kube_proxy_daemonset: the input needs %s' % ', '.join(missing))
     files = node_files(data['paths'])
     return {'objects': manifests(data, files), 'files': files, 'namespace': NAMESPACE, 'name': NAME,
-            'owner_labels': dict(OWNER_LABELS),
-            'pod_selector': ','.join('%s=%s' % item for item in sorted(POD_LABELS.items()))}
+            'owner_labels': dict(OWNER_LABELS), 'pod_selector': pod_selector()}
+
+
+def pod_selector() -> str:
+    """The label selector of the DaemonSet's pods (one a Windows node)."""
+    return ','.join('%s=%s' % item for item in sorted(POD_LABELS.items()))
 
 
 def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[str, t.Any]]:
