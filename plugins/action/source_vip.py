@@ -5,32 +5,15 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import ntpath
 import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
+from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 
 _NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.-]*$')
 _WINDOWS_PATH = re.compile(r'^[A-Za-z]:\\')
-
-
-def recorded_address(text):
-    """The interface (address/prefix) host-local answered with, from SourceVip.json's text; None if unreadable.
-
-    host-local answers in the shape of the request's cniVersion: ``ips[0].address`` (0.3.0 and
-    later) or ``ip4.ip`` (0.2.0, as older setup scripts recorded it).
-    """
-    try:
-        document = json.loads(text)
-        if document.get('ips'):
-            value = document['ips'][0]['address']
-        else:
-            value = document['ip4']['ip']
-        return ipaddress.IPv4Interface(value)
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return None
 
 
 class ActionModule(NodeAction):

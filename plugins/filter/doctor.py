@@ -8,7 +8,7 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor, _kube_proxy_daemonset
 
 
 def _service_logs(node_logs):
@@ -38,9 +38,12 @@ def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_path
                             control_plane, limits, node_vars)
 
 
-def doctor_repairs(findings):
+def doctor_repairs(findings, kube_proxy_mode='service'):
     """What the safe repairs do about the findings (plugin_utils/_doctor.py repair_plan)."""
-    return _doctor.repair_plan(findings or [])
+    if kube_proxy_mode not in _kube_proxy_daemonset.MODES:
+        raise AnsibleFilterError('doctor_repairs: kube_proxy_mode must be one of %s (plan_kube_proxy_mode), got %r'
+                                 % (', '.join(_kube_proxy_daemonset.MODES), kube_proxy_mode))
+    return _doctor.repair_plan(findings or [], kube_proxy_mode)
 
 
 class FilterModule:

@@ -27,7 +27,9 @@ import ipaddress
 import json
 import re
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns, _roles
+from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns, _kube_proxy_daemonset, _roles
+from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
+from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
 from ansible_collections.kubewin.node.plugins.plugin_utils._flags import split_windows_command_line
 
@@ -258,10 +260,19 @@ def check_cni_config(snapshot, plan_node, plan_paths):
                     fix, 'rewrite_cni_config')]
 
 
-def check_source_vip(snapshot, plan_cluster, pod_cidr):
-    """Overlay: kube-proxy must run with --source-vip, an address of the node's pod subnet (kube-proxy reference,
-    --source-vip; microsoft/SDN Kubernetes/flannel/overlay start scripts reserve it with host-local)."""
-    if (plan_cluster or {}).get('topology') != 'overlay':
+def check_source_vip(snapshot, plan_cluster, pod_cidr, kube_proxy_mode='service', plan_paths=None):
+    """The source VIP kube-proxy runs with (kube-proxy reference, --source-vip), where kube-proxy takes it from: the
+    service's flags (overlay, service mode), or what the DaemonSet's start script reads (daemonset mode): the
+    SourceVip.json the collection reserved (overlay; microsoft/SDN Kubernetes/flannel/overlay start scripts reserve it
+    with host-local), or the address of Calico's host endpoint on a VXLAN network (calico)."""
+    topology = (plan_cluster or {}).get('topology')
+    if kube_proxy_mode == 'daemonset':
+        if topology == 'overlay':
+            return _check_recorded_source_vip(snapshot, pod_cidr, plan_paths)
+        if topology == 'calico':
+            return _check_calico_source_vip(snapshot)
+        return []
+    if topology != 'overlay':
         return []
     service = ((snapshot.get('services') or {}).get('kube-proxy')) or {}
     if not service.get('exists'):
@@ -278,12 +289,56 @@ def check_source_vip(snapshot, plan_cluster, pod_cidr):
                         'its service was registered by hand or by another tool; on overlay, Service traffic from the '
                         'node then has no source address in the overlay',
                         'run site.yml on the node: it reserves the source VIP and registers kube-proxy with it')]
+    return _source_vip_in_pod_subnet(vip, pod_cidr, 'restarts kube-proxy')
+
+
+def _source_vip_in_pod_subnet(vip, pod_cidr, restart):
     if pod_cidr and ipaddress.ip_address(vip) not in ipaddress.ip_network(pod_cidr, strict=False):
         return [finding('source-vip-subnet', 'error',
                         'kube-proxy\'s source VIP %s is not in the node\'s pod subnet %s' % (vip, pod_cidr),
                         'the node was given another podCIDR (a rejoin) after the source VIP was reserved',
-                        'run site.yml on the node: it reserves a new source VIP and restarts kube-proxy')]
+                        'run site.yml on the node: it reserves a new source VIP and %s' % restart)]
     return []
+
+
+def _check_recorded_source_vip(snapshot, pod_cidr, plan_paths):
+    """Overlay in daemonset mode: the record the pod's start script reads (kube_proxy_start.ps1, SourceVipFile)."""
+    if not (plan_paths or {}).get('kubernetes_dir'):
+        return []
+    path = _kube_proxy_daemonset.node_files(plan_paths)['source_vip_file']
+    entry = (snapshot.get('contents') or {}).get(path)
+    if entry is None:
+        return []  # not read
+    address = recorded_address(entry.get('text') or '') if entry.get('exists') else None
+    if address is None:
+        state = 'holds no address' if entry.get('exists') else 'does not exist'
+        return [finding('source-vip-missing', 'error', 'kube-proxy\'s pod has no source VIP: %s %s' % (path, state),
+                        'the network_overlay role has not reserved it on this node, or the file was removed or edited; '
+                        'the pod\'s start script fails without it and the kubelet restarts it with a back-off',
+                        'run site.yml on the node: it reserves the source VIP and restarts kube-proxy\'s pod')]
+    return _source_vip_in_pod_subnet(str(address.ip), pod_cidr, 'restarts kube-proxy\'s pod')
+
+
+def _check_calico_source_vip(snapshot):
+    """Calico in daemonset mode: on a VXLAN network (HNS type Overlay) the pod's start script waits for the host endpoint
+    Calico_ep and takes its address (kube_proxy_start.ps1, SourceVipEndpoint); BGP (L2Bridge) needs none. The network
+    itself is Calico's (its absence is not kube-proxy's finding)."""
+    hns = snapshot.get('hns') or {}
+    networks = _hns.networks_named(hns.get('networks') or [], CALICO_NETWORK_NAME) if hns.get('available') else []
+    if not networks or str(networks[0].get('type') or '').lower() != 'overlay':
+        return []
+    name = _kube_proxy_daemonset.CALICO_SOURCE_VIP_ENDPOINT
+    if any(_hns.same_name(e.get('name'), name) and e.get('network_id') == networks[0].get('id') and e.get('ip_address')
+           for e in hns.get('endpoints') or []):
+        return []
+    return [finding('source-vip-missing', 'error',
+                    'HNS network %s has no host endpoint %s, whose address is kube-proxy\'s source VIP'
+                    % (CALICO_NETWORK_NAME, name),
+                    'Calico\'s CNI plugin creates it with the network when a pod of the node\'s pod network starts; it '
+                    'was removed since, so kube-proxy\'s pod waits for it and then fails, and the kubelet restarts it '
+                    'with a back-off',
+                    'start a pod on the node (Calico creates the endpoint again), then restart kube-proxy\'s pod '
+                    '(doctor repair, or kubectl delete pod)')]
 
 
 def _program_command_line(service):
@@ -316,7 +371,8 @@ def _cluster_ip_services(cluster):
 
 def check_load_balancers(snapshot, plan_cluster, cluster):
     """kube-proxy's HNS load balancers (v1 policy lists with an ELB policy) against the cluster's Services."""
-    if (plan_cluster or {}).get('topology') not in ('overlay', 'l2bridge') or cluster is None:
+    # The topologies whose nodes run kube-proxy (as a service or in its DaemonSet's pod).
+    if (plan_cluster or {}).get('topology') not in _kube_proxy_daemonset.TOPOLOGIES or cluster is None:
         return []
     hns = snapshot.get('hns') or {}
     if not hns.get('available'):
@@ -555,9 +611,10 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     if (plan_cluster or {}).get('topology') == 'calico':
         found += check_calico_cni_config(snapshot, plan_cluster, plan_paths)
         found += check_no_flannel(snapshot)
-    found += check_source_vip(snapshot, plan_cluster, pod_cidr)
+    kube_proxy_mode = (node_vars or {}).get('plan_kube_proxy_mode', 'service')
+    found += check_source_vip(snapshot, plan_cluster, pod_cidr, kube_proxy_mode, plan_paths)
     found += check_load_balancers(snapshot, plan_cluster, cluster)
-    found += check_services(snapshot, plan_node, plan_cluster, (node_vars or {}).get('plan_kube_proxy_mode', 'service'))
+    found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode)
     found += check_ovs(snapshot, plan_cluster, node_vars)
     if cluster is not None:
         found += check_node_conditions(node_object, name, (snapshot.get('os') or {}).get('build'))
@@ -569,16 +626,24 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     return sorted(found, key=lambda f: 0 if f['severity'] == 'error' else 1)
 
 
-def repair_plan(findings):
+def repair_plan(findings, kube_proxy_mode='service'):
     """What ``-e doctor_repair=true`` does about ``findings``, as the arguments of its tasks: the policy lists to
-    remove, the services to start, whether kube-proxy restarts (after the stale lists are gone: it then programs what
-    is missing) and whether the CNI config is rewritten from the plan."""
+    remove, the services to start, how kube-proxy restarts (after the stale lists are gone: it then programs what
+    is missing) and whether the CNI config is rewritten from the plan.
+
+    kube-proxy restarts as it runs: a service is restarted on the node (``restart_kube_proxy``); a pod of the
+    kube-proxy-windows DaemonSet (kubewin_kube_proxy_mode daemonset) is deleted through the Kubernetes API, where the
+    doctor reads the cluster, and the DaemonSet controller creates it again (``restart_kube_proxy_pod``), as the
+    kube_proxy role restarts it. There is no kube-proxy service to restart then."""
     def targets(repair):
         return sorted({target for f in findings if f.get('repair') == repair for target in f.get('targets') or []})
 
     wanted = {f['repair'] for f in findings if f.get('repair')}
+    restart = (bool(wanted & {'remove_stale_load_balancers', 'restart_kube_proxy'})
+               or 'kube-proxy' in targets('start_services'))
     return {'policy_lists': targets('remove_stale_load_balancers'),
             'start_services': [name for name in targets('start_services') if name != 'kube-proxy'],
-            'restart_kube_proxy': bool(wanted & {'remove_stale_load_balancers', 'restart_kube_proxy'})
-            or 'kube-proxy' in targets('start_services'),
+            'restart_kube_proxy': restart and kube_proxy_mode != 'daemonset',
+            'restart_kube_proxy_pod': restart and kube_proxy_mode == 'daemonset',
+            'kube_proxy_pods': {'namespace': _kube_proxy_daemonset.NAMESPACE, 'label_selector': _kube_proxy_daemonset.pod_selector()},
             'rewrite_cni_config': 'rewrite_cni_config' in wanted}

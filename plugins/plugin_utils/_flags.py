@@ -504,8 +504,12 @@ KUBE_PROXY_KEYS = (
     "log_dir",
     "log_max_size_mb",
     "verbosity",
+    "per_node",
 )
-KUBE_PROXY_TOPOLOGIES = ("l2bridge", "overlay")
+KUBE_PROXY_TOPOLOGIES = ("l2bridge", "overlay", "calico")
+# The flags that differ from node to node. With per_node false (the DaemonSet: one pod template for every node) they
+# are left out, and the pod's start script adds them on the node (kube_proxy_start.ps1).
+KUBE_PROXY_PER_NODE_FLAGS = ("--hostname-override", "--source-vip")
 
 
 def _kube_proxy_feature_gates(version: Version, topology: str, enable_dsr: bool) -> str | None:
@@ -519,13 +523,26 @@ def _kube_proxy_feature_gates(version: Version, topology: str, enable_dsr: bool)
 
 def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     """kube-proxy's arguments and environment (winkernel mode); see kube_proxy_args.yml."""
-    data = _check_keys(
-        "kube_proxy_args", data, KUBE_PROXY_KEYS, ("kubernetes_version", "hostname", "cluster_cidr", "kubeconfig", "topology")
-    )
+    data = _check_keys("kube_proxy_args", data, KUBE_PROXY_KEYS, ("kubernetes_version", "cluster_cidr", "kubeconfig", "topology"))
+    per_node = _bool("per_node", _given(data, "per_node", True))
+    if per_node and data.get("hostname") is None:
+        raise FlagsError("the kube_proxy_args input needs hostname (or per_node false, for the DaemonSet's pod template)")
     version = _supported_version(data["kubernetes_version"])
     if data["topology"] == "ovn":
         raise FlagsError("topology ovn runs no kube-proxy: OVN load-balances services itself (seed 000, ovn-kubernetes)")
     topology = _choice("topology", data["topology"], KUBE_PROXY_TOPOLOGIES)
+    if not per_node:
+        given = [key for key in ("hostname", "source_vip") if data.get(key) is not None]
+        if given:
+            raise FlagsError(f"{' and '.join(given)} cannot be given with per_node false: the flags that differ from node "
+                             f"to node ({', '.join(KUBE_PROXY_PER_NODE_FLAGS)}) are left out, for the node to add them")
+    elif topology == "calico":
+        # Calico VXLAN's source VIP is the address of the host endpoint Calico_ep, which calico-node-windows creates
+        # only after the node joined (sig-windows-tools hostprocess/calico/kube-proxy/start.ps1, before #383), so no
+        # flag fixed ahead of time can carry it: the DaemonSet's start script reads it on the node.
+        raise FlagsError("topology calico runs kube-proxy in the kube-proxy-windows DaemonSet only (per_node false): its "
+                         "source VIP is the address of the HNS endpoint Calico_ep, which Calico creates on the node "
+                         "after it joined, and the DaemonSet's start script reads it there")
     vni = _given(data, "vxlan_vni", 4096)
     if isinstance(vni, bool) or not isinstance(vni, int) or not 4096 <= vni < 2**24:
         raise FlagsError(f"vxlan_vni must be an integer from 4096 (flannel's minimum on Windows) to {2**24 - 1}, got {vni!r}")
@@ -536,8 +553,6 @@ def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     windows_service, log_file, wrapper = _service(data, "kube-proxy", version)
     flags: dict[str, str | None] = {
         "--proxy-mode": "kernelspace",
-        # Without it the HNS endpoints (vNICs) of the pods get deleted (seed 004 troubleshooting).
-        "--hostname-override": _hostname(data["hostname"]),
         "--cluster-cidr": _ipv4_network("cluster_cidr", data["cluster_cidr"]),
         "--kubeconfig": _path("kubeconfig", data["kubeconfig"]),
         # winkernel reads --network-name first and falls back to KUBE_NETWORK (pkg/proxy/winkernel).
@@ -545,12 +560,15 @@ def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
         "--enable-dsr": "true" if enable_dsr else "false",
         "--v": str(_verbosity(_given(data, "verbosity", 2))),
     }
-    if topology == "overlay":
-        if data.get("source_vip") is None:
-            raise FlagsError("topology overlay needs source_vip, the address kube-proxy gives service traffic it sends into the overlay")
-        flags["--source-vip"] = _ip_address("source_vip", data["source_vip"])
-    elif data.get("source_vip") is not None:
-        raise FlagsError(f"source_vip {data['source_vip']!r} is only used by the overlay topology, not {topology}")
+    if per_node:
+        # Without it the HNS endpoints (vNICs) of the pods get deleted (seed 004 troubleshooting).
+        flags["--hostname-override"] = _hostname(data["hostname"])
+        if topology == "overlay":
+            if data.get("source_vip") is None:
+                raise FlagsError("topology overlay needs source_vip, the address kube-proxy gives service traffic it sends into the overlay")
+            flags["--source-vip"] = _ip_address("source_vip", data["source_vip"])
+        elif data.get("source_vip") is not None:
+            raise FlagsError(f"source_vip {data['source_vip']!r} is only used by the overlay topology, not {topology}")
     gates = _kube_proxy_feature_gates(version, topology, enable_dsr)
     if gates:
         flags["--feature-gates"] = gates

@@ -38,11 +38,22 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kubewin.node.plugins.plugin_utils import _flags, _pwsh, _versions
 
-# The default, service, is _node_plan's (plan_input hands out the mode).
+# The default (daemonset on calico, service elsewhere) is _node_plan's (plan_input hands out the mode).
 MODES = ('service', 'daemonset')
 VARIABLE = 'kubewin_kube_proxy_mode'
 # The topologies whose Windows nodes run kube-proxy at all (ovn load-balances Services in OVN itself).
 TOPOLOGIES = _flags.KUBE_PROXY_TOPOLOGIES
+# The topologies whose kube-proxy cannot be a Windows service, and why. Calico: on VXLAN the source VIP is the address
+# of the HNS endpoint Calico_ep, which calico-node-windows creates (and recreates with its network) after the node
+# joined (projectcalico/calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go), so the flags a service is
+# registered with cannot carry it; upstream runs kube-proxy for Calico in a HostProcess DaemonSet whose start script
+# waits for the network and reads the endpoint (kubernetes-sigs/sig-windows-tools hostprocess/calico/kube-proxy,
+# before #383, which tigera/docs' Windows install links). One mode for both backends keeps a backend change from
+# also changing how kube-proxy runs.
+SERVICE_REFUSED = {
+    'calico': ('its source VIP is the address of the HNS endpoint Calico_ep, which Calico creates on the node only after '
+               'it joined, so kube-proxy runs in the kube-proxy-windows DaemonSet, whose start script waits for it'),
+}
 # containerd 1.6 is the first release with HostProcess containers (kubernetes.io, "Create a Windows HostProcess Pod").
 HOSTPROCESS_CONTAINERD = (1, 6)
 
@@ -83,19 +94,24 @@ def mode_problems(mode: t.Any, topology: t.Any, runtimes: Mapping[str, t.Any],
         return []
     if mode not in MODES:
         return ['%s: %r must be one of %s' % (VARIABLE, mode, ', '.join(MODES))]
+    if mode == 'service' and topology in SERVICE_REFUSED:
+        return ['%s: service does not work with the topology %s: %s; leave %s unset (daemonset is its default)'
+                % (VARIABLE, topology, SERVICE_REFUSED[topology], VARIABLE)]
     if mode != 'daemonset':
         return []
     problems = []
     if topology not in TOPOLOGIES:
         problems.append('%s: daemonset does not apply to the topology %s: kube-proxy runs on the Windows nodes of %s '
                         'only (with ovn, OVN load-balances Services itself); leave %s unset'
-                        % (VARIABLE, topology, ' and '.join(TOPOLOGIES), VARIABLE))
+                        % (VARIABLE, topology, ', '.join(TOPOLOGIES[:-1]) + ' and ' + TOPOLOGIES[-1], VARIABLE))
     docker = sorted(host for host, runtime in runtimes.items() if runtime == 'docker')
     if docker:
+        # Calico has no service mode to fall back on (SERVICE_REFUSED).
+        fallback = '' if topology in SERVICE_REFUSED else ', or keep %s: service' % VARIABLE
         problems.append('%s: daemonset runs kube-proxy in a HostProcess container, which needs containerd; %s use '
-                        'docker (kubewin_container_runtime): use containerd there, or keep %s: service'
+                        'docker (kubewin_container_runtime): use containerd there%s'
                         % (VARIABLE, ', '.join(docker[:3]) + (' and %d more' % (len(docker) - 3) if len(docker) > 3 else ''),
-                           VARIABLE))
+                           fallback))
     old: dict[str, list[str]] = {}
     for host, runtime in runtimes.items():
         if runtime != 'containerd':
@@ -114,6 +130,10 @@ KEYS = ('kubernetes_version', 'topology', 'cluster_cidr', 'network_name', 'vxlan
 REQUIRED = ('kubernetes_version', 'topology', 'cluster_cidr', 'paths')
 # The container's entry point, a script of the collection like every other (run in the test engine).
 START_SCRIPT = 'kube_proxy_start'
+# Calico: the HNS host endpoint whose address is kube-proxy's source VIP on a VXLAN (Overlay) network; calico-node-windows
+# creates it with the network (projectcalico/calico cni-plugin/pkg/dataplane/windows/dataplane_windows.go) and
+# sig-windows-tools' Calico kube-proxy start.ps1 (hostprocess/calico/kube-proxy, before #383) reads it there.
+CALICO_SOURCE_VIP_ENDPOINT = 'Calico_ep'
 
 
 def node_files(paths: Mapping[str, t.Any]) -> dict[str, str]:
@@ -142,8 +162,12 @@ def kube_proxy_daemonset(data: t.Any) -> dict[str, t.Any]:
         raise KubeProxyModeError('kube_proxy_daemonset: the input needs %s' % ', '.join(missing))
     files = node_files(data['paths'])
     return {'objects': manifests(data, files), 'files': files, 'namespace': NAMESPACE, 'name': NAME,
-            'owner_labels': dict(OWNER_LABELS),
-            'pod_selector': ','.join('%s=%s' % item for item in sorted(POD_LABELS.items()))}
+            'owner_labels': dict(OWNER_LABELS), 'pod_selector': pod_selector()}
+
+
+def pod_selector() -> str:
+    """The label selector of the DaemonSet's pods (one a Windows node)."""
+    return ','.join('%s=%s' % item for item in sorted(POD_LABELS.items()))
 
 
 def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[str, t.Any]]:
@@ -154,22 +178,20 @@ def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[
         raise KubeProxyModeError('kube_proxy_daemonset: image %r must be pinned by digest (<name>@sha256:<64 hex>) so '
                                  'that a moved tag cannot change what runs on every Windows node' % (image,))
     version = _versions.parse_version(data['kubernetes_version'], 'kubernetes_version')
-    # The flags the kube-proxy service gets, from the one filter that makes them. The per-node ones (node name, source
-    # VIP) come from the pod: the start script adds them. No kube-log-runner: a pod's output goes to its log.
+    # The flags the kube-proxy service gets, from the one filter that makes them, without the per-node ones (node
+    # name, source VIP): the start script adds those on the node. No kube-log-runner: a pod's output goes to its log.
     computed = _flags.kube_proxy_args({
-        'kubernetes_version': str(version), 'hostname': 'node', 'cluster_cidr': data['cluster_cidr'],
+        'kubernetes_version': str(version), 'per_node': False, 'cluster_cidr': data['cluster_cidr'],
         'kubeconfig': files['kubeconfig'], 'topology': topology, 'network_name': data.get('network_name'),
-        'vxlan_vni': data.get('vxlan_vni'), 'service_manager': 'nssm',
-        'source_vip': '0.0.0.0' if topology == 'overlay' else None, 'verbosity': data.get('verbosity')})
-    per_node = ('--hostname-override=', '--source-vip=')
-    arguments = [arg for arg in computed['args'] if not arg.startswith(per_node)]
+        'vxlan_vni': data.get('vxlan_vni'), 'service_manager': 'nssm', 'verbosity': data.get('verbosity')})
     network = computed['env']['KUBE_NETWORK']
     labels = dict(OWNER_LABELS, **{'app.kubernetes.io/version': 'v%s' % version})
     env = [
         {'name': 'KUBE_NETWORK', 'value': network},
         {'name': 'KUBEWIN_KUBE_PROXY', 'value': files['kube_proxy']},
-        {'name': 'KUBEWIN_KUBE_PROXY_ARGS', 'value': '\n'.join(arguments)},
+        {'name': 'KUBEWIN_KUBE_PROXY_ARGS', 'value': '\n'.join(computed['args'])},
         {'name': 'KUBEWIN_SOURCE_VIP_FILE', 'value': files['source_vip_file'] if topology == 'overlay' else ''},
+        {'name': 'KUBEWIN_SOURCE_VIP_ENDPOINT', 'value': CALICO_SOURCE_VIP_ENDPOINT if topology == 'calico' else ''},
         {'name': 'NODE_NAME', 'valueFrom': {'fieldRef': {'apiVersion': 'v1', 'fieldPath': 'spec.nodeName'}}},
     ]
     config_map = {

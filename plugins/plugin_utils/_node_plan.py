@@ -22,7 +22,10 @@ VARIABLE_PREFIX = 'kubewin_'
 # Plan keys that describe the cluster: every Windows node must carry the same value.
 CLUSTER_KEYS = tuple(key for key in _ip_plan.PLAN_KEYS if key != 'nodes')
 DEFAULT_CONTAINER_RUNTIME = 'containerd'
+# How kube-proxy runs when kubewin_kube_proxy_mode is unset: daemonset on calico, whose source VIP only the DaemonSet's
+# start script can read (_kube_proxy_daemonset.mode_problems says why), service elsewhere.
 DEFAULT_KUBE_PROXY_MODE = 'service'
+DEFAULT_KUBE_PROXY_MODE_BY_TOPOLOGY = {'calico': 'daemonset'}
 # Where things live on a Windows node, shared by the roles. kubeadm and flannel fix some of
 # these on Windows (C:\var\lib\kubelet, C:\etc\kubernetes, C:\etc\kube-flannel, C:\run\flannel);
 # kubewin_node_paths may move the others.
@@ -107,7 +110,8 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     # selects every Windows node; preflight checks the value against the topology and the runtimes.
     kube_proxy_mode = _same_everywhere(hostvars, hosts, 'kube_proxy_mode')
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
-            'kube_proxy_mode': DEFAULT_KUBE_PROXY_MODE if kube_proxy_mode is None else kube_proxy_mode,
+            'kube_proxy_mode': (DEFAULT_KUBE_PROXY_MODE_BY_TOPOLOGY.get(plan.get('topology'), DEFAULT_KUBE_PROXY_MODE)
+                                if kube_proxy_mode is None else kube_proxy_mode),
             'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths')),
             'logs': node_logs({key: _same_everywhere(hostvars, hosts, 'log_' + key) for key in LOG_DEFAULTS})}
 

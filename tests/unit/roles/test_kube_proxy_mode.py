@@ -1,7 +1,8 @@
 """kubewin_kube_proxy_mode on one converged overlay node: service -> daemonset -> service, with the control_plane and
 kube_proxy roles against the simulated cluster and node (the HostProcess pod runs its start script in the engine,
 kubewin_sim/hostprocess.py). The node's Service load balancers are there after every step, the service goes only once
-the pod is Ready, and each mode's run is idempotent; check mode predicts the switch and changes nothing.
+the pod is Ready, and each mode's run is idempotent; check mode predicts the switch and changes nothing. In daemonset
+mode doctor.yml's repair restarts kube-proxy's pod, not a service.
 
 The rest of site.yml is left out (a fresh converge costs a minute): the node starts as a converged node is, with the
 kube-proxy binary, the overlay network and its source VIP."""
@@ -14,6 +15,7 @@ import pytest
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
+from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # noqa: E402
 from kubewin_sim.cluster import KUBELET_KUBECONFIG  # noqa: E402
 
 # One phase of the run: the plan, control-plane and node plays as site.yml runs them, then the node's snapshot and its
@@ -181,3 +183,39 @@ def test_service_to_daemonset_to_service_keeps_the_services_routed(sim):
 def test_the_switch_is_predicted_by_check_mode_and_daemonset_mode_is_idempotent(sim):
     converged_node(sim)
     to_daemonset_and_back(sim, check_and_repeat=True)
+
+
+def test_the_doctor_restarts_kube_proxys_pod_not_a_service_in_daemonset_mode(sim):
+    """doctor.yml with doctor_repair=true on a daemonset node: the stale load balancer goes (node_repair), then the
+    node's kube-proxy pod is deleted through the Kubernetes API and the DaemonSet creates it again; no kube-proxy
+    service is restarted (there is none)."""
+    converged_node(sim)
+    # The node as a daemonset run leaves it (test_service_to_daemonset_to_service... runs the roles): kube-proxy's
+    # kubeconfig on the node, the collection's DaemonSet and its running pod; built here to save that run.
+    with sim.edit_node('win1') as node:
+        node.write_file('C:\\etc\\kubernetes\\kube-proxy.conf', content='apiVersion: v1\nkind: Config\n')
+    built = _kube_proxy_daemonset.kube_proxy_daemonset({
+        'kubernetes_version': GROUP_VARS['kubewin_kubernetes_version'], 'topology': 'overlay',
+        'cluster_cidr': GROUP_VARS['kubewin_cluster_cidr'],
+        'paths': {'kubernetes_dir': 'C:\\k', 'kubernetes_config_dir': 'C:\\etc\\kubernetes'}})
+    with sim.edit_cluster() as cluster:
+        for obj in built['objects']:
+            cluster.create(obj)
+        cluster.reconcile()
+    [pod] = [p for key, p in objects(sim, 'Pod').items() if key.startswith('kube-system/')]
+    assert pod['status']['phase'] == 'Running'
+    with sim.edit_node('win1') as node:
+        node.add_policy_list(['10.96.0.99'], [])  # no such Service: stale
+    inventory = sim.inventory({'win1': {'ansible_host': '10.127.130.38'}}, control_plane={'cp1': {}},
+                              group_vars=dict(GROUP_VARS, kubewin_kube_proxy_mode='daemonset'))
+    repair = sim.run('playbooks/doctor.yml', inventory, '-e', 'doctor_repair=true')
+    assert repair.rc == 0, repair.output
+    row = repair.report_row('win1')
+    assert 'load-balancer-stale' in [f['id'] for f in row['findings']], row
+    assert "kube-proxy's pod restarted" in row['repaired'] and 'kube-proxy restarted' not in row['repaired'], row
+    deleted = repair.results("Delete kube-proxy's pod; the DaemonSet creates it again", 'win1')
+    assert [r['item']['metadata']['name'] for r in deleted[0]['result']['results']] == [pod['metadata']['name']]
+    assert '10.96.0.99' not in load_balancers(sim)
+    assert not sim.node('win1').data['services'].get('kube-proxy', {}).get('exists')
+    [again] = [p for key, p in objects(sim, 'Pod').items() if key.startswith('kube-system/')]
+    assert again['status']['phase'] == 'Running'

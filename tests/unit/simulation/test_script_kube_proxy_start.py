@@ -49,9 +49,11 @@ def _node(network):
     return node
 
 
-def _run(node, env, node_name='WIN1'):
+def _run(node, env, node_name='WIN1', **extra):
     parameters = {'KubeProxy': env['KUBEWIN_KUBE_PROXY'], 'Arguments': env['KUBEWIN_KUBE_PROXY_ARGS'],
-                  'NodeName': node_name, 'SourceVipFile': env['KUBEWIN_SOURCE_VIP_FILE']}
+                  'NodeName': node_name, 'SourceVipFile': env['KUBEWIN_SOURCE_VIP_FILE'],
+                  'SourceVipEndpoint': env['KUBEWIN_SOURCE_VIP_ENDPOINT'], 'Network': env['KUBE_NETWORK']}
+    parameters.update(extra)
     return invoke(node, env['script'], parameters)
 
 
@@ -111,3 +113,91 @@ def test_kube_proxy_without_its_kubeconfig_exits_and_the_script_with_it(cluster_
     assert result['failed']
     assert 'stat C:\\etc\\kubernetes\\kube-proxy.conf: The system cannot find the file specified.' in result['error'][0]['output']
     assert node.data['hns']['policy_lists'] == []
+
+
+# --- calico ---------------------------------------------------------------------------------------------------------
+# The Calico node state is built directly in the Windows model, as Calico's pods leave it: the network External that
+# binds the vSwitch (Overlay with VSID 9999 for VXLAN, L2Bridge for BGP; projectcalico/calico
+# node/windows-packaging/CalicoWindows/node/node-service.ps1) and, once the first pod of the node's pod network
+# started, the network Calico on the node's IPAM block with its host endpoint Calico_ep (cni-plugin/pkg/dataplane/
+# windows/dataplane_windows.go, SetupVxlanNetwork and SetupL2bridgeNetwork: epName := networkName + "_ep").
+# The simulated operator's calico-node-windows pods can replace this builder once they exist.
+CALICO_BLOCK, CALICO_EP_IP = '192.168.0.0/26', '192.168.0.2'
+
+
+def _calico_node(backend, pod_network_started=True):
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+    node.data['features']['Containers'] = 'installed'  # HNS (vmcompute.dll) is there
+    node.write_file(KUBE_PROXY, content='kube-proxy')
+    node.write_file(KUBECONFIG, content='apiVersion: v1\nkind: Config\n')
+    node.create_network({'name': 'External', 'type': 'Overlay' if backend == 'vxlan' else 'L2Bridge',
+                         'adapter': 'Ethernet', 'address_prefix': '192.168.255.0/30', 'gateway': '192.168.255.1',
+                         'vsid': 9999 if backend == 'vxlan' else None})
+    if pod_network_started:
+        _calico_network(node, backend)
+    return node
+
+
+def _calico_network(node, backend, endpoint=True):
+    network = node.create_network({'name': 'Calico', 'type': 'Overlay' if backend == 'vxlan' else 'L2Bridge',
+                                   'adapter': 'Ethernet', 'address_prefix': CALICO_BLOCK, 'gateway': '192.168.0.1',
+                                   'vsid': 4096 if backend == 'vxlan' else None})
+    if endpoint:
+        node.create_endpoint('Calico_ep', network['id'], CALICO_EP_IP)
+
+
+def _message(result):
+    return result['error'][0]['exception']['message']
+
+
+def test_calico_daemonset_names_the_network_and_the_endpoint_and_fixes_no_per_node_flag():
+    env = _daemonset_env('calico')
+    assert (env['KUBE_NETWORK'], env['KUBEWIN_SOURCE_VIP_ENDPOINT'], env['KUBEWIN_SOURCE_VIP_FILE']) == ('Calico', 'Calico_ep', '')
+    arguments = env['KUBEWIN_KUBE_PROXY_ARGS'].split('\n')
+    assert '--network-name=Calico' in arguments
+    assert not [a for a in arguments if a.startswith(('--hostname-override', '--source-vip'))]
+    assert _daemonset_env('overlay')['KUBEWIN_SOURCE_VIP_ENDPOINT'] == '', 'flannel overlay: SourceVip.json instead'
+
+
+def test_calico_vxlan_kube_proxy_gets_the_address_of_calico_ep_as_its_source_vip(cluster_dir):
+    node = _calico_node('vxlan')
+    result = _run(node, _daemonset_env('calico'))
+    assert (result['failed'], result['error']) == (False, [])
+    flags = _flags(result)
+    assert flags['--source-vip'] == CALICO_EP_IP and flags['--hostname-override'] == 'win1'
+    assert flags['--network-name'] == 'Calico'
+    assert sorted(vip for p in node.data['hns']['policy_lists'] for vip in p['vips']) == cluster_dir
+
+
+def test_calico_bgp_kube_proxy_gets_no_source_vip(cluster_dir):  # pylint: disable=unused-argument
+    node = _calico_node('bgp')
+    result = _run(node, _daemonset_env('calico'))
+    assert (result['failed'], result['error']) == (False, [])
+    flags = _flags(result)
+    assert '--source-vip' not in flags and flags['--network-name'] == 'Calico'
+
+
+def test_calico_before_the_first_pod_network_pod_the_script_waits_its_bound_and_fails_naming_what_is_missing():
+    node = _calico_node('vxlan', pod_network_started=False)
+    result = _run(node, _daemonset_env('calico'), WaitSeconds=5)
+    assert result['failed']
+    assert _message(result) == ("no HNS network 'Calico' on this node after 5 seconds (Calico's calico-node-windows "
+                                "creates it when the first pod of the node's pod network starts)")
+    assert not _flags(result), 'kube-proxy was not started'
+
+
+def test_calico_vxlan_network_without_its_endpoint_yet_is_waited_for_as_well():
+    node = _calico_node('vxlan', pod_network_started=False)
+    _calico_network(node, 'vxlan', endpoint=False)
+    result = _run(node, _daemonset_env('calico'), WaitSeconds=3)
+    assert result['failed']
+    assert _message(result).startswith("no HNS endpoint 'Calico_ep' on 'Calico' on this node after 3 seconds")
+
+
+def test_calico_ep_of_another_network_is_not_the_source_vip():
+    """An endpoint named Calico_ep on the network External (left by a manual install, say) is not kube-proxy's."""
+    node = _calico_node('vxlan', pod_network_started=False)
+    node.create_endpoint('Calico_ep', node.data['hns']['networks'][0]['id'], '192.168.255.2')
+    _calico_network(node, 'vxlan', endpoint=False)
+    result = _run(node, _daemonset_env('calico'), WaitSeconds=2)
+    assert result['failed'] and _message(result).startswith("no HNS endpoint 'Calico_ep' on 'Calico'")

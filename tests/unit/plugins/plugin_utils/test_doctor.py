@@ -121,8 +121,9 @@ def test_an_ovn_node_needs_its_network_open_vswitch_and_ovn_controller_and_no_ku
     assert [f['what'] for f in found if f['id'] != 'service-stopped'] == [
         'HNS network external does not exist', 'the Open vSwitch database cannot be read: ovsdb-server is not running']
     # calico: calico-node-windows makes External, which every calico node has (test_doctor_calico.py); kube-proxy runs
-    # as a HostProcess pod, and the ovn services are not looked at.
+    # as a HostProcess pod (whose load balancers are here), and the ovn services are not looked at.
     del snap['ovs']
+    snap['hns']['policy_lists'] = snapshot()['hns']['policy_lists']
     assert [f['what'] for f in diagnose(snap, plan_cluster={'topology': 'calico', 'network_name': 'Calico'})] == [
         'HNS network External does not exist']
 
@@ -173,7 +174,9 @@ def test_stale_and_missing_load_balancers_and_the_repairs_they_call_for():
     assert '10.96.0.1 (endpoints gone: gone)' in found['load-balancer-stale']['what']
     assert found['load-balancer-missing']['what'] == 'no HNS load balancer for 10.96.0.50 (default/web)'
     assert _doctor.repair_plan(list(found.values())) == {
-        'policy_lists': ['p3', 'p4'], 'start_services': [], 'restart_kube_proxy': True, 'rewrite_cni_config': False}
+        'policy_lists': ['p3', 'p4'], 'start_services': [], 'restart_kube_proxy': True, 'restart_kube_proxy_pod': False,
+        'kube_proxy_pods': {'namespace': 'kube-system', 'label_selector': 'k8s-app=kube-proxy-windows'},
+        'rewrite_cni_config': False}
 
 
 def test_a_load_balancer_to_an_endpoint_no_longer_behind_its_service_is_stale():
@@ -279,3 +282,85 @@ def test_the_filter_reads_the_node_logs_result_and_refuses_bad_input():
         doctor_findings(snapshot(), 'win1', limits={'nope': 1})
     with pytest.raises(Exception, match=r'node_vars must be the node\'s variables'):
         doctor_findings(snapshot(), 'win1', node_vars=['network_overlay_placeholder_name'])
+
+
+# --- kubewin_kube_proxy_mode daemonset: kube-proxy is the pod of kube-system/kube-proxy-windows ----------------------
+DAEMONSET = {'plan_kube_proxy_mode': 'daemonset'}
+NODE_LAYOUT = dict(PLAN_PATHS, kubernetes_dir='C:\\k', kubernetes_config_dir='C:\\etc\\kubernetes')
+SOURCE_VIP_FILE = 'C:\\k\\SourceVip.json'
+
+
+def daemonset_snapshot(record='{"cniVersion":"0.3.1","ips":[{"version":"4","address":"10.244.1.2/24"}]}'):
+    """An overlay node in daemonset mode: no kube-proxy service, the source VIP record the pod's start script reads."""
+    snap = snapshot()
+    snap['services']['kube-proxy'] = {'name': 'kube-proxy', 'exists': False}
+    snap['contents'][SOURCE_VIP_FILE] = {'exists': record is not None, 'text': record}
+    return snap
+
+
+def diagnose_daemonset(snap, plan_cluster=None):
+    return _doctor.diagnose('win1', snap, PLAN_NODE, plan_cluster or PLAN_CLUSTER, NODE_LAYOUT, cluster(), None,
+                            CONTROL_PLANE, node_vars=DAEMONSET)
+
+
+def test_daemonset_overlay_source_vip_is_the_record_the_pods_start_script_reads():
+    assert diagnose_daemonset(daemonset_snapshot()) == []
+    # A kube-proxy service a service-mode run left behind (stopped, flags without --source-vip) is not what runs.
+    snap = daemonset_snapshot()
+    snap['services']['kube-proxy'] = service('kube-proxy', state='stopped', command_line='C:\\k\\kube-proxy.exe')
+    assert diagnose_daemonset(snap) == []
+    found = diagnose_daemonset(daemonset_snapshot(record=None))
+    assert [(f['id'], f['what']) for f in found] == [
+        ('source-vip-missing', "kube-proxy's pod has no source VIP: C:\\k\\SourceVip.json does not exist")]
+    assert ids(diagnose_daemonset(daemonset_snapshot(record='{}'))) == ['source-vip-missing']
+    found = diagnose_daemonset(daemonset_snapshot(record='{"ip4":{"ip":"10.244.9.2/24"}}'))
+    assert [(f['id'], f['fix']) for f in found] == [
+        ('source-vip-subnet', "run site.yml on the node: it reserves a new source VIP and restarts kube-proxy's pod")]
+
+
+CALICO_CLUSTER = {'topology': 'calico', 'network_name': 'Calico', 'l2bridge_routing': None}
+
+
+def calico_snapshot(network_type='Overlay', endpoint=True):
+    """A calico node as Calico's pods leave it (network Calico on the node's block, host endpoint Calico_ep)."""
+    snap = snapshot()
+    snap['services'] = {name: snap['services'][name] for name in ('containerd', 'kubelet')}
+    snap['hns']['networks'] = [{'id': 'c1', 'name': 'Calico', 'type': network_type,
+                                'subnets': [{'address_prefix': '192.168.0.0/26'}]},
+                               {'id': 'c0', 'name': 'External', 'type': network_type,
+                                'subnets': [{'address_prefix': '192.168.255.0/30'}]}]
+    snap['hns']['endpoints'] = [{'id': EP_LOCAL, 'network_id': 'c1', 'ip_address': '10.244.1.5'}]
+    if endpoint:
+        snap['hns']['endpoints'].append({'id': 'e2', 'name': 'Calico_ep', 'network_id': 'c1', 'ip_address': '192.168.0.2'})
+    # An endpoint of that name on another network is not the source VIP.
+    snap['hns']['endpoints'].append({'id': 'e3', 'name': 'Calico_ep', 'network_id': 'c0', 'ip_address': '192.168.255.2'})
+    return snap
+
+
+def test_daemonset_calico_vxlan_needs_calico_ep_on_the_network_calico_and_bgp_does_not():
+    assert diagnose_daemonset(calico_snapshot(), CALICO_CLUSTER) == []
+    found = diagnose_daemonset(calico_snapshot(endpoint=False), CALICO_CLUSTER)
+    assert [(f['id'], f['what'], f['repair']) for f in found] == [
+        ('source-vip-missing', "HNS network Calico has no host endpoint Calico_ep, whose address is kube-proxy's source VIP",
+         None)]
+    assert diagnose_daemonset(calico_snapshot('L2Bridge', endpoint=False), CALICO_CLUSTER) == []
+
+
+def test_daemonset_calico_load_balancers_are_kube_proxys_as_on_the_other_topologies():
+    snap = calico_snapshot()
+    snap['hns']['policy_lists'] = snap['hns']['policy_lists'][1:]
+    found = diagnose_daemonset(snap, CALICO_CLUSTER)
+    assert [(f['id'], f['repair']) for f in found] == [('load-balancer-missing', 'restart_kube_proxy')]
+
+
+def test_daemonset_repair_restarts_kube_proxys_pod_not_a_service():
+    snap = daemonset_snapshot()
+    snap['hns']['policy_lists'].append({'id': 'p3', 'vips': ['10.96.0.99'], 'endpoints': []})
+    found = diagnose_daemonset(snap)
+    assert ids(found) == ['load-balancer-stale']
+    assert _doctor.repair_plan(found, 'daemonset') == {
+        'policy_lists': ['p3'], 'start_services': [], 'restart_kube_proxy': False, 'restart_kube_proxy_pod': True,
+        'kube_proxy_pods': {'namespace': 'kube-system', 'label_selector': 'k8s-app=kube-proxy-windows'},
+        'rewrite_cni_config': False}
+    assert _doctor.repair_plan(found)['restart_kube_proxy'] is True
+    assert _doctor.repair_plan(found)['restart_kube_proxy_pod'] is False

@@ -326,13 +326,31 @@ def test_kube_proxy_network_name_and_nssm():
     assert value_of(result["args"], "--network-name") == "vxlan0" and result["env"] == {"KUBE_NETWORK": "vxlan0"}
 
 
+@pytest.mark.parametrize("topology, network", [("l2bridge", "cbr0"), ("overlay", "flannel.4096"), ("calico", "Calico")])
+def test_kube_proxy_per_node_false_leaves_out_the_node_name_and_the_source_vip(topology, network):
+    """The DaemonSet's pod template: the same flags as the service's, without the ones the node adds."""
+    common = {**KUBE_PROXY, "topology": topology, "service_manager": "nssm"}
+    template = kube_proxy_args({**common, "hostname": None, "per_node": False})
+    assert value_of(template["args"], "--network-name") == network and template["env"] == {"KUBE_NETWORK": network}
+    assert not {"--hostname-override", "--source-vip"} & set(names(template["args"]))
+    if topology != "calico":
+        service = kube_proxy_args({**common, "source_vip": "10.244.3.2" if topology == "overlay" else None})
+        assert [a for a in service["args"] if not a.startswith(("--hostname-override=", "--source-vip="))] == template["args"]
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
         ({"topology": "overlay"}, "topology overlay needs source_vip"),
         ({"source_vip": "10.244.3.2"}, "source_vip '10.244.3.2' is only used by the overlay topology, not l2bridge"),
         ({"topology": "ovn"}, "topology ovn runs no kube-proxy"),
-        ({"topology": "nat"}, "topology must be one of l2bridge, overlay; got 'nat'"),
+        ({"topology": "nat"}, "topology must be one of l2bridge, overlay, calico; got 'nat'"),
+        ({"topology": "calico"}, "topology calico runs kube-proxy in the kube-proxy-windows DaemonSet only (per_node false)"),
+        ({"hostname": None}, "the kube_proxy_args input needs hostname (or per_node false"),
+        ({"per_node": "no"}, "per_node must be true or false, got 'no'"),
+        ({"per_node": False}, "hostname cannot be given with per_node false"),
+        ({"per_node": False, "hostname": None, "topology": "overlay", "source_vip": "10.244.3.2"},
+         "source_vip cannot be given with per_node false"),
         ({"cluster_cidr": "10.244.0.1/16"}, "cluster_cidr must be a CIDR such as 10.244.0.0/16 without host bits, got '10.244.0.1/16'"),
         ({"network_name": "my net"}, "network_name must be the HNS network name"),
         ({"vxlan_vni": 1}, "vxlan_vni must be an integer from 4096"),

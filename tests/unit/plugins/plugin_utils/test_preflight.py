@@ -317,6 +317,24 @@ def test_daemonset_is_refused_for_ovn_which_runs_no_kube_proxy():
     from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # pylint: disable=import-outside-toplevel
     problems = _kube_proxy_daemonset.mode_problems('daemonset', 'ovn', {'win-1': 'containerd'}, {'win-1': '2.2.7'})
     assert problems == ['kubewin_kube_proxy_mode: daemonset does not apply to the topology ovn: kube-proxy runs on the '
-                        'Windows nodes of l2bridge and overlay only (with ovn, OVN load-balances Services itself); leave '
+                        'Windows nodes of l2bridge, overlay and calico only (with ovn, OVN load-balances Services itself); leave '
                         'kubewin_kube_proxy_mode unset']
     assert _kube_proxy_daemonset.mode_problems('service', 'ovn', {'win-1': 'docker'}, {}) == []
+
+
+CALICO_FLEET = {'kubewin_topology': 'calico', 'kubewin_cluster_cidr': '192.168.0.0/16', 'kubewin_calico_version': '3.30.3'}
+
+
+def test_calico_defaults_to_daemonset_and_refuses_service_naming_why():
+    report = check({'all': CALICO_FLEET})
+    assert report['inventory']['kube_proxy_mode'] == 'daemonset'
+    assert not [line for line in report['problems'] if 'kubewin_kube_proxy_mode' in line], report['problems']
+    report = check({'all': dict(CALICO_FLEET, kubewin_kube_proxy_mode='service')})
+    assert ('kubewin_kube_proxy_mode: service does not work with the topology calico: its source VIP is the address of '
+            'the HNS endpoint Calico_ep, which Calico creates on the node only after it joined, so kube-proxy runs in the '
+            'kube-proxy-windows DaemonSet, whose start script waits for it; leave kubewin_kube_proxy_mode unset '
+            '(daemonset is its default)') in report['problems']
+    # A docker node is refused without suggesting service, which calico does not have.
+    report = check({'all': CALICO_FLEET, 'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}}})
+    line = next(line for line in report['problems'] if 'needs containerd; win-2 use docker' in line)
+    assert line.endswith('use containerd there'), line
