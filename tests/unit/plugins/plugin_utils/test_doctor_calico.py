@@ -24,6 +24,9 @@ CALICO_CNI = {'name': 'Calico', 'cniVersion': '0.3.1', 'plugins': [
 EXTERNAL = {'id': 'n0', 'name': 'External', 'type': 'Overlay', 'subnets': [{'address_prefix': '192.168.255.0/30'}]}
 # The node's Calico IPAM block: not the Node's podCIDR.
 CALICO = {'id': 'n1', 'name': 'Calico', 'type': 'Overlay', 'subnets': [{'address_prefix': '10.244.7.64/26'}]}
+# The CNI plugin makes the network's host endpoint with it (cni-plugin/pkg/dataplane/windows/dataplane_windows.go);
+# its address is kube-proxy's source VIP.
+CALICO_EP = {'id': 'e1', 'name': 'Calico_ep', 'network_id': 'n1', 'ip_address': '10.244.7.66'}
 
 
 def service(name, state='running'):
@@ -33,7 +36,8 @@ def service(name, state='running'):
 
 def snapshot(networks=(EXTERNAL, CALICO), cni=CALICO_CNI):
     return {
-        'hns': {'available': True, 'networks': [copy.deepcopy(n) for n in networks], 'endpoints': [], 'policy_lists': []},
+        'hns': {'available': True, 'networks': [copy.deepcopy(n) for n in networks],
+                'endpoints': [dict(CALICO_EP)] if CALICO in networks else [], 'policy_lists': []},
         'services': {'containerd': service('containerd'), 'kubelet': service('kubelet'),
                      'flanneld': {'name': 'flanneld', 'exists': False}, 'kube-proxy': {'name': 'kube-proxy', 'exists': False}},
         'contents': {CONFLIST: {'exists': cni is not None,
