@@ -26,7 +26,9 @@ description:
     M(kubewin.node.artifact) replaced its binary under it (the old binary is kept aside while it runs), or with
     its new settings, the previous binary and settings (command line, display name, description, start mode,
     dependencies, environment, restart actions, every value of nssm's C(Parameters) key) are put back and the
-    service started again; the task still fails, saying so.
+    service started again; the task still fails, saying so, first why the service itself did not start (not
+    the failure of a service that depends on it, such as kube-proxy on the kubelet), then what the rollback did.
+  - A restart stops the services that depend on this one and starts them again once it runs.
 options:
   name:
     description: Service name.

@@ -210,11 +210,16 @@ else {
     }
     elseif ($Ensure -eq 'running') {
         try {
-            # Restart-Service -Force starts again the running dependents it stopped (PowerShell's Service.cs,
-            # RestartServiceCommand).
-            if ($Restart -and $status -ne 'Stopped') { Restart-Service -Name $Name -Force }
-            elseif ($status -ne 'Running') { Start-Service -Name $Name }
+            # Not Restart-Service -Force: it starts the dependents it stopped before the service itself (PowerShell's
+            # Service.cs, RestartServiceCommand: DoStopService lists the dependents, then each is started), and the
+            # service control manager starts a dependent's dependencies first, so a service that does not start
+            # fails as its dependent's error ("Cannot start service kube-proxy" for a kubelet that does not start).
+            # Stopped (with its dependents, Stop-Service -Force) and started on its own, the service names its own
+            # failure; the dependents that ran start again once it runs.
+            if ($Restart -and $status -ne 'Stopped') { Stop-Service -Name $Name -Force }
+            if ((Get-Service -Name $Name).Status -ne 'Running') { Start-Service -Name $Name }
             Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
+            foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
         }
         catch {
             # A running service that does not start again with a new binary or new settings: the previous ones go

@@ -101,12 +101,7 @@ def test_collect_logs_and_the_doctor_on_a_converged_overlay_node(tmp_path):
     with sim.edit_cluster() as cluster:
         cluster.delete('Service', 'kube-system', 'kube-dns')
         # A workload on win1 behind a Service: the cluster's controllers give it a ready endpoint.
-        cluster.create({'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},
-                        'spec': {'replicas': 1, 'selector': {'matchLabels': {'app': 'web'}},
-                                 'template': {'metadata': {'labels': {'app': 'web'}}, 'spec': {
-                                     'nodeSelector': {'kubernetes.io/os': 'windows'},
-                                     'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
-                                     'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/servercore:ltsc2022'}]}}}})
+        cluster.create(network_play.web_deployment())
         cluster.create({'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': 'web', 'namespace': 'default'},
                         'spec': {'clusterIP': '10.96.0.50', 'selector': {'app': 'web'},
                                  'ports': [{'port': 80, 'protocol': 'TCP'}]}})

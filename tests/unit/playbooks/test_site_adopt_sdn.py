@@ -26,16 +26,23 @@ def sdn_node(sim, host='win1', services=None):
         layouts.sdn_start_ps1(node, host, network_play.NODES[host], services)
 
 
+def sdn_overlay(sim, services=None):
+    """The inventory of one overlay node win1 (and the control plane cp1) whose node start.ps1 of the SDN scripts
+    set up (with ``services`` instead of its usual ones, when given)."""
+    inventory = sim.inventory(
+        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
+        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
+        control_plane={'cp1': {}})
+    sdn_node(sim, services=services)
+    return inventory
+
+
 # Long (make unit-long): make test keeps the takeover through node_service (test_node_service.py) and the
 # engine runs of node_service_apply.ps1 (tests/unit/simulation/test_windows_nssm.py).
 @pytest.mark.long
 def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
     sim = Simulation(tmp_path)
-    inventory = sim.inventory(
-        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
-        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
-        control_plane={'cp1': {}})
-    sdn_node(sim)
+    inventory = sdn_overlay(sim)
     options = {'join_method': 'bootstrap_kubeconfig'}
 
     # Check mode shows the takeover plan before the run (prerequisites role, kubewin.node.takeover).
@@ -69,12 +76,8 @@ def test_site_takes_over_the_services_of_the_sdn_scripts(tmp_path):
 @pytest.mark.long
 def test_site_refuses_a_kubelet_registered_under_another_name_in_check_mode_and_for_real(tmp_path):
     sim = Simulation(tmp_path)
-    inventory = sim.inventory(
-        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
-        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
-        control_plane={'cp1': {}})
     services = dict(layouts.sdn_services('win1', network_play.NODES['win1']), kubelet=('C:\\k\\kubelet.exe', '--hostname-override=old-win-7 --v=6'))
-    sdn_node(sim, services=services)
+    inventory = sdn_overlay(sim, services)
 
     def parts(data):
         # What a run changes: services, features, HNS, files (not the simulation's clock and call counts).
@@ -100,11 +103,7 @@ def test_site_refuses_a_kubelet_registered_under_another_name_in_check_mode_and_
 @pytest.mark.long
 def test_a_failed_join_gives_an_adopted_node_its_previous_kubelet_back(tmp_path):
     sim = Simulation(tmp_path)
-    inventory = sim.inventory(
-        {'win1': {'ansible_host': network_play.NODES['win1'], 'kubewin_sim': network_play.CONTAINERS_READY}},
-        group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay', kubewin_kubernetes_version='1.31.14'),
-        control_plane={'cp1': {}})
-    sdn_node(sim)
+    inventory = sdn_overlay(sim)
     with sim.edit_node('win1') as node:
         node.data['script_faults'] = [{'script': 'kubeadm_join', 'expire_tokens': True, 'times': 1}]
 

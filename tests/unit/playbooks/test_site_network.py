@@ -31,6 +31,11 @@ def test_site_overlay_converges_then_changes_nothing(tmp_path):
     names = [t['task'] for t in converge.tasks if t['host'] == 'win1' and t['status'] != 'skipped']
     assert names.index('kubewin.node.join : Write the bootstrap kubeconfig') < names.index(
         'kubewin.node.flannel : Run flanneld as a service under nssm'), 'flannel after the join'
+    # The kubelet has its own kubeconfig after its TLS bootstrap: the bootstrap credential is not left on disk, as
+    # kubeadm removes it (cmd/kubeadm/app/cmd/phases/join/kubelet.go, kubernetes/kubernetes).
+    node = sim.node('win1')
+    assert node.file('C:\\etc\\kubernetes\\kubelet.conf') is not None
+    assert node.file('C:\\etc\\kubernetes\\bootstrap-kubelet.conf') is None
     with sim_cluster.open_cluster(sim.state_dir) as cluster:
         pod_cidr = cluster.get('Node', None, 'win1')['spec']['podCIDR']
     assert network_play.network(sim, 'win1', 'flannel.4096')['subnets'][0]['address_prefix'] == pod_cidr

@@ -28,15 +28,7 @@ DRAIN = 'Drain the node before its Kubernetes binaries are replaced'
 UNCORDON = 'Uncordon the node'
 MARKER = 'C:\\var\\lib\\kubelet\\kubewin-upgrade.json'
 
-WORKLOAD = {
-    'apiVersion': 'apps/v1', 'kind': 'Deployment',
-    'metadata': {'name': 'web', 'namespace': 'default'},
-    'spec': {'replicas': 2, 'selector': {'matchLabels': {'app': 'web'}},
-             'template': {'metadata': {'labels': {'app': 'web'}},
-                          'spec': {'nodeSelector': {'kubernetes.io/os': 'windows'},
-                                   'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
-                                   'containers': [{'name': 'web', 'image': 'mcr.microsoft.com/windows/nanoserver:ltsc2022'}]}}},
-}
+WORKLOAD = network_play.web_deployment(replicas=2, image='mcr.microsoft.com/windows/nanoserver:ltsc2022')
 
 
 def fleet(sim, version):

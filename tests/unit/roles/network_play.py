@@ -105,3 +105,14 @@ def task(result, name, host):
     found = [t for t in result.tasks if t['host'] == host and (t['task'] == name or t['task'].endswith(' : ' + name))]
     assert len(found) == 1, 'expected one result of %r on %s, got %d\n%s' % (name, host, len(found), result.output)
     return found[0]
+
+
+def web_deployment(replicas=1, image='mcr.microsoft.com/windows/servercore:ltsc2022'):
+    """A Deployment 'web' in 'default' whose pods run on the Windows nodes (their os=windows:NoSchedule taint
+    tolerated): a workload for a drain to evict and a Service to route to."""
+    return {'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': 'web', 'namespace': 'default'},
+            'spec': {'replicas': replicas, 'selector': {'matchLabels': {'app': 'web'}},
+                     'template': {'metadata': {'labels': {'app': 'web'}}, 'spec': {
+                         'nodeSelector': {'kubernetes.io/os': 'windows'},
+                         'tolerations': [{'key': 'os', 'value': 'windows', 'effect': 'NoSchedule'}],
+                         'containers': [{'name': 'web', 'image': image}]}}}}

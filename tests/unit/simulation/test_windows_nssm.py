@@ -135,7 +135,10 @@ def test_a_native_kubelet_that_does_not_start_gives_the_service_back_to_nssm_wit
         NATIVE_KUBELET, CommandLine='C:\\k\\kube-log-runner.exe -log-file=C:\\var\\log\\kubelet.log C:\\k\\kubelet.exe',
         Restart=True))
     assert result['failed']
-    assert result['error'][-1]['exception']['message'].endswith(
+    # The kubelet's own failure first (not that of kube-proxy, which depends on it), then the rollback's result.
+    assert result['error'][-1]['exception']['message'] == (
+        "service kubelet did not start with its new settings (Service 'Kubernetes kubelet (kubelet)' cannot be started "
+        "due to the following error: Cannot start service kubelet on computer '.'.); "
         'the previous settings were put back and the service runs with them again')
     after = node.data['services']
     assert after['kubelet']['command_line'] == 'C:\\k\\nssm.exe'

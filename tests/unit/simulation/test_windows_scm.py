@@ -580,10 +580,10 @@ def test_a_new_binary_that_does_not_start_is_replaced_by_the_previous_one_which_
     node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
     node.profile['program_start_failures'] = ['b' * 64]
     parameters = dict(fresh_parameters('kubelet'), Restart=True)
-    # Restart-Service starts the dependent kube-proxy first, which starts the kubelet: the first error is kube-proxy's.
+    # The kubelet's own failure, not that of its dependent kube-proxy (which Restart-Service would start first).
     assert failure(node, **parameters) == (
-        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kube-proxy (kube-proxy)' cannot be started "
-        "due to the following error: Cannot start service kube-proxy on computer '.'.); the previous binary was put back "
+        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kubelet (kubelet)' cannot be started "
+        "due to the following error: Cannot start service kubelet on computer '.'.); the previous binary was put back "
         'and the service runs it again')
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
     assert [p for p in node.file_paths() if p.lower().startswith('c:\\k\\kubelet.exe')] == ['C:\\k\\kubelet.exe']
@@ -612,10 +612,10 @@ def test_new_settings_that_do_not_start_are_replaced_by_the_previous_ones_which_
     node.profile['program_start_failures'] = ['c' * 64]
     parameters = {**fresh_parameters('kubelet'), 'CommandLine': 'C:\\k\\v2\\kubelet.exe --v=4', 'StartMode': 'auto',
                   'Dependencies': [], 'Environment': ['A=1'], 'FailureActions': 'restart/5000', 'Restart': True}
-    # Restart-Service starts the dependent kube-proxy first, which starts the kubelet: the first error is kube-proxy's.
+    # The kubelet's own failure, not that of its dependent kube-proxy (which Restart-Service would start first).
     assert failure(node, **parameters) == (
-        "service kubelet did not start with its new settings (Service 'kube-proxy (kube-proxy)' cannot be started due to "
-        "the following error: Cannot start service kube-proxy on computer '.'.); the previous settings were put back and "
+        "service kubelet did not start with its new settings (Service 'kubelet (kubelet)' cannot be started due to "
+        "the following error: Cannot start service kubelet on computer '.'.); the previous settings were put back and "
         'the service runs with them again')
     after = node.data['services']
     for name in ('kubelet', 'kube-proxy'):
