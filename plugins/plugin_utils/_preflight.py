@@ -405,20 +405,20 @@ def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], 
     return installs
 
 
-# Topologies whose plan is complete but whose node side is not built yet (issue 13: the network_calico role and
-# the kube-proxy DaemonSet come later). Every playbook that contacts a host refuses them, so no node is left half
-# configured; plan.yml renders them and warns, as it does for a placeholder pin.
-TOPOLOGIES_WITHOUT_NODE_SIDE = ('calico',)
+# Per playbook, the topologies whose part in that playbook is not built yet (issue 13: site.yml has the
+# network_calico role; reset, the doctor and patch learn calico later). Such a playbook refuses the topology before
+# any host is contacted, so no node is left half configured; plan.yml renders every topology.
+TOPOLOGIES_NOT_BUILT = {'site': (), 'reset': ('calico',), 'doctor': ('calico',), 'patch': ('calico',), 'plan': ()}
 
 
 def _unbuilt_topology(found: Mapping, playbook: str) -> str | None:
     plan = (found.get('inventory') or {}).get('plan') or {}
     topology = (found.get('cluster') or {}).get('topology') or plan.get('topology')
-    if topology not in TOPOLOGIES_WITHOUT_NODE_SIDE:
+    if topology not in TOPOLOGIES_NOT_BUILT.get(playbook, ()):
         return None
-    return ('kubewin_topology %s: the node side of this topology (the network_%s role) is not built yet, so %s '
-            'refuses it rather than leave the nodes half configured; playbooks/plan.yml renders the plan meanwhile'
-            % (topology, topology, playbook + '.yml' if playbook != 'plan' else 'the plan role'))
+    return ('kubewin_topology %s: %s.yml does not handle this topology yet, so it refuses it rather than leave the '
+            'nodes half configured; playbooks/plan.yml renders the plan and site.yml converges the nodes meanwhile'
+            % (topology, playbook))
 
 
 # The checksum the example inventories pin where upstream publishes no hash: no file has it. plan.yml
@@ -498,7 +498,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
 
     ``placeholder_pins``: ``refuse`` makes a problem of what only rendering may accept (a checksum pinned as the
-    placeholder of zeros, a topology in TOPOLOGIES_WITHOUT_NODE_SIDE); ``warn`` (plan.yml, which only renders)
+    placeholder of zeros, a topology in TOPOLOGIES_NOT_BUILT for site); ``warn`` (plan.yml, which only renders)
     makes each a warning that site.yml will refuse it.
 
     Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
@@ -538,8 +538,12 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
         unbuilt = _unbuilt_topology(found, playbook)
         if unbuilt and placeholder_pins == 'refuse':
             problems.add(unbuilt)
-        elif unbuilt:
-            result['warnings'].append('site.yml will refuse this inventory: ' + _unbuilt_topology(found, 'site'))
+        elif placeholder_pins == 'warn':
+            # Rendering only: say which playbooks will refuse the topology.
+            for other in sorted(TOPOLOGIES_NOT_BUILT):
+                refusal = _unbuilt_topology(found, other)
+                if refusal:
+                    result['warnings'].append('%s.yml will refuse this inventory: %s' % (other, refusal))
         if CONTROL_PLANE_GROUP in spec['groups'] and not control_plane:
             _check_ovn_central(result['cluster'], variables, nodes, problems)
         if result['inventory'] is not None:
