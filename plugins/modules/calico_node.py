@@ -9,7 +9,7 @@ module: calico_node
 short_description: Wait until the Tigera operator's calico-node-windows pod has set up a Windows node
 version_added: 0.1.0
 description:
-  - With Calico for Windows the operator's C(calico-node-windows) DaemonSet sets up each Windows node: its
+  - With Calico for Windows the operator's C(calico-node-windows) DaemonSet sets up each Windows node. Its
     C(install-cni) init container writes the CNI config (C(10-calico.conflist)) and its C(node) container
     creates the HNS network C(External), which creates the node's vSwitch and drops the node's network for
     seconds (projectcalico/calico node/windows-packaging/CalicoWindows/node/node-service.ps1). This module
