@@ -636,9 +636,10 @@ class Cluster:
         self._sync_windows_nodes()
         self._node_lifecycle()
         self._reconcile_deployments()
+        # The operator renders its DaemonSets before the DaemonSet controller runs them.
+        tigera.reconcile(self)
         self._reconcile_daemonsets()
         self._reconcile_endpoints()
-        tigera.reconcile(self)
         self.reconcile_disruption_budgets()
 
     def _bootstrap_tokens(self):

@@ -38,6 +38,7 @@ import os
 import re
 import time
 
+from kubewin_sim import calico_windows
 from kubewin_sim import node as sim_node
 from kubewin_sim import programs
 from kubewin_sim.k8s_objects import fits_node
@@ -52,8 +53,15 @@ class SimulationGap(Exception):
     """A pod the simulation cannot run faithfully."""
 
 
+def _hostprocess_context(holder):
+    return ((holder.get('securityContext') or {}).get('windowsOptions') or {}).get('hostProcess') is True
+
+
 def is_hostprocess(pod_spec):
-    return ((pod_spec.get('securityContext') or {}).get('windowsOptions') or {}).get('hostProcess') is True
+    """hostProcess set on the pod or on its containers (kubernetes.io, "Create a Windows HostProcess Pod": the
+    field may be set at either level, and every container of a HostProcess pod is one)."""
+    containers = list(pod_spec.get('initContainers') or []) + list(pod_spec.get('containers') or [])
+    return _hostprocess_context(pod_spec) or any(_hostprocess_context(c) for c in containers)
 
 
 def _owner(pod):
@@ -192,7 +200,12 @@ def _environment(cluster, pod, node, container, sandbox):
     fields = {'spec.nodeName': node['metadata']['name'], 'status.podIP': _address(node),
               'metadata.name': pod['metadata']['name'], 'metadata.namespace': pod['metadata']['namespace']}
     for item in container.get('env') or []:
-        if 'valueFrom' in item:
+        key_ref = (item.get('valueFrom') or {}).get('configMapKeyRef')
+        if key_ref:
+            # "Define container environment variables using ConfigMap data" (kubernetes.io): the key's value.
+            config_map = cluster.get('ConfigMap', pod['metadata']['namespace'], key_ref['name']) or {}
+            values[item['name']] = (config_map.get('data') or {}).get(key_ref['key'], '')
+        elif 'valueFrom' in item:
             path = ((item['valueFrom'] or {}).get('fieldRef') or {}).get('fieldPath')
             if path not in fields:
                 raise SimulationGap('environment variable %s from %r' % (item['name'], item['valueFrom']))
@@ -222,6 +235,8 @@ def _run_container(cluster, pod, node, sim):
     """Run the container on the node; None when it runs, else (exit code, message)."""
     from kubewin_sim.pwsh import run_command  # pylint: disable=import-outside-toplevel
     from kubewin_sim.windows import WindowsHost, processes  # pylint: disable=import-outside-toplevel
+    if calico_windows.is_calico_pod(pod):
+        return _run_calico(cluster, pod, node, sim)
     container = pod['spec']['containers'][0]
     command = list(container.get('command') or [])
     if not command or command[0].lower() != 'powershell.exe' or '-Command' not in command:
@@ -257,4 +272,29 @@ def _run_container(cluster, pod, node, sim):
         sim.record('pod %s: %s' % (pod['metadata']['name'], (outcome.errors or ['exit code %d' % outcome.exit_code])[0]))
         return outcome.exit_code or 1, (outcome.errors or [''])[0]
     sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' | '.join(outcome.output[-1:])))
+    return None
+
+
+def _run_calico(cluster, pod, node, sim):
+    """The calico-node-windows pod: its init containers in order, then its containers, each Calico program modelled
+    by calico_windows.py (Calico's programs are not the collection's PowerShell). hostPath volumes are the host's
+    folders (kubernetes.io, "Volumes", hostPath; a HostProcess container sees them at their mount paths)."""
+    sandbox = ntpath.join(SANDBOX_ROOT, pod['metadata'].get('uid') or pod['metadata']['name'])
+    volumes = {v['name']: v for v in pod['spec'].get('volumes') or []}
+    for container in list(pod['spec'].get('initContainers') or []) + list(pod['spec']['containers']):
+        mounts = {}
+        for mount in container.get('volumeMounts') or []:
+            path = (volumes.get(mount['name']) or {}).get('hostPath', {}).get('path')
+            if path is None:
+                raise SimulationGap('volume %r of the calico-node-windows pod' % mount['name'])
+            mounts[mount['mountPath']] = calico_windows.host_path(path)
+        environment = _environment(cluster, pod, node, container, sandbox)
+        try:
+            calico_windows.run_container(sim, container, environment, mounts)
+        except calico_windows.ContainerExit as exit_:
+            sim.record('pod %s: container %s: %s' % (pod['metadata']['name'], container['name'], exit_))
+            return 1, 'container %s: %s' % (container['name'], exit_)
+        except ValueError as error:
+            raise SimulationGap(str(error)) from error
+    sim.record('pod %s: running' % pod['metadata']['name'])
     return None

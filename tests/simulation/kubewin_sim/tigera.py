@@ -34,15 +34,20 @@ an ``Installation`` and (optionally) the Calico API server does. What is modelle
   ``serviceCIDRs``, an IPv4 pool encapsulated VXLAN or None (pkg/controller/installation/validation.go),
   IPAMConfiguration strictAffinity true (windows_controller.go).
 
-Not modelled: the operator's workloads (calico-node, typha, the Windows DaemonSet and its pods), TigeraStatus,
-the crd.projectcalico.org/v1 storage behind the API server (so without the API server no FelixConfiguration is
-seen), the operator's other FelixConfiguration settings, and a user's own blockSize edit of an IPPool.
+- once the Windows checks pass with ``windowsDataplane: HNS``, the Windows component: the ``calico-node-windows``
+  DaemonSet and its CNI ConfigMap (calico_windows.py, whose pods hostprocess.py runs on the Windows nodes).
+
+Not modelled: the operator's Linux workloads (calico-node, typha), TigeraStatus, the crd.projectcalico.org/v1
+storage behind the API server (so without the API server no FelixConfiguration is seen), the operator's other
+FelixConfiguration settings, and a user's own blockSize edit of an IPPool.
 """
 
 import copy
 import ipaddress
 
 import yaml
+
+from kubewin_sim import calico_windows
 
 OPERATOR_NAMESPACE = 'tigera-operator'
 CALICO_NAMESPACE = 'calico-system'
@@ -75,7 +80,7 @@ def installed(cluster):
 
 
 def install(cluster, installation=None, api_server=True, strict_affinity=None, services_endpoint=None,
-            felix_configuration=None):
+            felix_configuration=None, calico_version='v3.30.3'):
     """Install the operator on ``cluster`` (a cluster.Cluster, e.g. from harness ``edit_cluster``).
 
     ``installation``: the spec of the Installation ``default`` as a user writes it (None: no Installation,
@@ -84,7 +89,9 @@ def install(cluster, installation=None, api_server=True, strict_affinity=None, s
     ``services_endpoint``: data of the ``kubernetes-services-endpoint`` ConfigMap (None: absent).
     ``felix_configuration``: the spec of FelixConfiguration ``default`` as found before the operator (None: absent;
     the operator then creates it).
+    ``calico_version``: the Calico release of the operator, the tag of the images it renders.
     """
+    cluster.data['calico_version'] = calico_version
     kinds = cluster.data.setdefault('custom_kinds', {})
     kinds.update({kind: list(value) for kind, value in OPERATOR_KINDS.items()})
     if api_server:
@@ -267,3 +274,5 @@ def reconcile(cluster):
     updated = dict(copy.deepcopy(installation), spec=spec,
                    status=dict(installation.get('status') or {}, conditions=[condition]))
     cluster._write_status('Installation', 'default', updated)  # pylint: disable=protected-access
+    if problem is None and spec['calicoNetwork'].get('windowsDataplane') == 'HNS':
+        calico_windows.render(cluster, spec, cluster.data.get('calico_version') or 'v3.30.3')

@@ -236,27 +236,31 @@ def test_a_v_prefix_is_accepted_and_other_topologies_need_no_calico_version():
 
 
 # ---------------------------------------------------------------------------------------------
-# The preflight: plan.yml renders calico, every playbook that touches a host refuses it for now
+# The preflight: every playbook takes calico vxlan; site.yml refuses the bgp backend for now
 # ---------------------------------------------------------------------------------------------
 
 CALICO_INVENTORY = {"all": {"kubewin_topology": "calico", "kubewin_cluster_cidr": "192.168.0.0/16",
                             "kubewin_calico_version": "3.30.3"}}
-NOT_BUILT = ("kubewin_topology calico: the node side of this topology (the network_calico role) is not built yet, so "
-             "site.yml refuses it rather than leave the nodes half configured; playbooks/plan.yml renders the plan "
-             "meanwhile")
 
 
-def test_site_refuses_calico_until_the_node_side_is_built_and_plan_yml_only_warns():
+def test_every_playbook_takes_calico_vxlan_and_site_refuses_bgp_until_its_features_are_installed():
     hostvars, groups = inventory(CALICO_INVENTORY)
-    assert _preflight.preflight(hostvars, groups, "site")["problems"] == [NOT_BUILT]
+    for playbook in ("site", "reset", "doctor", "patch"):
+        assert _preflight.preflight(hostvars, groups, playbook)["problems"] == []
     rendered = _preflight.preflight(hostvars, groups, "site", placeholder_pins="warn")
-    assert rendered["problems"] == [] and rendered["warnings"] == ["site.yml will refuse this inventory: " + NOT_BUILT]
+    assert rendered["problems"] == [] and not [w for w in rendered["warnings"] if "will refuse" in w]
     assert rendered["cluster"]["topology"] == "calico" and rendered["versions"]["containerd"]["calico_version"] == "3.30.3"
     # Calico adds no artifact of the collection's: the operator pulls its images.
     assert [a["component"] for a in rendered["artifacts"]["win-1"]][:2] == ["containerd", "crictl"]
     assert not {"flanneld", "flannel-cni", "sdn-cni", "cni-plugins"} & {a["component"] for a in rendered["artifacts"]["win-1"]}
-    for playbook in ("reset", "doctor", "patch"):
-        assert _preflight.preflight(hostvars, groups, playbook)["problems"] == [NOT_BUILT.replace("site.yml", playbook + ".yml")]
+
+    hostvars, groups = inventory({"all": dict(CALICO_INVENTORY["all"], kubewin_calico_backend="bgp")})
+    refusal = ("kubewin_topology calico with kubewin_calico_backend bgp: site.yml does not handle this yet, so it "
+               "refuses it rather than leave the nodes half configured; playbooks/plan.yml renders the plan")
+    assert _preflight.preflight(hostvars, groups, "site")["problems"] == [refusal]
+    assert _preflight.preflight(hostvars, groups, "reset")["problems"] == []
+    warned = _preflight.preflight(hostvars, groups, "site", placeholder_pins="warn")["warnings"]
+    assert "site.yml will refuse this inventory: " + refusal in warned
 
 
 def test_the_preflight_names_the_calico_variables():
