@@ -31,15 +31,22 @@ windows/kubeadm.py models kubeadm. What is modelled, and from where:
   RemoteAccess``, which on a node without that service writes "Cannot find any service with service name
   'RemoteAccess'." and goes on (a non-terminating error: the script continues, BGP is not served). Then
   ``calico.exe component node startup`` runs whenever the kubelet (re)starts: the container keeps running.
+- ``calico.exe component node startup`` on Windows (node/pkg/lifecycle/startup/startup_windows.go,
+  ensureNetworkForOS): IPAM's EnsureBlock gives the node its affine block (with the Windows reservations), and
+  the network ``Calico`` is set up on it with its host endpoint ``Calico_ep`` (SetupVxlanNetwork for vxlan,
+  SetupL2bridgeNetwork for windows-bgp, as below): so the network and endpoint exist once the node container
+  ran on a node whose kubelet runs, before any pod. The block is the first of the first enabled IPv4 IPPool (its
+  blockSize) that no other node holds, kept per node in the cluster (Linux nodes' blocks are not modelled).
 - ``felix`` and ``confd`` wait for the node container (calico.psm1 Wait-ForCalicoInit loops, it does not exit)
   and run: running containers either way.
 - HostProcess containers need the Containers feature (kubernetes.io, "Create a Windows HostProcess Pod",
   Prerequisites: HNS for the pod's network); without HNS the node container's first HNS call fails and the
   container exits (restarted with back-off by hostprocess.py). The message is the simulation's own.
-- The CNI ADD of a pod with a pod network (cni-plugin/pkg/dataplane/windows/dataplane_windows.go, with
+- The network setup the node's start-up and the CNI ADD of a pod with a pod network share
+  (cni-plugin/pkg/dataplane/windows/dataplane_windows.go, SetupVxlanNetwork / SetupL2bridgeNetwork, with
   ``windows_use_single_network``): the HNS network ``Calico`` (Overlay for vxlan with the VNI as its VSID,
-  L2Bridge for bgp) on the node's IPAM block, and its host endpoint ``Calico_ep`` at the block's second
-  address, when they do not exist yet; then the pod's endpoint.
+  L2Bridge for bgp) on the node's IPAM block, gateway its first address, and its host endpoint ``Calico_ep``
+  at the block's second address, when they do not exist yet.
 
 Not modelled: uninstall-calico's removal of a manual Calico for Windows install (there is none on these nodes),
 Felix's HNS policies, confd's BGP sessions, IPAM blocks beyond one per node taken from the IP pool by node order.
@@ -204,8 +211,9 @@ def _boot_time(sim):
     return '%d/%d/%d %s' % (boot.month, boot.day, boot.year, boot.strftime('%I:%M:%S %p').lstrip('0'))
 
 
-def node_service(sim, environment):
-    """node-service.ps1 up to its kubelet watch loop, in the node container."""
+def node_service(cluster, sim, environment):
+    """node-service.ps1 up to its kubelet watch loop, in the node container, and the start-up it runs once the
+    kubelet runs."""
     from kubewin_sim.windows import hns, registry  # pylint: disable=import-outside-toplevel  # windows imports node
     if not sim.hns_available():
         raise ContainerExit('Get-HNSNetwork: the Host Networking Service is not available (the Containers feature '
@@ -236,9 +244,27 @@ def node_service(sim, environment):
     registry.set_value(sim, REGISTRY_KEY, 'LastBootTime', 'REG_SZ', boot)
     if networking == 'windows-bgp' and 'RemoteAccess' not in sim.data['services']:
         sim.record("calico node: Restart-Service : Cannot find any service with service name 'RemoteAccess'.")
+    if (sim.data['services'].get('kubelet') or {}).get('state') == 'running':
+        block = node_block(cluster, _environment(environment, 'NODENAME'))
+        ensure_network(sim, block, networking == 'vxlan', int(_environment(environment, 'VXLAN_VNI') or DEFAULT_VNI))
 
 
-def run_container(sim, container, environment, mounts):
+def node_block(cluster, node_name):
+    """IPAM EnsureBlock for the node: its affine block, else the first free block of the first enabled IPv4 pool."""
+    blocks = cluster.data.setdefault('calico_blocks', {})
+    if node_name not in blocks:
+        pools = [p['spec'] for p in cluster.list('IPPool') if not p['spec'].get('disabled')
+                 and ipaddress.ip_network(p['spec']['cidr']).version == 4]
+        if not pools:
+            raise ContainerExit('calico.exe component node startup: no enabled IPv4 IP pool to take a block from')
+        taken = set(blocks.values())
+        pool = ipaddress.ip_network(pools[0]['cidr'])
+        blocks[node_name] = next(str(b) for b in pool.subnets(new_prefix=int(pools[0].get('blockSize') or 26))
+                                 if str(b) not in taken)
+    return blocks[node_name]
+
+
+def run_container(cluster, sim, container, environment, mounts):
     """Run one of the pod's containers on the node; raise ContainerExit when it fails."""
     words = list(container.get('command') or []) + list(container.get('args') or [])
     program = words[0].replace('$env:CONTAINER_SANDBOX_MOUNT_POINT/', '') if words else ''
@@ -247,7 +273,7 @@ def run_container(sim, container, environment, mounts):
     if program == 'opt/cni/bin/calico.exe' and words[1:] == ['component', 'cni', 'install']:
         install_cni(sim, environment, mounts)
     elif program == NODE_SCRIPTS['node']:
-        node_service(sim, environment)
+        node_service(cluster, sim, environment)
     elif program in (NODE_SCRIPTS['felix'], NODE_SCRIPTS['confd']):
         return  # Wait-ForCalicoInit loops until the node container stored the boot time, then the program runs
     else:
@@ -263,22 +289,26 @@ def cni_config(sim, conf_dir='C:\\etc\\cni\\net.d'):
 
 
 def cni_add(sim, block):
-    """The Calico CNI plugin's ADD for a pod with a pod network on the node, its IPAM block ``block`` (a CIDR):
-    the single network ``Calico`` and its host endpoint ``Calico_ep`` when absent. Returns the network."""
+    """The Calico CNI plugin's ADD for a pod with a pod network on the node, its IPAM block ``block`` (a CIDR): the
+    network setup, with the conflist's mode and VNI. Returns the network."""
     config = cni_config(sim)
     if config is None:
         raise ValueError('no Calico CNI config on the node')
     plugin = config['plugins'][0]
+    return ensure_network(sim, block, plugin['mode'] == 'vxlan', plugin.get('vxlan_vni'))
+
+
+def ensure_network(sim, block, vxlan, vni):
+    """The single network ``Calico`` on ``block`` and its host endpoint ``Calico_ep``, each when absent."""
     network = next((n for n in sim.data['hns']['networks'] if n['name'] == SINGLE_NETWORK), None)
     if network is None:
         external = next((n for n in sim.data['hns']['networks'] if n['name'] == EXTERNAL['name']), None)
         if external is None:
             raise ValueError('the External network does not exist yet (the node container has not run)')
         subnet = ipaddress.ip_network(block)
-        vxlan = plugin['mode'] == 'vxlan'
         network = sim.create_network({'name': SINGLE_NETWORK, 'type': 'Overlay' if vxlan else 'L2Bridge',
                                       'address_prefix': str(subnet), 'gateway': str(subnet.network_address + 1),
-                                      'adapter': external['adapter'], 'vsid': plugin['vxlan_vni'] if vxlan else None})
+                                      'adapter': external['adapter'], 'vsid': vni if vxlan else None})
     if not any(e['name'] == HOST_ENDPOINT for e in sim.data['hns']['endpoints']):
         address = str(ipaddress.ip_network(network['subnets'][0]['address_prefix']).network_address + 2)
         endpoint = sim.create_endpoint(HOST_ENDPOINT, network['id'], address)

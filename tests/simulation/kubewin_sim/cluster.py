@@ -93,6 +93,7 @@ DEFAULT_PROFILE = {
     'control_plane_endpoint': None,
     # False: a cluster not made by kubeadm (no kube-system/kubeadm-config).
     'kubeadm': True,
+    # None: a cluster without flannel (its network is Calico, below).
     'flannel_namespace': 'kube-flannel',
     'flannel_backend': {'Type': 'vxlan', 'VNI': 4096, 'Port': 4789},
     # True: kube-flannel-ds and kube-proxy already keep to Linux nodes (today's manifests: node
@@ -100,6 +101,8 @@ DEFAULT_PROFILE = {
     # found it, whose DaemonSets would land on Windows nodes.
     'daemonsets_select_linux': True,
     'container_runtime_version': 'containerd://1.7.24',
+    # The Tigera operator as installed before kubewin.node: the keyword arguments of tigera.install (None: none).
+    'tigera': None,
 }
 
 
@@ -304,9 +307,10 @@ def _node_conditions(ready, reason, message, status=None):
 
 def initial_objects(profile, ca_pem):
     service_subnet = profile['service_subnet']
+    flannel = profile['flannel_namespace'] is not None
     objects = [{'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}}
-               for name in sorted({'default', 'kube-system', 'kube-public', 'kube-node-lease',
-                                   profile['flannel_namespace']})]
+               for name in sorted({'default', 'kube-system', 'kube-public', 'kube-node-lease'}
+                                  | ({profile['flannel_namespace']} if flannel else set()))]
     objects.append({'apiVersion': 'v1', 'kind': 'ConfigMap',
                     'metadata': {'name': 'cluster-info', 'namespace': 'kube-public'},
                     'data': {'kubeconfig': _cluster_info_kubeconfig(profile, ca_pem)}})
@@ -314,12 +318,14 @@ def initial_objects(profile, ca_pem):
         objects.append({'apiVersion': 'v1', 'kind': 'ConfigMap',
                         'metadata': {'name': 'kubeadm-config', 'namespace': 'kube-system'},
                         'data': {'ClusterConfiguration': _cluster_configuration(profile)}})
-    objects.extend(_flannel_objects(profile))
+    if flannel:
+        objects.extend(_flannel_objects(profile))
     objects.append(_kube_proxy(profile))
     # The accounts the flannel and kube-proxy manifests run as (and their RBAC, which the
     # simulation does not check).
-    objects.append({'apiVersion': 'v1', 'kind': 'ServiceAccount',
-                    'metadata': {'name': 'flannel', 'namespace': profile['flannel_namespace']}})
+    if flannel:
+        objects.append({'apiVersion': 'v1', 'kind': 'ServiceAccount',
+                        'metadata': {'name': 'flannel', 'namespace': profile['flannel_namespace']}})
     objects.append({'apiVersion': 'v1', 'kind': 'ServiceAccount',
                     'metadata': {'name': 'kube-proxy', 'namespace': 'kube-system'}})
     objects.append({'apiVersion': 'v1', 'kind': 'Service',
@@ -357,6 +363,8 @@ def initial_state(profile):
             if cidr:
                 obj['spec'].update(podCIDR=cidr, podCIDRs=[cidr])
         cluster.create(obj)
+    if profile['tigera'] is not None:
+        tigera.install(cluster, **profile['tigera'])
     return data
 
 

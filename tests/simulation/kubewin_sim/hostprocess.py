@@ -290,7 +290,7 @@ def _run_calico(cluster, pod, node, sim):
             mounts[mount['mountPath']] = calico_windows.host_path(path)
         environment = _environment(cluster, pod, node, container, sandbox)
         try:
-            calico_windows.run_container(sim, container, environment, mounts)
+            calico_windows.run_container(cluster, sim, container, environment, mounts)
         except calico_windows.ContainerExit as exit_:
             sim.record('pod %s: container %s: %s' % (pod['metadata']['name'], container['name'], exit_))
             return 1, 'container %s: %s' % (container['name'], exit_)
