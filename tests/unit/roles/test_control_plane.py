@@ -26,46 +26,31 @@ PLAYBOOK = '''
     - role: kubewin.node.control_plane
       control_plane_windows_builds: [20348, 17763, "20348"]
   post_tasks:
-    - name: Keep the join credentials for the test
+    # One file for all the test reads, in one task: each copy is a module run, and this playbook runs some thirty
+    # times in this file. no_log: the join token and the account tokens must appear in no output (one test checks).
+    - name: Keep the join credentials, the other facts and what the Windows nodes were handed, for the test
       ansible.builtin.copy:
-        content: "{{{{ control_plane_join | to_json }}}}"
-        dest: {join}
+        content: >-
+          {{{{ {{'join': control_plane_join | default(None), 'cluster': control_plane_cluster,
+                'version': control_plane_kubernetes_version, 'runtime_classes': control_plane_runtime_classes,
+                'credentials': dict(groups['windows_nodes']
+                                    | zip(groups['windows_nodes'] | map('extract', hostvars, 'control_plane_credentials')))}}
+             | to_json }}}}
+        dest: {kept}
         mode: "0600"
       no_log: true
       changed_when: false  # test plumbing, not part of what the role changes
-      when: not ansible_check_mode
-    - name: Keep the other facts for the test
-      ansible.builtin.copy:
-        content: "{{{{ {{'cluster': control_plane_cluster, 'version': control_plane_kubernetes_version,
-                      'runtime_classes': control_plane_runtime_classes}} | to_json }}}}"
-        dest: {facts}
-        mode: "0644"
-      changed_when: false
-      when: not ansible_check_mode
-
-- name: What the Windows nodes were handed
-  hosts: windows_nodes
-  gather_facts: false
-  tasks:
-    - name: Keep the credentials for the test
-      ansible.builtin.copy:
-        content: "{{{{ control_plane_credentials | to_json }}}}"
-        dest: {credentials}-{{{{ inventory_hostname }}}}.json
-        mode: "0600"
-      delegate_to: localhost
-      no_log: true
-      changed_when: false
       when: not ansible_check_mode
 '''
 
 
 def playbook(sim):
-    return sim.write('control_plane.yml', PLAYBOOK.format(join=sim.path('join.json'), facts=sim.path('facts.json'),
-                                                          credentials=sim.path('credentials')))
+    return sim.write('control_plane.yml', PLAYBOOK.format(kept=sim.path('kept.json')))
 
 
-def read_json(sim, name):
-    with open(sim.path(name), encoding='utf-8') as handle:
+def kept(sim):
+    """What the last run's control-plane play kept: join, cluster, version, runtime_classes, credentials per node."""
+    with open(sim.path('kept.json'), encoding='utf-8') as handle:
         return json.load(handle)
 
 
@@ -112,7 +97,7 @@ def test_check_converge_idempotent_check(sim, inventory):
         'tolerations': [{'key': 'os', 'operator': 'Equal', 'value': 'windows', 'effect': 'NoSchedule'}]}
 
     # the join credentials
-    join = read_json(sim, 'join.json')
+    join = kept(sim)['join']
     assert TOKEN_RE.fullmatch(join['token'])
     kubeconfig = yaml.safe_load(sim.cluster().data['objects']['ConfigMap']['kube-public/cluster-info']['data'][
         'kubeconfig'])
@@ -142,7 +127,7 @@ def test_check_converge_idempotent_check(sim, inventory):
                       if secret['type'] == 'kubernetes.io/service-account-token'}
     assert sorted(account_tokens) == ['kube-flannel/kubewin-flannel-windows-token',
                                       'kube-system/kubewin-kube-proxy-windows-token']
-    credentials = read_json(sim, 'credentials-win1.json')
+    credentials = kept(sim)['credentials']['win1']
     proxy = yaml.safe_load(credentials['kube_proxy_kubeconfig'])
     assert proxy['users'][0]['user']['token'] == account_tokens['kube-system/kubewin-kube-proxy-windows-token']
     assert proxy['clusters'][0]['cluster']['server'] == 'https://10.127.130.10:6443'
@@ -153,7 +138,7 @@ def test_check_converge_idempotent_check(sim, inventory):
     for text in (converge.output, recorded):
         assert all(token not in text for token in account_tokens.values())
 
-    facts = read_json(sim, 'facts.json')
+    facts = kept(sim)
     assert facts['version'] == 'v1.31.4'
     assert facts['cluster'] == {'version': 'v1.31.4', 'minor': '1.31', 'kubernetes_version': 'v1.31.4',
                                 'control_plane_endpoint': None, 'pod_subnet': '10.244.0.0/16',
@@ -164,10 +149,10 @@ def test_check_converge_idempotent_check(sim, inventory):
     converged = objects(sim)
     again = sim.run(playbook(sim), inventory)
     assert again.rc == 0 and again.changed('cp1') == 0, again.output
-    assert read_json(sim, 'join.json')['token'] == join['token']
+    assert kept(sim)['join']['token'] == join['token']
     assert len(token_secrets(sim)) == 1
     assert 'k8s:Secret' not in again.api_calls['by_kind']
-    assert read_json(sim, 'credentials-win1.json') == credentials, 'the same tokens are handed out again'
+    assert kept(sim)['credentials']['win1'] == credentials, 'the same tokens are handed out again'
     # only no-op applies: the objects are exactly as they were
     assert objects(sim)['RuntimeClass'] == converged['RuntimeClass']
 
@@ -178,7 +163,7 @@ def test_check_converge_idempotent_check(sim, inventory):
 def test_a_token_about_to_expire_is_replaced(sim, inventory):
     inventory = inventory()
     assert sim.run(playbook(sim), inventory).rc == 0
-    first = read_json(sim, 'join.json')
+    first = kept(sim)['join']
     with sim.edit_cluster() as cluster:
         for secret in cluster.data['objects']['Secret'].values():
             if secret['type'] == 'bootstrap.kubernetes.io/token':
@@ -187,7 +172,7 @@ def test_a_token_about_to_expire_is_replaced(sim, inventory):
                 secret['data']['expiration'] = base64.b64encode(soon.encode()).decode()
     run = sim.run(playbook(sim), inventory)
     assert run.rc == 0 and run.changed('cp1') == 1, run.output
-    second = read_json(sim, 'join.json')
+    second = kept(sim)['join']
     assert second['token'] != first['token']
     assert len(token_secrets(sim)) == 2
 
