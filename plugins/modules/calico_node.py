@@ -18,8 +18,8 @@ description:
   - It reports C(changed) when the node, read afresh, lacked either (the pod changed the node during the task); a
     node that has both costs no remote call when the snapshot shows them. Check mode reports what
     the pod will create and waits for nothing.
-  - The HNS network C(Calico) and its host endpoint C(Calico_ep) are created by the Calico CNI plugin when the
-    first pod with a pod network starts on the node, so this module does not wait for them.
+  - The HNS network C(Calico) and its host endpoint C(Calico_ep) are created by the pod's start-up once the
+    kubelet runs; kube-proxy's pod waits for them, so this module does not.
 options:
   cni_config_file:
     description: The CNI config the pod writes (the Installation's C(windowsNodes.cniConfigDir) and C(10-calico.conflist)).

@@ -65,9 +65,10 @@ VSWITCH_NETWORK_OPTION = {
     'ovn': ('network_ovn', 'network_ovn_network_name'),
 }
 # calico: calico-node-windows makes the vSwitch's network External itself (projectcalico/calico
-# node/windows-packaging/CalicoWindows/node/node-service.ps1: Overlay with VSID 9999 for VXLAN, L2Bridge for BGP) and
-# the CNI plugin the pod network Calico on the node's first pod (windows_use_single_network), so only External is
-# expected of every calico node; Calico is checked once it exists. The operator writes the CNI config
+# node/windows-packaging/CalicoWindows/node/node-service.ps1: Overlay with VSID 9999 for VXLAN, L2Bridge for BGP),
+# then, once the kubelet runs, its start-up sets up the pod network Calico on the node's IPAM block with the host
+# endpoint Calico_ep (node/pkg/lifecycle/startup/startup_windows.go, ensureNetworkForOS), so a joined calico node
+# has both. The operator writes the CNI config
 # (plan_paths.calico_cni_config_file), a conflist named Calico with one plugin of type calico (tigera/operator
 # pkg/render/windows.go); the plan has no text to compare it with, so its shape is checked.
 CALICO_VSWITCH_NETWORK = 'External'
@@ -111,10 +112,10 @@ def _role_option(node_vars, role, option):
 
 def expected_networks(plan_cluster, node_vars=None):
     """The HNS networks site.yml leaves on the node: the one holding its vSwitch, then the pod network (for calico
-    only External, which calico-node-windows makes: the pod network Calico comes with the node's first pod)."""
+    both are calico-node-windows's: External, then Calico)."""
     topology = (plan_cluster or {}).get('topology')
     if topology == 'calico':
-        return [CALICO_VSWITCH_NETWORK]
+        return [CALICO_VSWITCH_NETWORK, CALICO_NETWORK_NAME]
     if topology not in VSWITCH_NETWORK_OPTION:
         return []
     names = [_role_option(node_vars, *VSWITCH_NETWORK_OPTION[topology])]
@@ -152,7 +153,8 @@ def check_hns_networks(snapshot, plan_cluster, pod_cidr, node_vars=None):
             continue
         if (plan_cluster or {}).get('topology') == 'calico':
             cause = ('calico-node-windows has not made it: its pod is not running on the node (the operator\'s '
-                     'DaemonSet), or it was removed, or it did not survive a restart')
+                     'DaemonSet) or has not finished its start-up (Calico: once the kubelet runs), or it was removed, or it did '
+                     'not survive a restart')
             fix = ('look at the calico-node-windows pod of the node (kubectl -n calico-system get pods -o wide) and its '
                    'log; it makes the network when it starts')
         elif name == (plan_cluster or {}).get('network_name'):
@@ -334,11 +336,11 @@ def _check_calico_source_vip(snapshot):
     return [finding('source-vip-missing', 'error',
                     'HNS network %s has no host endpoint %s, whose address is kube-proxy\'s source VIP'
                     % (CALICO_NETWORK_NAME, name),
-                    'Calico\'s CNI plugin creates it with the network when a pod of the node\'s pod network starts; it '
-                    'was removed since, so kube-proxy\'s pod waits for it and then fails, and the kubelet restarts it '
-                    'with a back-off',
-                    'start a pod on the node (Calico creates the endpoint again), then restart kube-proxy\'s pod '
-                    '(doctor repair, or kubectl delete pod)')]
+                    'calico-node-windows\'s start-up creates it with the network (and Calico\'s CNI plugin when a pod '
+                    'starts); it was removed since, so kube-proxy\'s pod waits for it and then fails, and the kubelet '
+                    'restarts it with a back-off',
+                    'restart the node\'s calico-node-windows pod (its start-up makes the endpoint again), then '
+                    'kube-proxy\'s pod (doctor repair, or kubectl delete pod)')]
 
 
 def _program_command_line(service):

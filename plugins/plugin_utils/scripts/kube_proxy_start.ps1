@@ -19,8 +19,8 @@ param(
     [string]$SourceVipEndpoint = $env:KUBEWIN_SOURCE_VIP_ENDPOINT,
     # kube-proxy's HNS network (the DaemonSet's KUBE_NETWORK).
     [string]$Network = $env:KUBE_NETWORK,
-    # How long to wait for the network and the endpoint, which Calico creates once the first pod of the node's pod
-    # network starts; after that the script fails and the kubelet restarts the container with its back-off.
+    # How long to wait for the network and the endpoint, which calico-node-windows's start-up creates once the node's
+    # kubelet runs; after that the script fails and the kubelet restarts the container with its back-off.
     [int]$WaitSeconds = 300
 )
 $ErrorActionPreference = 'Stop'
@@ -36,7 +36,7 @@ function Wait-KubeWinHnsObject {
         $found = @(Invoke-KubeWinHns -Method GET -Path "/$Collection/") | Where-Object $Where | Select-Object -First 1
         if ($found) { return $found }
         if ($clock.Elapsed.TotalSeconds -ge $WaitSeconds) {
-            throw "no $What on this node after $WaitSeconds seconds (Calico's calico-node-windows creates it when the first pod of the node's pod network starts)"
+            throw "no $What on this node after $WaitSeconds seconds (Calico's calico-node-windows creates it once the node's kubelet runs)"
         }
         Start-Sleep -Seconds 1
     }

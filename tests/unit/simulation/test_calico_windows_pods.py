@@ -66,7 +66,7 @@ def networks(state, host='win1'):
     return {n['name']: n for n in peek(state, host).data['hns']['networks']}
 
 
-def test_the_pod_writes_the_cni_config_and_creates_external_and_the_calico_network_waits_for_a_pod(state):
+def test_the_pod_writes_the_cni_config_creates_external_and_once_the_kubelet_runs_the_calico_network(state):
     windows_node(state)
     install_operator(state)
     pod = pods(state)['win1']
@@ -89,19 +89,21 @@ def test_the_pod_writes_the_cni_config_and_creates_external_and_the_calico_netwo
     assert node.data['firewall_rules']['OverlayTraffic4789UDP']['local_port'] == ['4789']
     stored = registry.read_key(node, calico_windows.REGISTRY_KEY)['LastBootTime'][1]
     assert stored == calico_windows._boot_time(node)  # pylint: disable=protected-access
-    assert 'Calico' not in networks(state), 'the CNI plugin creates it on the first pod ADD'
     with open_cluster(state) as cluster:
         assert cluster.get('DaemonSet', 'calico-system', 'calico-node-windows')['status']['numberReady'] == 1
-
-    with open_node(state, 'win1') as sim:
-        created = calico_windows.cni_add(sim, '192.168.1.0/26')
-        again = calico_windows.cni_add(sim, '192.168.1.0/26')
-    assert created['id'] == again['id']
+        block = cluster.data['calico_blocks']['win1']
+    # The start-up (the kubelet runs) took the node's block, the pool's first, and set up Calico on it with Calico_ep
+    # at its second address (startup_windows.go); a pod's CNI ADD later finds both.
+    assert block == '192.168.0.0/26'
     calico = networks(state)['Calico']
-    assert (calico['type'], calico['subnets'][0]['vsid'], calico['adapter']) == ('Overlay', 4096, 'Ethernet')
+    assert (calico['type'], calico['subnets'][0]['address_prefix'], calico['subnets'][0]['vsid'], calico['adapter']) == (
+        'Overlay', block, 4096, 'Ethernet')
     endpoints = [e for e in peek(state, 'win1').data['hns']['endpoints'] if e['name'] == 'Calico_ep']
-    assert len(endpoints) == 1 and endpoints[0]['ip_address'] == '192.168.1.2'
+    assert len(endpoints) == 1 and endpoints[0]['ip_address'] == '192.168.0.2'
     assert peek(state, 'win1').adapter('vEthernet (Calico_ep)') is not None
+    with open_node(state, 'win1') as sim:
+        assert calico_windows.cni_add(sim, block)['id'] == calico['id']
+    assert [e['name'] for e in peek(state, 'win1').data['hns']['endpoints']].count('Calico_ep') == 1
 
 
 def test_the_first_run_after_a_boot_removes_every_network_but_nat_and_a_later_run_keeps_them(state):
@@ -111,7 +113,7 @@ def test_the_first_run_after_a_boot_removes_every_network_but_nat_and_a_later_ru
          'adapter': 'Ethernet', 'vsid': 4096}])
     install_operator(state)
     assert pods(state)['win1']['status']['phase'] == 'Running'  # the controllers run on the next API access
-    assert sorted(networks(state)) == ['External', 'nat']
+    assert sorted(networks(state)) == ['Calico', 'External', 'nat']
     log = '\n'.join(peek(state, 'win1').data['log'])
     assert 'removed HNS network flannel.4096 (first run since boot)' in log and 'removed HNS network nat' not in log
     external = networks(state)['External']['id']

@@ -118,14 +118,15 @@ def test_kube_proxy_without_its_kubeconfig_exits_and_the_script_with_it(cluster_
 # --- calico ---------------------------------------------------------------------------------------------------------
 # The Calico node state is built directly in the Windows model, as Calico's pods leave it: the network External that
 # binds the vSwitch (Overlay with VSID 9999 for VXLAN, L2Bridge for BGP; projectcalico/calico
-# node/windows-packaging/CalicoWindows/node/node-service.ps1) and, once the first pod of the node's pod network
-# started, the network Calico on the node's IPAM block with its host endpoint Calico_ep (cni-plugin/pkg/dataplane/
-# windows/dataplane_windows.go, SetupVxlanNetwork and SetupL2bridgeNetwork: epName := networkName + "_ep").
+# node/windows-packaging/CalicoWindows/node/node-service.ps1) and, once the kubelet runs, the network Calico on the
+# node's IPAM block with its host endpoint Calico_ep (node/pkg/lifecycle/startup/startup_windows.go, through
+# cni-plugin/pkg/dataplane/windows/dataplane_windows.go SetupVxlanNetwork and SetupL2bridgeNetwork: epName :=
+# networkName + "_ep").
 # The simulated operator's calico-node-windows pods can replace this builder once they exist.
 CALICO_BLOCK, CALICO_EP_IP = '192.168.0.0/26', '192.168.0.2'
 
 
-def _calico_node(backend, pod_network_started=True):
+def _calico_node(backend, calico_started=True):
     node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
     node.data['features']['Containers'] = 'installed'  # HNS (vmcompute.dll) is there
     node.write_file(KUBE_PROXY, content='kube-proxy')
@@ -133,7 +134,7 @@ def _calico_node(backend, pod_network_started=True):
     node.create_network({'name': 'External', 'type': 'Overlay' if backend == 'vxlan' else 'L2Bridge',
                          'adapter': 'Ethernet', 'address_prefix': '192.168.255.0/30', 'gateway': '192.168.255.1',
                          'vsid': 9999 if backend == 'vxlan' else None})
-    if pod_network_started:
+    if calico_started:
         _calico_network(node, backend)
     return node
 
@@ -177,17 +178,17 @@ def test_calico_bgp_kube_proxy_gets_no_source_vip(cluster_dir):  # pylint: disab
     assert '--source-vip' not in flags and flags['--network-name'] == 'Calico'
 
 
-def test_calico_before_the_first_pod_network_pod_the_script_waits_its_bound_and_fails_naming_what_is_missing():
-    node = _calico_node('vxlan', pod_network_started=False)
+def test_calico_before_its_start_up_made_the_network_the_script_waits_its_bound_and_fails_naming_what_is_missing():
+    node = _calico_node('vxlan', calico_started=False)
     result = _run(node, _daemonset_env('calico'), WaitSeconds=5)
     assert result['failed']
     assert _message(result) == ("no HNS network 'Calico' on this node after 5 seconds (Calico's calico-node-windows "
-                                "creates it when the first pod of the node's pod network starts)")
+                                "creates it once the node's kubelet runs)")
     assert not _flags(result), 'kube-proxy was not started'
 
 
 def test_calico_vxlan_network_without_its_endpoint_yet_is_waited_for_as_well():
-    node = _calico_node('vxlan', pod_network_started=False)
+    node = _calico_node('vxlan', calico_started=False)
     _calico_network(node, 'vxlan', endpoint=False)
     result = _run(node, _daemonset_env('calico'), WaitSeconds=3)
     assert result['failed']
@@ -196,7 +197,7 @@ def test_calico_vxlan_network_without_its_endpoint_yet_is_waited_for_as_well():
 
 def test_calico_ep_of_another_network_is_not_the_source_vip():
     """An endpoint named Calico_ep on the network External (left by a manual install, say) is not kube-proxy's."""
-    node = _calico_node('vxlan', pod_network_started=False)
+    node = _calico_node('vxlan', calico_started=False)
     node.create_endpoint('Calico_ep', node.data['hns']['networks'][0]['id'], '192.168.255.2')
     _calico_network(node, 'vxlan', endpoint=False)
     result = _run(node, _daemonset_env('calico'), WaitSeconds=2)

@@ -125,7 +125,7 @@ def test_an_ovn_node_needs_its_network_open_vswitch_and_ovn_controller_and_no_ku
     del snap['ovs']
     snap['hns']['policy_lists'] = snapshot()['hns']['policy_lists']
     assert [f['what'] for f in diagnose(snap, plan_cluster={'topology': 'calico', 'network_name': 'Calico'})] == [
-        'HNS network External does not exist']
+        'HNS network External does not exist', 'HNS network Calico does not exist']
 
 
 def test_the_cni_config_missing_edited_invalid_or_only_reformatted():
