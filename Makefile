@@ -78,15 +78,15 @@ E2E_OUT := tests/output/e2e
 
 # site.yml against simulated fleets (tests/e2e/README.md): every shipped inventory, and the
 # representative fault scenarios; e2e-faults runs all of them. E2E_JOBS runs side by side (one run
-# keeps about one core busy); the faults, the longest, go first.
+# keeps about one core busy); the longest go first: the faults, then calico (which also resets and rejoins a node).
 E2E_JOBS ?= 2
 E2E_SUITE = $(BIN)/python tests/e2e/suite.py --out $(E2E_OUT) --jobs $(E2E_JOBS)
 
 e2e: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(E2E_SUITE) \
 	    "faults-representative=tests/e2e/faults tests/e2e/inventories/overlay --scenarios representative --report $(E2E_OUT)/faults.json" \
-	    $(foreach inventory,$(E2E_INVENTORIES),"$(inventory)=tests/e2e/run tests/e2e/inventories/$(inventory) --report $(E2E_OUT)/$(inventory).json") \
-	    "calico=tests/e2e/run tests/e2e/inventories/calico --reset-rejoin --report $(E2E_OUT)/calico.json"
+	    "calico=tests/e2e/run tests/e2e/inventories/calico --reset-rejoin --report $(E2E_OUT)/calico.json" \
+	    $(foreach inventory,$(E2E_INVENTORIES),"$(inventory)=tests/e2e/run tests/e2e/inventories/$(inventory) --report $(E2E_OUT)/$(inventory).json")
 
 e2e-faults: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(E2E_SUITE) \
