@@ -89,8 +89,8 @@ def main(argv=None):
         workdir = tempfile.mkdtemp(prefix='kubewin-bench-%d-' % size)
         inventory = write_inventory(os.path.join(workdir, 'inventory'), size)
         sim = e2e.Simulation(os.path.join(workdir, 'sim'))
-        hosts = e2e.windows_hosts(inventory)[0]
-        e2e.prepare(sim, inventory)
+        hosts, data = e2e.windows_hosts(inventory)
+        e2e.prepare(sim, data)
         site = os.path.join(e2e.ROOT, 'playbooks', 'site.yml')
         fresh_result, fresh = measure(sim, site, inventory, hosts, args.forks)
         noop_result, noop = measure(sim, site, inventory, hosts, args.forks)

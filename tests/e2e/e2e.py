@@ -1,6 +1,7 @@
 """Run playbooks/site.yml against a simulated fleet and check what users rely on.
 
-1. a read-only snapshot creates the simulated nodes (and the simulated cluster);
+1. the simulated nodes and cluster are created as the inventory describes them (what the connection plugin does on
+   first contact);
 2. check mode on the fresh fleet: it must succeed and change nothing on any node or in the cluster;
 3. converge;
 4. a second run: every node ends early (kubewin.node.node_converged), changed=0, one remote call;
@@ -90,29 +91,23 @@ def rendered_plan(inventory, directory):
     return directory
 
 
-SNAPSHOT = '''
-- hosts: windows_nodes
-  gather_facts: false
-  tasks:
-    - name: Read each node once, which creates its simulation
-      kubewin.node.node_info:
-        gather: [os]
-
-- hosts: kube_control_plane[0]
-  gather_facts: false
-  tasks:
-    - name: Read the cluster once, which creates its simulation
-      kubernetes.core.k8s_cluster_info:
-'''
-
-
-def prepare(sim, inventory):
-    """Create the cluster and the nodes as the inventory describes them. The wrapper
-    (tests/simulation/ansible-playbook) serves the artifact catalog, and the cluster is created from
-    the control-plane host's kubewin_sim_cluster (the state before kubewin.node: flannel backend,
-    version, ...), as each node from its kubewin_sim."""
-    if sim.run(sim.write('snapshot.yml', SNAPSHOT), inventory).rc != 0:
-        raise SystemExit('could not create the simulated nodes')
+def prepare(sim, data):
+    """Create the cluster and the nodes as the inventory (``data``: ansible-inventory --list) describes them, as the
+    connection plugin kubewin_simnode does on a host's first contact: each Windows node from its ``kubewin_sim``, with
+    ``kubewin_management_ip`` or ``ansible_host`` as its address; the cluster from the first control-plane host's
+    ``kubewin_sim_cluster`` (the state before kubewin.node: flannel backend, version, the Tigera operator, ...).
+    Directly, not through a playbook run: a run costs seconds and every fleet and fault scenario starts here."""
+    hostvars = data.get('_meta', {}).get('hostvars', {})
+    for host in data.get('windows_nodes', {}).get('hosts', []):
+        variables = hostvars.get(host, {})
+        profile = dict(variables.get('kubewin_sim') or {})
+        profile.setdefault('ip', variables.get('kubewin_management_ip', variables.get('ansible_host')))
+        with sim.edit_node(host, profile=profile):
+            pass
+    control_plane = data.get('kube_control_plane', {}).get('hosts', [])
+    profile = hostvars.get(control_plane[0], {}).get('kubewin_sim_cluster') if control_plane else None
+    with sim.edit_cluster(profile=profile or {}):
+        pass
 
 
 def reboot_node(sim, host):
@@ -211,7 +206,7 @@ def main(argv=None):
     sim = Simulation(workdir)
     hosts, data = windows_hosts(inventory)
     extra = [arg for value in args.extra_vars for arg in ('-e', value)]
-    prepare(sim, inventory)
+    prepare(sim, data)
     problems = []
     report = {'inventory': args.inventory, 'hosts': hosts, 'runs': {}, 'fleet_reports': {}}
     site = os.path.join(ROOT, 'playbooks', 'site.yml')

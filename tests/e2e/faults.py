@@ -89,7 +89,7 @@ class Scenario:
         self.extra = [arg for value in extra for arg in ('-e', value)]
         self.problems = []
         self.runs = {}
-        e2e.prepare(self.sim, self.inventory)
+        e2e.prepare(self.sim, data)
 
     def run(self, label, *more, expect_failure=False):
         started = time.monotonic()
