@@ -92,7 +92,7 @@ def test_plan_yml_renders_calico_and_site_yml_refuses_bgp_before_any_remote_call
     # site.yml converges calico vxlan (network_calico; tests/unit/playbooks/test_network_calico.py); it does not
     # install the bgp backend's features yet (issue 13), so it refuses bgp before a node is touched.
     sim = Simulation(tmp_path)
-    document, _ = combined(groups={'windows_nodes': ['win-1', 'win-2', 'win-3'], 'kube_control_plane': ['cp1']})
+    document = combined(groups={'windows_nodes': ['win-1', 'win-2', 'win-3'], 'kube_control_plane': ['cp1']})[0]
     document['all']['vars'].update(CALICO)
     inventory = sim.write('hosts.yml', yaml.safe_dump(document))
     plan_dir = tmp_path / 'plan'

@@ -34,7 +34,7 @@ def service(name, state='running'):
             'nssm': None}
 
 
-def snapshot(networks=(EXTERNAL, CALICO), cni=CALICO_CNI):
+def snapshot(networks=(EXTERNAL, CALICO), cni=json.dumps(CALICO_CNI)):
     return {
         'hns': {'available': True, 'networks': [copy.deepcopy(n) for n in networks],
                 'endpoints': [dict(CALICO_EP)] if CALICO in networks else [], 'policy_lists': []},
