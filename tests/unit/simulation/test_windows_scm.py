@@ -358,7 +358,6 @@ def test_get_windowsfeature_install_state():
         'Hyper-V-PowerShell UninstallPending False Microsoft.Windows.ServerManager.Commands.InstallState']
 
 
-
 def test_the_remoteaccess_feature_brings_the_routing_and_remote_access_service():
     # Calico's BGP features (tigera/docs CalicoWindowsInstall.js) and the service the RemoteAccess role registers.
     node = SimNode(initial_state('win1', {}))  # the default profile: every modelled feature available
