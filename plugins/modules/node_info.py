@@ -32,7 +32,7 @@ options:
     description: Windows features whose install state to report.
     type: list
     elements: str
-    default: [Containers, Hyper-V, Hyper-V-PowerShell]
+    default: [Containers, Hyper-V, Hyper-V-PowerShell, RemoteAccess, Routing, RSAT-RemoteAccess-PowerShell]
   services:
     description: Services to report (a missing service is reported with C(exists=false)).
     type: list

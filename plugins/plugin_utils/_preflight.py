@@ -405,28 +405,6 @@ def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], 
     return installs
 
 
-# Per playbook, the topologies (a topology, or topology/backend) whose part in that playbook is not built yet
-# (issue 13: network_calico does not install the bgp backend's RemoteAccess and Routing features). Such a playbook
-# refuses the topology before any host is contacted, so no node is left half configured; plan.yml renders every one.
-TOPOLOGIES_NOT_BUILT = {'site': ('calico/bgp',), 'reset': (), 'doctor': (), 'patch': (), 'plan': ()}
-
-
-def _unbuilt_topology(found: Mapping, playbook: str) -> str | None:
-    plan = (found.get('inventory') or {}).get('plan') or {}
-    cluster = found.get('cluster') or {}
-    topology = cluster.get('topology') or plan.get('topology')
-    backend = cluster.get('calico_backend') or plan.get('calico_backend')
-    unbuilt = TOPOLOGIES_NOT_BUILT.get(playbook, ())
-    if topology in unbuilt:
-        what = 'kubewin_topology %s' % topology
-    elif backend and '%s/%s' % (topology, backend) in unbuilt:
-        what = 'kubewin_topology %s with kubewin_calico_backend %s' % (topology, backend)
-    else:
-        return None
-    return ('%s: %s.yml does not handle this yet, so it refuses it rather than leave the nodes half configured; '
-            'playbooks/plan.yml renders the plan' % (what, playbook))
-
-
 # The checksum the example inventories pin where upstream publishes no hash: no file has it. plan.yml
 # renders a plan with it and warns; site.yml refuses it before any host is contacted.
 PLACEHOLDER_CHECKSUM = re.compile(r'^sha(256:0{64}|512:0{128})$')
@@ -504,7 +482,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     """Check an inventory for ``playbook`` (site, reset, or plan: the plan role on its own) without contacting a host.
 
     ``placeholder_pins``: ``refuse`` makes a problem of what only rendering may accept (a checksum pinned as the
-    placeholder of zeros, a topology in TOPOLOGIES_NOT_BUILT for site); ``warn`` (plan.yml, which only renders)
+    placeholder of zeros); ``warn`` (plan.yml, which only renders)
     makes each a warning that site.yml will refuse it.
 
     Returns ``{'problems': [line, ...], 'warnings': [...], 'inventory', 'cluster', 'nodes', 'transport',
@@ -541,15 +519,6 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     if nodes:
         found = _check_plan(variables, nodes, problems)
         result.update({key: found.get(key) for key in ('inventory', 'cluster', 'nodes')})
-        unbuilt = _unbuilt_topology(found, playbook)
-        if unbuilt and placeholder_pins == 'refuse':
-            problems.add(unbuilt)
-        elif placeholder_pins == 'warn':
-            # Rendering only: say which playbooks will refuse the topology.
-            for other in sorted(TOPOLOGIES_NOT_BUILT):
-                refusal = _unbuilt_topology(found, other)
-                if refusal:
-                    result['warnings'].append('%s.yml will refuse this inventory: %s' % (other, refusal))
         if CONTROL_PLANE_GROUP in spec['groups'] and not control_plane:
             _check_ovn_central(result['cluster'], variables, nodes, problems)
         if result['inventory'] is not None:

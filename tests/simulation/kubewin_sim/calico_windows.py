@@ -214,7 +214,7 @@ def _boot_time(sim):
 def node_service(cluster, sim, environment):
     """node-service.ps1 up to its kubelet watch loop, in the node container, and the start-up it runs once the
     kubelet runs."""
-    from kubewin_sim.windows import hns, registry  # pylint: disable=import-outside-toplevel  # windows imports node
+    from kubewin_sim.windows import hns, registry, services  # pylint: disable=import-outside-toplevel  # windows imports node
     if not sim.hns_available():
         raise ContainerExit('Get-HNSNetwork: the Host Networking Service is not available (the Containers feature '
                             'is not installed, or the node was not restarted since)')
@@ -242,7 +242,8 @@ def node_service(cluster, sim, environment):
     registry.create_key(sim, 'SOFTWARE\\Tigera')
     registry.create_key(sim, REGISTRY_KEY)
     registry.set_value(sim, REGISTRY_KEY, 'LastBootTime', 'REG_SZ', boot)
-    if networking == 'windows-bgp' and 'RemoteAccess' not in sim.data['services']:
+    # The service comes with the RemoteAccess feature (windows/registry.py); Get-Service names are case-insensitive.
+    if networking == 'windows-bgp' and 'remoteaccess' not in [name.lower() for name in services.all_services(sim)]:
         sim.record("calico node: Restart-Service : Cannot find any service with service name 'RemoteAccess'.")
     if (sim.data['services'].get('kubelet') or {}).get('state') == 'running':
         block = node_block(cluster, _environment(environment, 'NODENAME'))

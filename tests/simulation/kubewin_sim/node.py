@@ -37,7 +37,8 @@ DEFAULT_PROFILE = {
     'adapter': 'Ethernet',
     'prefix_length': 24,
     'dhcp': False,
-    'features': {'Containers': 'available', 'Hyper-V': 'available', 'Hyper-V-PowerShell': 'available'},
+    'features': {'Containers': 'available', 'Hyper-V': 'available', 'Hyper-V-PowerShell': 'available',
+                 'RemoteAccess': 'available', 'Routing': 'available', 'RSAT-RemoteAccess-PowerShell': 'available'},
     'free_disk_bytes': 100 * 1024 ** 3,
     # Seconds the node is unreachable after a vSwitch is created or removed.
     'network_drop_seconds': 2,

@@ -88,9 +88,8 @@ def test_site_yml_refuses_in_its_first_play_before_any_remote_call(tmp_path):
 CALICO = {'kubewin_topology': 'calico', 'kubewin_cluster_cidr': '192.168.0.0/16', 'kubewin_calico_version': '3.30.3'}
 
 
-def test_plan_yml_renders_calico_and_site_yml_refuses_bgp_before_any_remote_call(tmp_path):
-    # site.yml converges calico vxlan (network_calico; tests/unit/playbooks/test_network_calico.py); it does not
-    # install the bgp backend's features yet (issue 13), so it refuses bgp before a node is touched.
+def test_plan_yml_renders_calico_with_either_backend(tmp_path):
+    # site.yml converges both (network_calico; tests/unit/playbooks/test_network_calico.py).
     sim = Simulation(tmp_path)
     document = combined(groups={'windows_nodes': ['win-1', 'win-2', 'win-3'], 'kube_control_plane': ['cp1']})[0]
     document['all']['vars'].update(CALICO)
@@ -108,14 +107,11 @@ def test_plan_yml_renders_calico_and_site_yml_refuses_bgp_before_any_remote_call
     assert sorted(path.name for path in plan_dir.iterdir()) == ['ip-plan.svg', 'summary.txt']
     assert 'calico (vxlan)' in (plan_dir / 'ip-plan.svg').read_text()
 
-    for host in ('win-1', 'win-2', 'win-3'):
-        with sim.edit_node(host, profile={'build': 20348}):
-            pass  # the node exists, so its call counter does
     document['all']['vars']['kubewin_calico_backend'] = 'bgp'
-    refused = sim.run('playbooks/site.yml', sim.write('bgp.yml', yaml.safe_dump(document)))
-    assert refused.rc == 2, refused.output
-    assert_refused(refused.output, [['kubewin_topology calico with kubewin_calico_backend bgp',
-                                     'site.yml does not handle this yet']], 'site.yml')
-    assert set(refused.stats) == {'localhost'}, 'only the controller play ran'
-    assert {host: calls['total'] for host, calls in refused.calls.items()} == {'win-1': 0, 'win-2': 0, 'win-3': 0}
-    assert refused.api_calls['total'] == 0
+    bgp_dir = tmp_path / 'bgp'
+    rendered = sim.run('playbooks/plan.yml', sim.write('bgp.yml', yaml.safe_dump(document)),
+                       '-e', 'kubewin_plan_dir=%s' % bgp_dir)
+    assert rendered.rc == 0, rendered.output
+    assert 'will refuse' not in ' '.join(rendered.output.split())
+    assert (bgp_dir / 'summary.txt').read_text().startswith('kubewin.node IP plan: calico (bgp), 3 Windows node(s)')
+    assert 'calico (bgp)' in (bgp_dir / 'ip-plan.svg').read_text()

@@ -156,6 +156,17 @@ def test_bgp_creates_an_l2bridge_external_runs_confd_and_without_remoteaccess_sa
     assert json.loads(peek(state, 'win1').file(CONFLIST)['content'])['plugins'][0]['mode'] == 'windows-bgp'
 
 
+def test_bgp_on_a_node_with_the_remoteaccess_feature_restarts_the_service_without_an_error(state):
+    # The RemoteAccess feature registers the service node-service.ps1 restarts (windows/registry.py).
+    windows_node(state)
+    with open_node(state, 'win1') as node:
+        node.data['features']['RemoteAccess'] = 'installed'
+    install_operator(state, installation=installation(bgp=True))
+    assert pods(state)['win1']['status']['phase'] == 'Running'
+    assert networks(state)['External']['type'] == 'L2Bridge'
+    assert 'RemoteAccess' not in '\n'.join(peek(state, 'win1').data['log'])
+
+
 def test_a_degraded_installation_renders_no_windows_daemonset(state):
     windows_node(state)
     install_operator(state, strict_affinity=False)

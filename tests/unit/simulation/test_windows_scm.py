@@ -358,6 +358,19 @@ def test_get_windowsfeature_install_state():
         'Hyper-V-PowerShell UninstallPending False Microsoft.Windows.ServerManager.Commands.InstallState']
 
 
+def test_the_remoteaccess_feature_brings_the_routing_and_remote_access_service():
+    # Calico's BGP features (tigera/docs CalicoWindowsInstall.js) and the service the RemoteAccess role registers.
+    node = SimNode(initial_state('win1', {}))  # the default profile: every modelled feature available
+    assert ok(node, "Get-WindowsFeature -Name RemoteAccess, Routing, RSAT-RemoteAccess-PowerShell | ForEach-Object { "
+                    "'{0}|{1}|{2}' -f $_.Name, $_.DisplayName, $_.InstallState }") == [
+        'RemoteAccess|Remote Access|Available', 'Routing|Routing|Available',
+        'RSAT-RemoteAccess-PowerShell|Remote Access module for Windows PowerShell|Available']
+    assert run(node, "Get-Service RemoteAccess").errors == ["Cannot find any service with service name 'RemoteAccess'."]
+    node.data['features']['RemoteAccess'] = 'installed'
+    assert ok(node, "$s = Get-Service remoteaccess; '{0}|{1}|{2}' -f $s.Name, $s.DisplayName, $s.Status") == [
+        'RemoteAccess|Routing and Remote Access|Running']
+
+
 # -- lib/services.ps1 -------------------------------------------------------------------------------
 
 def absent(name):

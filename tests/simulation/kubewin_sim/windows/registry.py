@@ -70,6 +70,12 @@ BUILTIN_SERVICES = (
 CONTAINER_SERVICES = (
     ('hns', 'Host Network Service', 0x20, '%SystemRoot%\\system32\\svchost.exe -k NetSvcs -p', 'LocalSystem'),
     ('vmcompute', 'Hyper-V Host Compute Service', 0x10, '%SystemRoot%\\system32\\vmcompute.exe', 'LocalSystem'))
+# The Remote Access role registers the service "Routing and Remote Access" (RemoteAccess), the one Calico's node
+# container restarts for BGP (projectcalico/calico node/windows-packaging/CalicoWindows/node/node-service.ps1,
+# "Restart-Service RemoteAccess") and its troubleshooting page checks with Get-Service (tigera/docs
+# windows-calico/troubleshoot.mdx); it runs in a shared svchost (netsvcs) as LocalSystem.
+REMOTE_ACCESS_SERVICES = (
+    ('RemoteAccess', 'Routing and Remote Access', 0x20, '%SystemRoot%\\system32\\svchost.exe -k netsvcs', 'LocalSystem'),)
 
 
 class RegistryError(Exception):
@@ -86,6 +92,8 @@ def builtin_services(node):
     present = list(BUILTIN_SERVICES)
     if node.data['features'].get('Containers') == 'installed':
         present.extend(CONTAINER_SERVICES)
+    if node.data['features'].get('RemoteAccess') == 'installed':
+        present.extend(REMOTE_ACCESS_SERVICES)
     return {entry[0].lower(): entry for entry in present}
 
 

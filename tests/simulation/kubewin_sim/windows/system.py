@@ -39,7 +39,12 @@ INSTALL_STATE = enum_type('Microsoft.Windows.ServerManager.Commands.InstallState
 # The node model's feature states (node.py, win_feature) and their InstallState.
 _STATES = {'available': 'Available', 'installed': 'Installed', 'installpending': 'InstallPending',
            'removed': 'Removed', 'removepending': 'UninstallPending'}
-FEATURE_NAMES = {'Containers': 'Containers', 'Hyper-V': 'Hyper-V', 'Hyper-V-PowerShell': 'Hyper-V Module for Windows PowerShell'}
+# The Remote Access role, its Routing role service and the RemoteAccess module (RSAT) are the features Calico's BGP
+# backend installs (tigera/docs _includes/components/CalicoWindowsInstall.js); their names and display names as
+# Get-WindowsFeature lists them on Windows Server (ServerManager, Install-WindowsFeature's -Name).
+FEATURE_NAMES = {'Containers': 'Containers', 'Hyper-V': 'Hyper-V', 'Hyper-V-PowerShell': 'Hyper-V Module for Windows PowerShell',
+                 'RemoteAccess': 'Remote Access', 'Routing': 'Routing',
+                 'RSAT-RemoteAccess-PowerShell': 'Remote Access module for Windows PowerShell'}
 
 
 class DateTime(datetime.datetime):

@@ -236,14 +236,14 @@ def test_a_v_prefix_is_accepted_and_other_topologies_need_no_calico_version():
 
 
 # ---------------------------------------------------------------------------------------------
-# The preflight: every playbook takes calico vxlan; site.yml refuses the bgp backend for now
+# The preflight: every playbook takes calico, with either backend
 # ---------------------------------------------------------------------------------------------
 
 CALICO_INVENTORY = {"all": {"kubewin_topology": "calico", "kubewin_cluster_cidr": "192.168.0.0/16",
                             "kubewin_calico_version": "3.30.3"}}
 
 
-def test_every_playbook_takes_calico_vxlan_and_site_refuses_bgp_until_its_features_are_installed():
+def test_every_playbook_takes_calico_with_either_backend():
     hostvars, groups = inventory(CALICO_INVENTORY)
     for playbook in ("site", "reset", "doctor", "patch"):
         assert _preflight.preflight(hostvars, groups, playbook)["problems"] == []
@@ -254,13 +254,13 @@ def test_every_playbook_takes_calico_vxlan_and_site_refuses_bgp_until_its_featur
     assert [a["component"] for a in rendered["artifacts"]["win-1"]][:2] == ["containerd", "crictl"]
     assert not {"flanneld", "flannel-cni", "sdn-cni", "cni-plugins"} & {a["component"] for a in rendered["artifacts"]["win-1"]}
 
+    # bgp: the prerequisites role installs its RemoteAccess and Routing features (prerequisites_topology_features).
     hostvars, groups = inventory({"all": dict(CALICO_INVENTORY["all"], kubewin_calico_backend="bgp")})
-    refusal = ("kubewin_topology calico with kubewin_calico_backend bgp: site.yml does not handle this yet, so it "
-               "refuses it rather than leave the nodes half configured; playbooks/plan.yml renders the plan")
-    assert _preflight.preflight(hostvars, groups, "site")["problems"] == [refusal]
-    assert _preflight.preflight(hostvars, groups, "reset")["problems"] == []
-    warned = _preflight.preflight(hostvars, groups, "site", placeholder_pins="warn")["warnings"]
-    assert "site.yml will refuse this inventory: " + refusal in warned
+    for playbook in ("site", "reset", "doctor", "patch"):
+        assert _preflight.preflight(hostvars, groups, playbook)["problems"] == []
+    rendered = _preflight.preflight(hostvars, groups, "site", placeholder_pins="warn")
+    assert rendered["cluster"]["calico_backend"] == "bgp"
+    assert rendered["problems"] == [] and not [w for w in rendered["warnings"] if "will refuse" in w]
 
 
 def test_the_preflight_names_the_calico_variables():

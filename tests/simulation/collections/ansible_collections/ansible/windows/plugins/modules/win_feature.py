@@ -5,8 +5,10 @@ from ansible.module_utils.basic import AnsibleModule
 
 from kubewin_sim import fake
 
-# Features whose installation waits for a reboot on Windows Server.
-NEEDS_REBOOT = {'containers', 'hyper-v'}
+# Features whose installation waits for a reboot on Windows Server. The Remote Access role and its Routing role
+# service: Calico's BGP install restarts the computer after installing them, before Install-RemoteAccess
+# (tigera/docs _includes/components/CalicoWindowsInstall.js).
+NEEDS_REBOOT = {'containers', 'hyper-v', 'remoteaccess', 'routing'}
 
 
 def main():
