@@ -25,9 +25,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks, registry]
+              credentials, scheduled_tasks, registry, remote_access]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks, registry]
+              ovs, credentials, scheduled_tasks, registry, remote_access]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -201,6 +201,12 @@ ansible_facts:
           type: dict
         registry:
           description: Each registry key asked for, by its C(HKLM:\) path, with C(exists).
+          type: dict
+        remote_access:
+          description: Remote Access as a LAN router, which calico's C(bgp) backend needs. C(module) whether the
+            RemoteAccess PowerShell module is installed; C(routing) its C(RoutingStatus) (C(Installed) once
+            C(Install-RemoteAccess -VpnType RoutingOnly) ran), null without the module; C(service) and C(start_type)
+            of the service RemoteAccess, null without the Remote Access role.
           type: dict
         collected_at:
           description: Controller time at which each section was read.

@@ -422,6 +422,9 @@ SECTIONS = {
     'credentials': dict_of(dict_of(STR)),
     # Per registry key asked for (HKLM:\\...), whether it exists.
     'registry': dict_of(obj(required={'exists': BOOL})),
+    # Remote Access as a LAN router (calico's bgp backend): whether its module is there, RoutingStatus, the service.
+    'remote_access': obj(required={'module': BOOL, 'routing': nullable(STR), 'service': nullable(STR),
+                                   'start_type': nullable(STR)}),
 }
 
 
@@ -504,6 +507,7 @@ CONTRACTS = {
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
+    'remote_access_routing_apply': ('', STATE_ONLY),
     'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),
 }

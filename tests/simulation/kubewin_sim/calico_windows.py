@@ -29,7 +29,9 @@ windows/kubeadm.py models kubeadm. What is modelled, and from where:
   L2Bridge network on the same prefix. The first external network binds the vSwitch (the node's connection
   drops: node.create_network). It then stores the boot time and, with windows-bgp, runs ``Restart-Service
   RemoteAccess``, which on a node without that service writes "Cannot find any service with service name
-  'RemoteAccess'." and goes on (a non-terminating error: the script continues, BGP is not served). Then
+  'RemoteAccess'.", and where Install-RemoteAccess -VpnType RoutingOnly never ran (the service is disabled,
+  windows/remoteaccess.py) writes that it cannot start the service; both are non-terminating errors: the script
+  goes on, BGP is not served. Then
   ``calico.exe component node startup`` runs whenever the kubelet (re)starts: the container keeps running.
 - ``calico.exe component node startup`` on Windows (node/pkg/lifecycle/startup/startup_windows.go,
   ensureNetworkForOS): IPAM's EnsureBlock gives the node its affine block (with the Windows reservations), and
@@ -214,7 +216,7 @@ def _boot_time(sim):
 def node_service(cluster, sim, environment):
     """node-service.ps1 up to its kubelet watch loop, in the node container, and the start-up it runs once the
     kubelet runs."""
-    from kubewin_sim.windows import hns, registry, services  # pylint: disable=import-outside-toplevel  # windows imports node
+    from kubewin_sim.windows import hns, registry, remoteaccess, services  # pylint: disable=import-outside-toplevel  # windows imports node
     if not sim.hns_available():
         raise ContainerExit('Get-HNSNetwork: the Host Networking Service is not available (the Containers feature '
                             'is not installed, or the node was not restarted since)')
@@ -243,8 +245,14 @@ def node_service(cluster, sim, environment):
     registry.create_key(sim, REGISTRY_KEY)
     registry.set_value(sim, REGISTRY_KEY, 'LastBootTime', 'REG_SZ', boot)
     # The service comes with the RemoteAccess feature (windows/registry.py); Get-Service names are case-insensitive.
-    if networking == 'windows-bgp' and 'remoteaccess' not in [name.lower() for name in services.all_services(sim)]:
-        sim.record("calico node: Restart-Service : Cannot find any service with service name 'RemoteAccess'.")
+    if networking == 'windows-bgp':
+        if 'remoteaccess' not in [name.lower() for name in services.all_services(sim)]:
+            sim.record("calico node: Restart-Service : Cannot find any service with service name 'RemoteAccess'.")
+        elif remoteaccess.service_state(sim)['start_mode'] == 'disabled':
+            sim.record("calico node: Restart-Service : Service 'Routing and Remote Access (RemoteAccess)' cannot be "
+                       "started due to the following error: Cannot start service RemoteAccess on computer '.'.")
+        else:
+            remoteaccess.set_service_state(sim, state='running')
     if (sim.data['services'].get('kubelet') or {}).get('state') == 'running':
         block = node_block(cluster, _environment(environment, 'NODENAME'))
         ensure_network(sim, block, networking == 'vxlan', int(_environment(environment, 'VXLAN_VNI') or DEFAULT_VNI))

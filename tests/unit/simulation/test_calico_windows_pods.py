@@ -156,15 +156,29 @@ def test_bgp_creates_an_l2bridge_external_runs_confd_and_without_remoteaccess_sa
     assert json.loads(peek(state, 'win1').file(CONFLIST)['content'])['plugins'][0]['mode'] == 'windows-bgp'
 
 
-def test_bgp_on_a_node_with_the_remoteaccess_feature_restarts_the_service_without_an_error(state):
-    # The RemoteAccess feature registers the service node-service.ps1 restarts (windows/registry.py).
+def test_bgp_restart_of_remoteaccess_fails_where_the_lan_router_was_never_installed(state):
+    # The RemoteAccess feature registers the service node-service.ps1 restarts (windows/registry.py), disabled until
+    # Install-RemoteAccess -VpnType RoutingOnly (windows/remoteaccess.py): the restart fails, the script goes on.
     windows_node(state)
     with open_node(state, 'win1') as node:
         node.data['features']['RemoteAccess'] = 'installed'
     install_operator(state, installation=installation(bgp=True))
     assert pods(state)['win1']['status']['phase'] == 'Running'
     assert networks(state)['External']['type'] == 'L2Bridge'
+    assert [line for line in peek(state, 'win1').data['log'] if 'RemoteAccess' in line] == [
+        "calico node: Restart-Service : Service 'Routing and Remote Access (RemoteAccess)' cannot be started due to "
+        "the following error: Cannot start service RemoteAccess on computer '.'."]
+
+
+def test_bgp_restarts_the_service_of_an_installed_lan_router_without_an_error(state):
+    windows_node(state)
+    with open_node(state, 'win1') as node:
+        node.data['features'].update(RemoteAccess='installed', Routing='installed')
+        node.data['remote_access'] = {'routing': True, 'service': {'state': 'stopped', 'start_mode': 'auto'}}
+    install_operator(state, installation=installation(bgp=True))
+    assert pods(state)['win1']['status']['phase'] == 'Running'
     assert 'RemoteAccess' not in '\n'.join(peek(state, 'win1').data['log'])
+    assert peek(state, 'win1').data['remote_access']['service']['state'] == 'running'
 
 
 def test_a_degraded_installation_renders_no_windows_daemonset(state):

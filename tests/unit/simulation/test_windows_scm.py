@@ -367,8 +367,9 @@ def test_the_remoteaccess_feature_brings_the_routing_and_remote_access_service()
         'RSAT-RemoteAccess-PowerShell|Remote Access module for Windows PowerShell|Available']
     assert run(node, "Get-Service RemoteAccess").errors == ["Cannot find any service with service name 'RemoteAccess'."]
     node.data['features']['RemoteAccess'] = 'installed'
-    assert ok(node, "$s = Get-Service remoteaccess; '{0}|{1}|{2}' -f $s.Name, $s.DisplayName, $s.Status") == [
-        'RemoteAccess|Routing and Remote Access|Running']
+    # Installed Disabled and stopped (windows/remoteaccess.py); Install-RemoteAccess starts it.
+    assert ok(node, "$s = Get-Service remoteaccess; '{0}|{1}|{2}|{3}' -f $s.Name, $s.DisplayName, $s.Status, "
+                    "$s.StartType") == ['RemoteAccess|Routing and Remote Access|Stopped|Disabled']
 
 
 # -- lib/services.ps1 -------------------------------------------------------------------------------

@@ -34,6 +34,23 @@ function Get-KubeWinFirewallRule {
     }
 }
 
+function Get-KubeWinRemoteAccess {
+    # Calico's bgp backend needs Remote Access installed as a LAN router and its service running (tigera/docs
+    # CalicoWindowsInstall.js). The service comes with the RemoteAccess feature, the cmdlets with
+    # RSAT-RemoteAccess-PowerShell; RoutingStatus is 'Installed' once Install-RemoteAccess -VpnType RoutingOnly ran.
+    $remote = [ordered]@{ module = $false; routing = $null; service = $null; start_type = $null }
+    $service = Get-Service -Name RemoteAccess -ErrorAction SilentlyContinue
+    if ($service) {
+        $remote.service = [string]$service.Status
+        $remote.start_type = [string]$service.StartType
+    }
+    if (Get-Command -Name Get-RemoteAccess -ErrorAction SilentlyContinue) {
+        $remote.module = $true
+        $remote.routing = [string](Get-RemoteAccess).RoutingStatus
+    }
+    return $remote
+}
+
 function Get-KubeWinScheduledTasks {
     # The tasks the collection registers, all in the task folder \kubewin\ (Get-ScheduledTask writes
     # ObjectNotFound for a folder that does not exist yet).
@@ -208,6 +225,10 @@ function Get-KubeWinNodeState {
                 $state.registry[$key] = [ordered]@{ exists = [bool](Test-Path -LiteralPath $key) }
             }
         }
+    }
+
+    if ('remote_access' -in $Sections) {
+        $state.remote_access = Get-KubeWinRemoteAccess
     }
 
     if ('ovs' -in $Sections) {

@@ -23,7 +23,7 @@ from ..pwsh import operators as ops
 from ..pwsh.types import resolve
 from ..pwsh.values import PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable, is_null, to_string
 from ..programs import ProgramFailure
-from . import registry
+from . import registry, remoteaccess
 from .cim import CimInstance, CimMethodResult
 
 STATUS = resolve('System.ServiceProcess.ServiceControllerStatus').enum
@@ -49,9 +49,13 @@ def _record(node, name):
         return service
     builtin = registry.builtin_services(node).get(name.lower())
     if builtin is not None and builtin[2] != 0x1:
-        return {'name': builtin[0], 'display_name': builtin[1], 'state': 'running', 'start_mode': 'auto',
-                'dependencies': [], 'builtin': True, 'type': builtin[2], 'exit_code': 0,
-                'command_line': registry.expand(node, builtin[3]), 'account': builtin[4]}
+        record = {'name': builtin[0], 'display_name': builtin[1], 'state': 'running', 'start_mode': 'auto',
+                  'dependencies': [], 'builtin': True, 'type': builtin[2], 'exit_code': 0,
+                  'command_line': registry.expand(node, builtin[3]), 'account': builtin[4]}
+        # The one built-in service whose state the model keeps: RemoteAccess, installed Disabled and stopped.
+        if builtin[0] == 'RemoteAccess':
+            record.update(remoteaccess.service_state(node), modelled=True)
+        return record
     return None
 
 
@@ -221,23 +225,38 @@ def _start(ctx, name, command):
     record = _record(node, name)
     if record.get('state') == 'running':
         return True
+    if record.get('modelled'):
+        # A disabled service does not start: the SCM refuses it (ERROR_SERVICE_DISABLED), Start-Service reports it.
+        if record['start_mode'] == 'disabled':
+            node.record('%s: the service is disabled' % record['name'])
+            ctx.write_error(_could_not_start(node, name, command))
+            return False
+        remoteaccess.set_service_state(node, state='running')
+        return True
     if record.get('builtin'):
         raise Unsupported('starting the built-in service %s' % name)
     try:
         scm.start(node, record['name'])
     except (SimulationError, ProgramFailure) as failure:
         node.record('%s: %s' % (record['name'], failure))
-        ctx.write_error(_service_error(command, 'CouldNotStartService',
-                                       "Service '%s' cannot be started due to the following error: Cannot start service "
-                                       "%s on computer '.'." % (_label(node, name), record['name']), 'OpenError',
-                                       ServiceController(node, name)))
+        ctx.write_error(_could_not_start(node, name, command))
         return False
     return True
+
+
+def _could_not_start(node, name, command):
+    return _service_error(command, 'CouldNotStartService',
+                          "Service '%s' cannot be started due to the following error: Cannot start service %s on "
+                          "computer '.'." % (_label(node, name), _record(node, name)['name']), 'OpenError',
+                          ServiceController(node, name))
 
 
 def _stop(ctx, name, command, force):
     node = ctx.host.node
     record = _record(node, name)
+    if record.get('modelled'):
+        remoteaccess.set_service_state(node, state='stopped')
+        return True
     if record.get('builtin'):
         raise Unsupported('stopping the built-in service %s' % name)
     running_dependents = [key for key in scm.dependents(node, name)
