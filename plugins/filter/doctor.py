@@ -38,6 +38,16 @@ def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_path
                             control_plane, limits, node_vars)
 
 
+def doctor_contents(plan_paths, plan_cluster=None):
+    """The files doctor_findings reads the text of (plugin_utils/_doctor.py content_reads)."""
+    calico = isinstance(plan_cluster, t.Mapping) and plan_cluster.get('topology') == 'calico'
+    required = ('calico_cni_config_file' if calico else 'cni_config_file', 'kubelet_dir', 'kubernetes_dir',
+                'kubernetes_config_dir')
+    if not isinstance(plan_paths, t.Mapping) or any(not plan_paths.get(key) for key in required):
+        raise AnsibleFilterError('doctor_contents needs the node layout (plan_paths) with %s' % ', '.join(required))
+    return _doctor.content_reads(plan_cluster, plan_paths)
+
+
 def doctor_repairs(findings, kube_proxy_mode='service'):
     """What the safe repairs do about the findings (plugin_utils/_doctor.py repair_plan)."""
     if kube_proxy_mode not in _kube_proxy_daemonset.MODES:
@@ -50,4 +60,4 @@ class FilterModule:
     """kubewin.node doctor filters."""
 
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
-        return {'doctor_findings': doctor_findings, 'doctor_repairs': doctor_repairs}
+        return {'doctor_contents': doctor_contents, 'doctor_findings': doctor_findings, 'doctor_repairs': doctor_repairs}

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime
 import ipaddress
 import json
+import ntpath
 import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns, _kube_proxy_daemonset, _roles
@@ -597,6 +598,16 @@ def check_credentials(snapshot):
                     'Administrators may read: %s' % ', '.join(files),
                     'they were copied or restored without their ACL',
                     'run site.yml on the node (the join role restricts them)')]
+
+
+def content_reads(plan_cluster, plan_paths):
+    """The files whose text the checks read from the snapshot's ``contents`` (doctor.yml and patch's health check
+    ask node_info for them): the CNI config (calico's is the operator's), kubeadm-flags.env, and SourceVip.json, the
+    source VIP kube-proxy's DaemonSet pod reads on overlay."""
+    calico = (plan_cluster or {}).get('topology') == 'calico'
+    return [plan_paths['calico_cni_config_file'] if calico else plan_paths['cni_config_file'],
+            ntpath.join(plan_paths['kubelet_dir'], 'kubeadm-flags.env'),
+            _kube_proxy_daemonset.node_files(plan_paths)['source_vip_file']]
 
 
 def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, logs=None,

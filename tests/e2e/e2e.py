@@ -36,6 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from kubewin_sim import cluster as sim_cluster  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import node as sim_node  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-import-position
 
 # A node on which nothing changes costs one node_info call; the goal leaves room for two more.
@@ -100,10 +101,8 @@ def prepare(sim, data):
     hostvars = data.get('_meta', {}).get('hostvars', {})
     for host in data.get('windows_nodes', {}).get('hosts', []):
         variables = hostvars.get(host, {})
-        profile = dict(variables.get('kubewin_sim') or {})
-        profile.setdefault('ip', variables.get('kubewin_management_ip', variables.get('ansible_host')))
-        with sim.edit_node(host, profile=profile):
-            pass
+        sim_node.create_on_first_contact(sim.state_dir, host, variables.get('kubewin_sim'),
+                                         variables.get('kubewin_management_ip', variables.get('ansible_host')))
     control_plane = data.get('kube_control_plane', {}).get('hosts', [])
     profile = hostvars.get(control_plane[0], {}).get('kubewin_sim_cluster') if control_plane else None
     with sim.edit_cluster(profile=profile or {}):

@@ -87,10 +87,7 @@ class Connection(LocalConnection):
         state_dir = os.environ[fake.STATE_DIR_ENV]
         existing = sim_node.peek(state_dir, host)
         if existing is None:
-            profile = dict(self.get_option('profile') or {})
-            profile.setdefault('ip', self.get_option('management_ip'))
-            with sim_node.open_node(state_dir, host, profile=profile):
-                pass
+            sim_node.create_on_first_contact(state_dir, host, self.get_option('profile'), self.get_option('management_ip'))
         elif not existing.reachable():
             with sim_node.open_node(state_dir, host) as node:
                 node.data['unreachable_attempts'] += 1

@@ -268,8 +268,9 @@ def node_block(cluster, node_name):
             raise ContainerExit('calico.exe component node startup: no enabled IPv4 IP pool to take a block from')
         taken = set(blocks.values())
         pool = ipaddress.ip_network(pools[0]['cidr'])
-        blocks[node_name] = next(str(b) for b in pool.subnets(new_prefix=int(pools[0].get('blockSize') or 26))
-                                 if str(b) not in taken)
+        from kubewin_sim import tigera  # pylint: disable=import-outside-toplevel  # tigera imports this module
+        size = int(pools[0].get('blockSize') or tigera.DEFAULT_IPV4_BLOCK_SIZE)
+        blocks[node_name] = next(str(b) for b in pool.subnets(new_prefix=size) if str(b) not in taken)
     return blocks[node_name]
 
 

@@ -467,6 +467,18 @@ def open_node_if_free(state_dir, host):
         os.replace(temporary, path)
 
 
+def create_on_first_contact(state_dir, host, profile, address):
+    """Create the node of ``host`` as its inventory describes it, unless it exists: from its ``kubewin_sim`` profile,
+    at ``address`` (``kubewin_management_ip`` or ``ansible_host``) unless the profile names an ``ip``. What the
+    connection plugin kubewin_simnode does on a host's first contact, and the e2e harness for a whole fleet."""
+    if os.path.exists(state_path(state_dir, host)):
+        return
+    profile = dict(profile or {})
+    profile.setdefault('ip', address)
+    with open_node(state_dir, host, profile=profile):
+        pass
+
+
 def peek(state_dir, host):
     """Read a node without locking it for long (None when it does not exist yet)."""
     path = state_path(state_dir, host)

@@ -63,6 +63,8 @@ BLOCK_SIZE_IMMUTABLE = 'IPPool BlockSize cannot be modified'
 DEFAULT_POOL_NAME = 'default-ipv4-ippool'
 DEFAULT_V6_POOL_NAME = 'default-ipv6-ippool'
 DEFAULT_POOL_CIDR = '192.168.0.0/16'
+# An IPv4 pool's blockSize when none is given: the operator's default, and the IPPool API's (libcalico-go).
+DEFAULT_IPV4_BLOCK_SIZE = 26
 MANAGED_BY = {'app.kubernetes.io/managed-by': 'tigera-operator'}
 
 # Installation pool encapsulation -> projectcalico.org/v3 IPPool (ipipMode, vxlanMode).
@@ -156,7 +158,7 @@ def _fill_defaults(cluster, spec, existing_names):
         if ipaddress.ip_network(pool['cidr'], strict=False).version == 4:
             pool.setdefault('encapsulation', 'IPIP' if cni['type'] == 'Calico' else 'None')
             pool.setdefault('natOutgoing', 'Enabled')
-            pool.setdefault('blockSize', 26)
+            pool.setdefault('blockSize', DEFAULT_IPV4_BLOCK_SIZE)
         else:
             pool.setdefault('encapsulation', 'None')
             pool.setdefault('natOutgoing', 'Disabled')
