@@ -15,6 +15,8 @@ import json
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -44,6 +46,8 @@ def install_operator(sim, cluster_cidr='10.244.0.0/16', service_cidr='10.96.0.0/
                                           'encapsulation': encapsulation, 'natOutgoing': 'Enabled', 'blockSize': 26}]}})
 
 
+# Long: the calico e2e fleet converges vxlan nodes in make test (check mode, converge, the early end, reset and rejoin).
+@pytest.mark.long
 def test_site_calico_converges_a_fresh_node_then_changes_nothing(tmp_path):
     sim = Simulation(tmp_path)
     install_operator(sim)

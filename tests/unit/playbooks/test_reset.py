@@ -79,6 +79,8 @@ def _converge(sim, inventory, **extra):
     return node
 
 
+# Long: its representative parts in make unit are the other reset tests and the calico e2e fleet's reset and rejoin.
+@pytest.mark.long
 def test_reset_overlay_then_rejoin(tmp_path):
     sim = Simulation(tmp_path)
     inventory = _fleet(sim, 'overlay')

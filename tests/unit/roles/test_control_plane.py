@@ -26,20 +26,19 @@ PLAYBOOK = '''
     - role: kubewin.node.control_plane
       control_plane_windows_builds: [20348, 17763, "20348"]
   post_tasks:
-    # One file for all the test reads, in one task: each copy is a module run, and this playbook runs some thirty
-    # times in this file. no_log: the join token and the account tokens must appear in no output (one test checks).
+    # One file for all the test reads, in one task of the fake collections (run in-process): this playbook runs some
+    # thirty times in this file. no_log: the join token and the account tokens must appear in no output (one test
+    # checks).
     - name: Keep the join credentials, the other facts and what the Windows nodes were handed, for the test
-      ansible.builtin.copy:
+      kubewin_test.sim.keep:
         content: >-
           {{{{ {{'join': control_plane_join | default(None), 'cluster': control_plane_cluster,
                 'version': control_plane_kubernetes_version, 'runtime_classes': control_plane_runtime_classes,
                 'credentials': dict(groups['windows_nodes']
                                     | zip(groups['windows_nodes'] | map('extract', hostvars, 'control_plane_credentials')))}}
-             | to_json }}}}
+          }}}}
         dest: {kept}
-        mode: "0600"
       no_log: true
-      changed_when: false  # test plumbing, not part of what the role changes
       when: not ansible_check_mode
 '''
 
