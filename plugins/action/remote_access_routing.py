@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
+# What calico's bgp backend needs: Get-RemoteAccess's RoutingStatus, and the service RemoteAccess's status.
+READY = {'routing': 'Installed', 'service': 'Running'}
+
 
 class ActionModule(NodeAction):
 
@@ -19,13 +22,12 @@ class ActionModule(NodeAction):
 
     def plan(self, args, state):
         before = self._settings(state['remote_access'])
-        after = {'routing': 'Installed', 'service': 'Running'}
         operations = []
-        if before['routing'] != 'Installed':
+        if before['routing'] != READY['routing']:
             operations.append('install Remote Access as a LAN router (Install-RemoteAccess -VpnType RoutingOnly)')
-        if before['service'] != 'Running':
+        if before['service'] != READY['service']:
             operations.append('start the service RemoteAccess')
-        return Plan(operations, before=before, after=after)
+        return Plan(operations, before=before, after=dict(READY))
 
     def apply(self, args, plan, state):
         remote = state['remote_access']
@@ -37,7 +39,7 @@ class ActionModule(NodeAction):
 
     def check_applied(self, args, plan, state):
         settings = self._settings(state['remote_access'])
-        if settings != {'routing': 'Installed', 'service': 'Running'}:
+        if settings != READY:
             raise NodeActionError('Remote Access is not a running LAN router after the change: %s' % settings)
 
     def resource(self, args):
