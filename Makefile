@@ -84,7 +84,7 @@ E2E_SUITE = $(BIN)/python tests/e2e/suite.py --out $(E2E_OUT) --jobs $(E2E_JOBS)
 
 e2e: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	$(E2E_SUITE) \
-	    "faults-representative=tests/e2e/faults tests/e2e/inventories/overlay --scenarios representative --report $(E2E_OUT)/faults.json" \
+	    "faults-representative=tests/e2e/faults tests/e2e/inventories/overlay --scenarios representative --nodes 1 --report $(E2E_OUT)/faults.json" \
 	    "calico=tests/e2e/run tests/e2e/inventories/calico --reset-rejoin --report $(E2E_OUT)/calico.json" \
 	    $(foreach inventory,$(E2E_INVENTORIES),"$(inventory)=tests/e2e/run tests/e2e/inventories/$(inventory) --report $(E2E_OUT)/$(inventory).json")
 

@@ -82,11 +82,15 @@ REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:netwo
 class Scenario:
     """A fresh simulated fleet for one scenario."""
 
-    def __init__(self, inventory, hosts, data, workdir, name, extra):
+    def __init__(self, inventory, hosts, data, workdir, name, extra, limit=None):  # pylint: disable=too-many-arguments
         self.inventory, self.name = inventory, name
         self.sim = e2e.Simulation(os.path.join(workdir, name.replace(':', '-')))
         self.hosts, self.data = hosts, data
         self.extra = [arg for value in extra for arg in ('-e', value)]
+        if limit:
+            # The verify play waits for every Windows node of the inventory (inventory.rst, adding a node): here only
+            # the limited ones exist.
+            self.extra += ['--limit', limit, '-e', json.dumps({'verify_nodes': hosts})]
         self.problems = []
         self.runs = {}
         e2e.prepare(self.sim, data)
@@ -303,6 +307,14 @@ def scenarios_for(topology):
     return table
 
 
+def limited(hosts, data, count):
+    """The first ``count`` Windows nodes, and the inventory data with only them in windows_nodes (the nodes
+    e2e.prepare creates)."""
+    kept = hosts[:count]
+    data = dict(data, windows_nodes=dict(data.get('windows_nodes', {}), hosts=kept))
+    return kept, data
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('inventory')
@@ -310,11 +322,17 @@ def main(argv=None):
     parser.add_argument('--report', help='write the JSON report here')
     parser.add_argument('--state-dir', help='keep the simulations here (default: a temporary directory)')
     parser.add_argument('--extra-vars', '-e', action='append', default=[])
+    parser.add_argument('--nodes', type=int, help='only the first N Windows nodes of the inventory: site.yml limited '
+                        'to them, the control plane and localhost, its verify play to them (default: every node)')
     args = parser.parse_args(argv)
 
     inventory = os.path.abspath(args.inventory)
     workdir = args.state_dir or tempfile.mkdtemp(prefix='kubewin-faults-')
     hosts, data = e2e.windows_hosts(inventory)
+    limit = None
+    if args.nodes:
+        hosts, data = limited(hosts, data, args.nodes)
+        limit = ','.join(hosts + data.get('kube_control_plane', {}).get('hosts', []) + ['localhost'])
     topology = data['_meta']['hostvars'][hosts[0]].get('kubewin_topology')
     table = scenarios_for(topology)
     if args.scenarios == 'all':
@@ -330,7 +348,7 @@ def main(argv=None):
     report = {'inventory': args.inventory, 'scenarios': {}}
     for name in names:
         started = time.monotonic()
-        scenario = Scenario(inventory, hosts, data, workdir, name, args.extra_vars)
+        scenario = Scenario(inventory, hosts, data, workdir, name, args.extra_vars, limit)
         table[name](scenario)
         report['scenarios'][name] = {'ok': not scenario.problems, 'problems': scenario.problems,
                                      'seconds': round(time.monotonic() - started, 1), 'runs': scenario.runs}
