@@ -195,6 +195,28 @@ def _exception_list(cni_config):
     return None
 
 
+def check_calico_bgp_router(snapshot):
+    """calico with the bgp backend: Remote Access installed as a LAN router and its service running, which Calico's
+    confd configures BGP through (tigera/docs CalicoWindowsInstall.js; the prerequisites role's
+    kubewin.node.remote_access_routing). Without them the node peers with nobody and its pods are unreachable from
+    other nodes."""
+    remote = snapshot.get('remote_access')
+    if remote is None:
+        return []  # not read in this snapshot
+    fix = 'run site.yml on the node: its prerequisites install Remote Access as a LAN router and start its service'
+    if remote.get('routing') != 'Installed':
+        return [finding('bgp-router-missing', 'error',
+                        'Remote Access is not installed as a LAN router (RoutingStatus %s)' % (remote.get('routing') or
+                                                                                                'unknown: no RemoteAccess module'),
+                        'the features RemoteAccess, RSAT-RemoteAccess-PowerShell and Routing or Install-RemoteAccess '
+                        '-VpnType RoutingOnly are missing: Calico\'s confd cannot add its BGP router', fix)]
+    if remote.get('service') != 'Running':
+        return [finding('bgp-router-stopped', 'error',
+                        'the service RemoteAccess is %s' % (remote.get('service') or 'absent'),
+                        'it was stopped, or failed at its restart by calico-node-windows: the node serves no BGP', fix)]
+    return []
+
+
 def check_calico_cni_config(snapshot, plan_cluster, plan_paths):
     """calico: the operator's CNI config exists, is JSON and is Calico's (a conflist named as the plan's network with
     a plugin of type calico). The collection does not write it, so no repair: calico-node-windows writes it again."""
@@ -624,6 +646,8 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     if (plan_cluster or {}).get('topology') == 'calico':
         found += check_calico_cni_config(snapshot, plan_cluster, plan_paths)
         found += check_no_flannel(snapshot)
+        if plan_cluster.get('calico_backend') == 'bgp':
+            found += check_calico_bgp_router(snapshot)
     kube_proxy_mode = (node_vars or {}).get('plan_kube_proxy_mode', 'service')
     found += check_source_vip(snapshot, plan_cluster, pod_cidr, kube_proxy_mode, plan_paths)
     found += check_load_balancers(snapshot, plan_cluster, cluster)

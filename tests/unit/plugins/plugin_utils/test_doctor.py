@@ -346,6 +346,27 @@ def test_daemonset_calico_vxlan_needs_calico_ep_on_the_network_calico_and_bgp_do
     assert diagnose_daemonset(calico_snapshot('L2Bridge', endpoint=False), CALICO_CLUSTER) == []
 
 
+def test_calico_bgp_needs_remote_access_as_a_running_lan_router():
+    # Read by node_info's remote_access section (remote_access_routing); vxlan nodes and snapshots without the
+    # section are not judged.
+    bgp = dict(CALICO_CLUSTER, calico_backend='bgp')
+    ready = {'module': True, 'routing': 'Installed', 'service': 'Running', 'start_type': 'Automatic'}
+    snap = calico_snapshot('L2Bridge', endpoint=False)
+    assert diagnose_daemonset(snap, bgp) == []
+    snap['remote_access'] = ready
+    assert diagnose_daemonset(snap, bgp) == []
+    snap['remote_access'] = dict(ready, service='Stopped')
+    assert [(f['id'], f['what']) for f in diagnose_daemonset(snap, bgp)] == [
+        ('bgp-router-stopped', 'the service RemoteAccess is Stopped')]
+    snap['remote_access'] = {'module': False, 'routing': None, 'service': 'Stopped', 'start_type': 'Disabled'}
+    found = diagnose_daemonset(snap, bgp)
+    assert [(f['id'], f['what'], f['fix']) for f in found] == [
+        ('bgp-router-missing', 'Remote Access is not installed as a LAN router (RoutingStatus unknown: no RemoteAccess '
+         'module)', 'run site.yml on the node: its prerequisites install Remote Access as a LAN router and start its '
+         'service')]
+    assert diagnose_daemonset(snap, dict(CALICO_CLUSTER, calico_backend='vxlan')) == []
+
+
 def test_daemonset_calico_load_balancers_are_kube_proxys_as_on_the_other_topologies():
     snap = calico_snapshot()
     snap['hns']['policy_lists'] = snap['hns']['policy_lists'][1:]
