@@ -205,9 +205,9 @@ def check_calico_bgp_router(snapshot):
         return []  # not read in this snapshot
     fix = 'run site.yml on the node: its prerequisites install Remote Access as a LAN router and start its service'
     if remote.get('routing') != 'Installed':
+        status = remote.get('routing') or 'unknown: no RemoteAccess module'
         return [finding('bgp-router-missing', 'error',
-                        'Remote Access is not installed as a LAN router (RoutingStatus %s)' % (remote.get('routing') or
-                                                                                                'unknown: no RemoteAccess module'),
+                        'Remote Access is not installed as a LAN router (RoutingStatus %s)' % status,
                         'the features RemoteAccess, RSAT-RemoteAccess-PowerShell and Routing or Install-RemoteAccess '
                         '-VpnType RoutingOnly are missing: Calico\'s confd cannot add its BGP router', fix)]
     if remote.get('service') != 'Running':
