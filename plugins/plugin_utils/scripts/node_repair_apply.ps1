@@ -25,11 +25,15 @@ foreach ($name in $Start) {
     Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
 }
 foreach ($name in $Restart) {
-    # Restart-Service -Force starts again the running dependents it stopped (PowerShell's Service.cs,
-    # RestartServiceCommand); a stopped service is started.
-    if ((Get-Service -Name $name).Status -eq 'Running') { Restart-Service -Name $name -Force }
-    else { Start-Service -Name $name }
+    # Not Restart-Service -Force: it starts the dependents it stopped before the service itself, so a service that
+    # does not start would fail as its dependent's error (node_service_apply.ps1 says why). Stopped with its
+    # dependents, started on its own, then the dependents that ran; a stopped service is started.
+    $service = Get-Service -Name $name
+    $runningDependents = @($service.DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
+    if ($service.Status -ne 'Stopped') { Stop-Service -Name $name -Force }
+    Start-Service -Name $name
     Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
+    foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
 }
 
 $state = Get-KubeWinNodeState -Sections @('services', 'hns') -Services (@($Start) + @($Restart))

@@ -61,8 +61,20 @@ def test_a_list_already_gone_is_no_error_and_a_running_service_is_left_running(c
 
 
 def test_restarting_the_kubelet_starts_again_kube_proxy_which_depends_on_it(cluster_dir):
-    # Restart-Service -Force starts again the running dependents it stopped (Service.cs, RestartServiceCommand).
+    # Stopped with its dependents (Stop-Service -Force), started alone, then kube-proxy, which ran.
     node = reset_node()
     real = run_repair(node, {'Restart': ['kubelet']})
     assert real['state']['services']['kubelet']['state'] == 'running'
     assert node.data['services']['kube-proxy']['state'] == 'running'
+
+
+def test_a_kubelet_that_does_not_start_again_fails_as_itself_not_as_kube_proxy(cluster_dir):
+    # Restart-Service would start kube-proxy first, and the SCM its dependency the kubelet with it: the error would
+    # name kube-proxy.
+    node = reset_node()
+    node.profile['program_start_failures'] = [node.file('C:\\k\\kubelet.exe')['sha256']]
+    result = invoke(node, _pwsh.load_script('node_repair_apply'), {'Restart': ['kubelet']}, error_action='stop')
+    assert result['failed']
+    assert result['error'][0]['exception']['message'] == (
+        "Service 'kubelet (kubelet)' cannot be started due to the following error: Cannot start service kubelet on "
+        "computer '.'.")
