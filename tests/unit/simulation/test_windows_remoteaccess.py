@@ -46,6 +46,14 @@ def test_install_remoteaccess_binds_to_the_vpn_set_and_needs_the_role_installed(
     outcome = run(node, 'Install-RemoteAccess -VpnType RoutingOnly')
     assert len(outcome.errors) == 1 and 'not ready: Routing' in outcome.errors[0]
     assert ok(node, '(Get-RemoteAccess).RoutingStatus') == ['Uninstalled']
+    # -VpnType takes only the values of its ValidateSet (the page's Accepted values), in any case.
+    assert run(node, 'Install-RemoteAccess -VpnType Router').errors == [
+        'Cannot validate argument on parameter \'VpnType\'. The argument "Router" does not belong to the set '
+        '"Vpn,VpnS2S,SstpProxy,RoutingOnly" specified by the ValidateSet attribute. Supply an argument that is in the '
+        'set and then try the command again.']
+    node.data['features']['Routing'] = 'installed'
+    ok(node, 'Install-RemoteAccess -VpnType routingonly')
+    assert ok(node, '(Get-RemoteAccess).RoutingStatus') == ['Installed']
 
 
 def test_apply_installs_the_router_starts_the_service_and_a_second_run_installs_nothing():

@@ -258,6 +258,26 @@ def _binding_error(error, command):
                    '%s,%s' % (error.error_id, command), 'InvalidArgument')
 
 
+def _validate_sets(spec, params):
+    """A string parameter with a ValidateSet (the values its reference page accepts) takes only those values, in any
+    case (ValidateSetAttribute ignores case by default); an enum-typed one is converted by the cmdlet's own model.
+    The message is Windows PowerShell 5.1's (ParameterBinderStrings ParameterArgumentValidationError with
+    Metadata ValidateSetFailure)."""
+    for name, value in params.items():
+        param = spec.parameter(name)
+        if param is None or not param.accepted_values or param.type not in ('String', 'String[]'):
+            continue
+        allowed = {text.lower() for text in param.accepted_values}
+        for item in (enumerate_value(value) if is_enumerable(value) else [value]):
+            text = to_string(item)
+            if text.lower() not in allowed:
+                raise PSError('Cannot validate argument on parameter \'%s\'. The argument "%s" does not belong to the set '
+                              '"%s" specified by the ValidateSet attribute. Supply an argument that is in the set and '
+                              'then try the command again.' % (param.name, text, ','.join(param.accepted_values)),
+                              'System.Management.Automation.ParameterBindingValidationException',
+                              'ParameterArgumentValidationError,%s' % spec.name, 'InvalidData')
+
+
 def _short_type(value):
     name = type_name(value)
     return None if name is None else name.rsplit('.', 1)[-1]
@@ -279,6 +299,7 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
         params[canonical] = True if item.value is _NO_VALUE else item.value
     for value, canonical in zip(positional, result.positional):
         params[canonical] = value
+    _validate_sets(spec, params)
     error_action = params.pop('ErrorAction', None)
     error_action = to_string(error_action) if error_action is not None else None
     error_variable = params.pop('ErrorVariable', None)
