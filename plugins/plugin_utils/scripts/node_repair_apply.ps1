@@ -25,15 +25,11 @@ foreach ($name in $Start) {
     Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
 }
 foreach ($name in $Restart) {
-    # Not Restart-Service -Force: it starts the dependents it stopped before the service itself, so a service that
-    # does not start would fail as its dependent's error (node_service_apply.ps1 says why). Stopped with its
-    # dependents, started on its own, then the dependents that ran; a stopped service is started.
-    $service = Get-Service -Name $name
-    $runningDependents = @($service.DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
-    if ($service.Status -ne 'Stopped') { Stop-Service -Name $name -Force }
-    Start-Service -Name $name
-    Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
-    foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+    # Stopped with its dependents, started on its own, then the dependents that ran (lib/services.ps1); a stopped
+    # service is started.
+    $runningDependents = @((Get-Service -Name $name).DependentServices | Where-Object { $_.Status -eq 'Running' } |
+            ForEach-Object { $_.Name })
+    Start-KubeWinServiceFirst -Name $name -Dependents $runningDependents -Restart -TimeoutSeconds $StartTimeoutSeconds
 }
 
 $state = Get-KubeWinNodeState -Sections @('services', 'hns') -Services (@($Start) + @($Restart))

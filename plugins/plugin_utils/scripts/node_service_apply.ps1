@@ -210,16 +210,10 @@ else {
     }
     elseif ($Ensure -eq 'running') {
         try {
-            # Not Restart-Service -Force: it starts the dependents it stopped before the service itself (PowerShell's
-            # Service.cs, RestartServiceCommand: DoStopService lists the dependents, then each is started), and the
-            # service control manager starts a dependent's dependencies first, so a service that does not start
-            # fails as its dependent's error ("Cannot start service kube-proxy" for a kubelet that does not start).
-            # Stopped (with its dependents, Stop-Service -Force) and started on its own, the service names its own
-            # failure; the dependents that ran start again once it runs.
-            if ($Restart -and $status -ne 'Stopped') { Stop-Service -Name $Name -Force }
-            if ((Get-Service -Name $Name).Status -ne 'Running') { Start-Service -Name $Name }
-            Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
-            foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+            # The dependents that ran start again once the service runs (lib/services.ps1 says why not
+            # Restart-Service -Force).
+            Start-KubeWinServiceFirst -Name $Name -Dependents $runningDependents -Restart:$Restart `
+                -TimeoutSeconds $StartTimeoutSeconds
         }
         catch {
             # A running service that does not start again with a new binary or new settings: the previous ones go
@@ -237,9 +231,7 @@ else {
             $what = "service $Name did not start with $($new -join ' and ') ($failure); the previous $($old -join ' and ')"
             if ($settingsChanged) { $what += ' were' } else { $what += ' was' }
             try {
-                Start-Service -Name $Name
-                Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $StartTimeoutSeconds
-                foreach ($dependent in $runningDependents) { Start-Service -Name $dependent }
+                Start-KubeWinServiceFirst -Name $Name -Dependents $runningDependents -TimeoutSeconds $StartTimeoutSeconds
             }
             catch {
                 throw "$what put back but did not start either: $($_.Exception.Message)"

@@ -70,4 +70,23 @@ function Wait-KubeWinServiceStatus {
     }
 }
 
+function Start-KubeWinServiceFirst {
+    # Starts a service (with -Restart, stopped first with its dependents: Stop-Service -Force), waits for it, then
+    # starts the dependents the caller saw running. Not Restart-Service -Force: it starts the dependents it stopped
+    # before the service itself (PowerShell's Service.cs, RestartServiceCommand: DoStopService lists the dependents,
+    # then each is started), and the service control manager starts a dependent's dependencies first, so a service
+    # that does not start fails as its dependent's error ("Cannot start service kube-proxy" for a kubelet that does
+    # not start). Started on its own, the service names its own failure.
+    param(
+        [Parameter(Mandatory)][string]$Name,
+        [string[]]$Dependents = @(),
+        [switch]$Restart,
+        [int]$TimeoutSeconds = 60
+    )
+    if ($Restart -and (Get-Service -Name $Name).Status -ne 'Stopped') { Stop-Service -Name $Name -Force }
+    if ((Get-Service -Name $Name).Status -ne 'Running') { Start-Service -Name $Name }
+    Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $TimeoutSeconds
+    foreach ($dependent in $Dependents) { Start-Service -Name $dependent }
+}
+
 # --- end lib/services --------------------------------------------------------------
