@@ -11,7 +11,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged, _fleet_report
+from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged, _fleet_report, _node_plan
 
 display = Display()
 
@@ -62,7 +62,7 @@ class ActionModule(ActionBase):
         for host in targeted:
             variables = self._node_variables(hostvars[host])
             rows.append(_fleet_report.node_row(
-                host, variables, node_objects.get(host.lower()),
+                host, variables, node_objects.get(_node_plan.node_name(host, hostvars[host])),
                 _fleet_report.status_of(host, finished, ended_early), args['started'], self._task.check_mode))
         generated = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
         document = _fleet_report.report(args['playbook'], rows, self._task.check_mode, generated)

@@ -35,6 +35,15 @@ class DownloadError(Exception):
         super().__init__(message)
 
 
+def is_placeholder(spec):
+    """The checksum the example inventories pin where upstream publishes no hash: all zeros, which no file has.
+    One rule for every checksum the collection reads (the preflight's pins, the artifact module's argument)."""
+    return bool(re.fullmatch(r'sha(256:0{64}|512:0{128})', str(spec or '').strip()))
+
+
+PLACEHOLDER_FIX = 'the placeholder of zeros, which no file has: pin the hash of the file you downloaded and verified'
+
+
 def parse_checksum(spec):
     """'sha256:<hex>' -> ('sha256', hex, None); 'sha256:<url>' -> ('sha256', None, url)."""
     match = _SPEC.match((spec or '').strip())
@@ -46,6 +55,8 @@ def parse_checksum(spec):
         return algorithm, None, value
     if not re.fullmatch(r'[0-9a-fA-F]{%d}' % HEX_LENGTH[algorithm], value):
         raise ChecksumError('checksum %r: a %s is %d hexadecimal digits' % (spec, algorithm, HEX_LENGTH[algorithm]))
+    if is_placeholder(spec):
+        raise ChecksumError('checksum %r is %s' % (spec, PLACEHOLDER_FIX))
     return algorithm, value.lower(), None
 
 

@@ -266,12 +266,18 @@ def _coerce_network_name(value: t.Any) -> str:
 
 
 def _coerce_cluster_domain(value: t.Any) -> str:
-    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN_RE.fullmatch(value):
+    if not is_dns_subdomain(value):
         raise IPPlanError(
             f"cluster_domain must be a lower-case DNS name without a trailing dot, as kubelet's "
             f"--cluster-domain takes it (e.g. cluster.local), got {value!r}"
         )
     return str(value)
+
+
+def is_dns_subdomain(value: t.Any) -> bool:
+    """A DNS-1123 subdomain: what Kubernetes requires of a Node's name (apimachinery's IsDNS1123Subdomain: lower-case
+    letters, digits, '-' and '.', a letter or digit at each end of each label, at most 253 characters)."""
+    return isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN_RE.fullmatch(value))
 
 
 def _require_list(key: str, value: t.Any) -> t.Sequence[t.Any]:
