@@ -212,6 +212,34 @@ def _check_groups(groups: Mapping, spec: Mapping, problems: _Problems, controlle
                      'keep each host in one of them' % (', '.join(both), WINDOWS_GROUP, CONTROL_PLANE_GROUP))
 
 
+def _check_stray_hosts(hostvars: Mapping, groups: Mapping, unchecked: t.Collection[str], problems: _Problems,
+                       warnings: list[str]) -> None:
+    """Hosts no play reads that look meant for one: in a group whose name is close to one the playbooks read (a
+    mistyped ``windows_node:`` drops its hosts silently), or carrying a per-node kubewin variable. A variable listed in
+    kubewin_unchecked_variables makes its line a warning."""
+    read = set(groups.get(WINDOWS_GROUP) or []) | set(groups.get(CONTROL_PLANE_GROUP) or []) | {'localhost'}
+    known = (WINDOWS_GROUP, CONTROL_PLANE_GROUP)
+    for group, members in sorted(groups.items()):
+        if group in known or group in ('all', 'ungrouped'):
+            continue
+        close = difflib.get_close_matches(group, known, n=1, cutoff=0.75)
+        stray = [host for host in members or [] if host not in read]
+        if close and stray:
+            problems.add('%s: the group %s, which no play reads, holds %s: did you mean %s?'
+                         % (group, group, _hosts_text(stray), close[0]))
+    for host in groups.get('all') or list(hostvars):
+        if host in read:
+            continue
+        names = [name for name in NODE_VARIABLES if name in (hostvars.get(host) or {})]
+        for name in names:
+            line = ('%s: set on %s, which is in no group a play reads (%s, %s): add the host to %s, or remove the '
+                    'variable' % (name, host, WINDOWS_GROUP, CONTROL_PLANE_GROUP, WINDOWS_GROUP))
+            if name in unchecked:
+                warnings.append(line)
+            else:
+                problems.add(line)
+
+
 def _check_cluster_kubeconfig(hostvars: Mapping, nodes: t.Sequence[str], problems: _Problems) -> t.Any:
     """kubewin_cluster_kubeconfig as the controller sees it, after checking it names a file there; None when unset."""
     name = _cluster_api.KUBECONFIG_VARIABLE
@@ -271,14 +299,20 @@ def _read_variables(hostvars: Mapping, hosts: t.Sequence[str], roles: t.Sequence
     return read
 
 
-def _check_names(variables: Mapping[str, Mapping[str, t.Any]], roles: t.Sequence[str], problems: _Problems) -> bool:
-    known_kubewin = set(INVENTORY_VARIABLES + OTHER_KNOWN_VARIABLES)
-    options = {role: _roles.role_options(role) for role in roles}
-    candidates = sorted(known_kubewin.union(*options.values()))
+def _unchecked(variables: Mapping[str, Mapping[str, t.Any]]) -> set[str]:
+    """The names kubewin_unchecked_variables lists, on any host."""
     unchecked: set[str] = set()
     for values in variables.values():
         listed = values.get(UNCHECKED_VARIABLE) or []
         unchecked.update(str(item) for item in (listed if isinstance(listed, list) else [listed]))
+    return unchecked
+
+
+def _check_names(variables: Mapping[str, Mapping[str, t.Any]], roles: t.Sequence[str], problems: _Problems) -> bool:
+    known_kubewin = set(INVENTORY_VARIABLES + OTHER_KNOWN_VARIABLES)
+    options = {role: _roles.role_options(role) for role in roles}
+    candidates = sorted(known_kubewin.union(*options.values()))
+    unchecked = _unchecked(variables)
     # One line per unknown name and value, naming the hosts that have it (group_vars/all gives it to every host).
     unknown: dict[tuple[str, str], list[str]] = {}
     for host, values in variables.items():
@@ -563,6 +597,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     variables = _read_variables(hostvars, hosts, spec['roles'], problems)
     result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,
                                 'versions': {}, 'artifacts': {}, 'warnings': [], 'notes': []}
+    _check_stray_hosts(hostvars, groups, _unchecked(variables), problems, result['warnings'])
     if _check_names(variables, spec['roles'], problems):
         result['notes'].append('A name another tool reads from the same inventory can be listed in %s.'
                                % UNCHECKED_VARIABLE)

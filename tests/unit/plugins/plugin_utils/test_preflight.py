@@ -69,7 +69,7 @@ def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
 
 def test_the_held_out_set_covers_every_kind_of_mistake():
     ids = [case['id'] for case in BROKEN['cases']]
-    assert len(ids) == len(set(ids)) == 36
+    assert len(ids) == len(set(ids)) == 38
     firsts = {case['expect'][0] for case in BROKEN['cases']}
     assert {'kube_control_plane', 'windows_nodes', 'flannel_version', 'container_runtime_cri_dockerd_version',
             'kubewin_kubernetes_version', 'kubewin_container_runtime'} <= firsts
@@ -368,3 +368,12 @@ def test_the_artifact_module_refuses_the_placeholder_too():
     with pytest.raises(_artifacts.ChecksumError, match='placeholder of zeros'):
         _artifacts.parse_checksum('sha512:' + '0' * 128)
     assert _artifacts.parse_checksum('sha256:' + 'A' * 64) == ('sha256', 'a' * 64, None)
+
+
+def test_a_node_variable_outside_the_groups_listed_as_unchecked_is_a_warning():
+    case = {'groups': {'windows_nodes': ['win-1', 'win-2'], 'spare': ['win-3'], 'kube_control_plane': ['cp1']},
+            'hosts': {'win-3': {'kubewin_management_ip': '10.127.130.43'}},
+            'all': {'kubewin_unchecked_variables': ['kubewin_management_ip']}}
+    report = check(case)
+    assert report['problems'] == []
+    assert [line for line in report['warnings'] if line.startswith('kubewin_management_ip: set on win-3')]
