@@ -297,7 +297,9 @@ def _network_items(snapshot, node, cluster, refusals, host, placeholder_name, pl
         elif kind in POD_NETWORK_TYPES:
             refusals.append('%s: HNS network %s (%s %s, %d endpoints) is a pod network of another name than the '
                             "plan's (%s): site.yml would create %s beside it and the pods on %s would keep the old "
-                            'addresses. Set kubewin_network_name: %s to take it over, or drain the node and remove it '
+                            'addresses. Set kubewin_network_name: %s in group_vars/all to take it over (it names '
+                            'the pod network of every Windows node of the fleet), and the next run goes through; or '
+                            'drain the node and remove it '
                             '(Get-HnsNetwork | Where-Object Name -eq %s | Remove-HnsNetwork) first.'
                             % (host, name, network.get('type'), described.get('address_prefix'), len(endpoints),
                                pod_network, pod_network, name, name, name))
