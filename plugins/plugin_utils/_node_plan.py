@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import ntpath
+import re
 import typing as t
 from collections.abc import Mapping
 
@@ -61,6 +62,10 @@ def _variable(host_vars: t.Mapping, name: str) -> t.Any:
 
 def _same_everywhere(hostvars: t.Mapping, hosts: t.Sequence[str], key: str) -> t.Any:
     variable = VARIABLE_PREFIX + key
+    values = [_variable(hostvars[host], variable) for host in hosts]
+    # The usual case (group_vars/all) with one comparison a host; the grouping below names the hosts of a difference.
+    if all(value == values[0] and type(value) is type(values[0]) for value in values):
+        return values[0]
     seen: dict[str, tuple[t.Any, list[str]]] = {}
     for host in hosts:
         value = _variable(hostvars[host], variable)
@@ -71,6 +76,11 @@ def _same_everywhere(hostvars: t.Mapping, hosts: t.Sequence[str], key: str) -> t
                               for value, names in seen.values())
         raise IPPlanError('%s must be the same on every Windows node, found: %s' % (variable, described))
     return next(iter(seen.values()))[0]
+
+
+def natural_key(name: str) -> list[t.Any]:
+    """Sorts names as people count (win-2 before win-10): digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r'(\d+)', str(name))]
 
 
 def node_name(host: str, host_vars: t.Mapping) -> t.Any:
@@ -190,7 +200,8 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str],
     routes = (_ip_plan.static_routes(normalized) if normalized['l2bridge_routing'] == 'static_routes'
               else None)
     result = {}
-    for node in normalized['nodes']:
+    # In natural order of their names, which the summary and the picture show.
+    for node in sorted(normalized['nodes'], key=lambda node: natural_key(node['name'])):
         name = node['name']
         runtime = container_runtimes.get(name, DEFAULT_CONTAINER_RUNTIME)
         # The operator's calico-node-windows writes Calico's CNI config, so the plan has none to hand over.

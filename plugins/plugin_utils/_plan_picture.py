@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan
+from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan, _node_plan
 
 try:
     import drawsvg
@@ -312,7 +312,7 @@ def _node_table(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Seq
     picture.y += 20
     for x, title in zip(columns, ('node', 'management IP', 'pod subnet')):
         picture.text(x, picture.y, title, 11, fill=QUIET, font_weight='bold')
-    for node in sorted(nodes, key=lambda node: node.name)[:LISTED_NODES]:
+    for node in sorted(nodes, key=lambda node: _node_plan.natural_key(node.name))[:LISTED_NODES]:
         picture.y += 16
         picture.name(columns[0], picture.y, node.name, 12, columns[1] - columns[0] - 8, font_family=MONOSPACE)
         picture.text(columns[1], picture.y, str(node.management_ip), 12, font_family=MONOSPACE)

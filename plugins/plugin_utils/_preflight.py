@@ -53,7 +53,8 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
 # Read by the playbooks themselves (or by this check).
-PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
+PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
+                      'kubewin_max_fail_percentage',
                       'kubewin_early_end', 'kubewin_unchecked_variables', _cluster_api.KUBECONFIG_VARIABLE)
 INVENTORY_VARIABLES = NODE_VARIABLES + CLUSTER_VARIABLES + PLAYBOOK_VARIABLES
 # Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst), and the facts
@@ -485,10 +486,11 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
                 'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None}
         base_urls = role_value('artifacts', 'artifacts_base_urls')
         overrides = role_value('artifacts', 'artifacts_checksum_overrides')
+        sources = (_short(base_urls), _short(overrides))
         resolved[host] = []
         for install in node_installs(node, role_value):
             version = install['version']
-            key = (install['component'], _short(version), _short(base_urls), _short(overrides))
+            key = (install['component'], _short(version)) + sources
             if key not in cache:
                 cache[key] = _resolve(catalog, install, base_urls, overrides)
             outcome = cache[key]
