@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import shutil
+import socket
 import tempfile
 import time
 import urllib.error
@@ -28,10 +29,12 @@ class ChecksumError(ValueError):
 
 
 class DownloadError(Exception):
-    """A download failed; ``transient`` says whether another attempt could help."""
+    """A download failed; ``transient`` says whether another attempt could help, ``unresolved`` that the server's
+    name did not resolve (no network, or no DNS: every other URL of the same controller fails alike)."""
 
-    def __init__(self, message, transient):
+    def __init__(self, message, transient, unresolved=False):
         self.transient = transient
+        self.unresolved = unresolved
         super().__init__(message)
 
 
@@ -93,11 +96,13 @@ def _fetch(url, destination, timeout):
     except urllib.error.HTTPError as exc:
         raise DownloadError('%s: HTTP %d %s' % (url, exc.code, exc.reason), transient=exc.code >= 500)
     except (urllib.error.URLError, OSError, ConnectionError) as exc:
-        raise DownloadError('%s: %s' % (url, getattr(exc, 'reason', exc)), transient=True)
+        reason = getattr(exc, 'reason', exc)
+        raise DownloadError('%s: %s' % (url, reason), transient=True, unresolved=isinstance(reason, socket.gaierror))
 
 
-def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep):
-    """Download with bounded retries and exponential backoff for transient failures.
+def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep, retry_unresolved=True):
+    """Download with bounded retries and exponential backoff for transient failures (a name that does not resolve
+    too, unless ``retry_unresolved`` is false).
 
     Returns (attempts, seconds the successful attempt took), as artifact_fetch.ps1 measures a node's download.
     """
@@ -115,9 +120,9 @@ def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sl
                 _fetch(url, destination, timeout)
                 return attempt, time.monotonic() - started
             except DownloadError as exc:
-                if not exc.transient or attempt > retries:
+                if not exc.transient or attempt > retries or (exc.unresolved and not retry_unresolved):
                     raise DownloadError('%s (after %d attempt%s)' % (exc, attempt, 's' if attempt > 1 else ''),
-                                        exc.transient)
+                                        exc.transient, exc.unresolved)
                 sleep(min(30, 2 ** attempt))
     finally:
         for name, value in previous.items():
