@@ -34,6 +34,7 @@ class ActionModule(ActionBase):
         'dest': {'type': 'path', 'default': ''},
         'started': {'type': 'float'},
         'control_plane': {'type': 'str'},
+        'node_objects': {'type': 'list', 'elements': 'dict'},
     }
 
     def run(self, tmp=None, task_vars=None):
@@ -56,7 +57,11 @@ class ActionModule(ActionBase):
         early_end = _converged.early_end(hostvars, groups)
         ended_early = set(early_end['hosts'] if early_end['fleet'] else groups.get(ENDED_EARLY_GROUP) or [])
         # The verify role ran where the cluster-side plays run (kubewin.node.cluster_api).
-        node_objects = self._node_objects(hostvars, args['control_plane'] or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
+        if args['node_objects'] is not None:
+            node_objects = {node['metadata']['name']: node for node in args['node_objects']}
+        else:
+            node_objects = self._node_objects(hostvars, args['control_plane']
+                                              or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
 
         rows = []
         for host in targeted:
