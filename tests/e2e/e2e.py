@@ -217,7 +217,12 @@ def main(argv=None):
 
     def run(name, *more, playbook=site, reported=hosts):
         started = time.monotonic()
+        # A run takes minutes: say what starts and how it ended, as it happens.
+        print('[e2e %s] %s: %s %s ...' % (os.path.basename(inventory), name, os.path.basename(playbook), ' '.join(more)),
+              file=sys.stderr, flush=True)
         result = sim.run(playbook, inventory, *(extra + list(more)))
+        print('[e2e %s] %s: rc %d in %.0f s' % (os.path.basename(inventory), name, result.rc, time.monotonic() - started),
+              file=sys.stderr, flush=True)
         report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                                 'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
         report['fleet_reports'][name] = result.report

@@ -97,7 +97,10 @@ class Scenario:
 
     def run(self, label, *more, expect_failure=False):
         started = time.monotonic()
+        print('[faults %s] %s ...' % (self.name, label), file=sys.stderr, flush=True)
         result = self.sim.run(os.path.join(e2e.ROOT, 'playbooks', 'site.yml'), self.inventory, *(self.extra + list(more)))
+        print('[faults %s] %s: rc %d in %.0f s' % (self.name, label, result.rc, time.monotonic() - started),
+              file=sys.stderr, flush=True)
         self.runs[label] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                             'hosts': e2e.host_summary(result, self.hosts)}
         if os.environ.get('KUBEWIN_FAULTS_DEBUG'):
