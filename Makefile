@@ -21,7 +21,7 @@ help:
 	@echo "make unit | pwsh-syntax | lint | docs-lint | sanity | molecule | e2e   run one gate"
 	@echo "make unit-long    the whole-lifecycle playbook tests make unit leaves out (reset of l2bridge/ovn, early end, upgrade, SDN takeover, job slices, patch windows)"
 	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
-	@echo "make bench-plan   time validating and rendering a 5,000-node plan"
+	@echo "make bench-plan   time validating and rendering a 5,000-node plan, and plan.yml on 40 and 1,000 nodes"
 	@echo "make bench-fleet  converge, no-op and one-snapshot floor on simulated fleets of 1, 10 and 50 nodes"
 	@echo "make clean  remove .venv, .cache and generated output"
 
@@ -97,9 +97,11 @@ bench-fleet: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	mkdir -p $(E2E_OUT)
 	$(BIN)/python tests/e2e/bench.py --report $(E2E_OUT)/bench-fleet.json
 
-# Benchmark (not a timed test): validate a 5,000-node plan and render every node's CNI config.
+# Benchmarks (not timed tests): validate a 5,000-node plan and render every node's CNI config (the filter), then
+# playbooks/plan.yml itself on fleets of 40 and 1,000 nodes (at most 15 s for 1,000).
 bench-plan: $(VENV)/.dev-stamp $(COLLECTIONS)/.self-stamp
 	$(BIN)/python tools/bench_plan.py
+	$(BIN)/python tools/bench_plan_playbook.py --nodes 40 1000
 
 clean:
 	rm -rf $(VENV) .cache plan logs tests/output

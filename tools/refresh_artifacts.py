@@ -240,6 +240,12 @@ def refresh(catalog, targets, fetcher, base_urls, trust_download=False, verify=F
         except (artifacts.DownloadError, artifacts.ChecksumError) as exc:
             report.failed = True
             report.lines.append("%s: FAILED: %s" % (name, exc))
+            if getattr(exc, "unresolved", False):
+                # No network or no DNS: every other URL would fail alike, each after its retries.
+                left = len(targets) - targets.index(target) - 1
+                report.lines.append("stopped: a server name does not resolve (no network?); %d more target%s not "
+                                    "tried" % (left, "" if left == 1 else "s"))
+                break
             continue
         checksum = "%s:%s" % (algorithm, digest)
         if target.pinned:
@@ -267,7 +273,8 @@ class HttpFetcher:
 
     def _get(self, url, scratch):
         path = os.path.join(scratch, "download")
-        artifacts.download(url, path, self.retries, self.timeout)
+        # A name that does not resolve is not retried: refresh() stops at it.
+        artifacts.download(url, path, self.retries, self.timeout, retry_unresolved=False)
         return path
 
     def text(self, url):

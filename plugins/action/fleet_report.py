@@ -11,7 +11,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged, _fleet_report
+from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged, _fleet_report, _node_plan
 
 display = Display()
 
@@ -34,6 +34,7 @@ class ActionModule(ActionBase):
         'dest': {'type': 'path', 'default': ''},
         'started': {'type': 'float'},
         'control_plane': {'type': 'str'},
+        'node_objects': {'type': 'list', 'elements': 'dict'},
     }
 
     def run(self, tmp=None, task_vars=None):
@@ -56,13 +57,17 @@ class ActionModule(ActionBase):
         early_end = _converged.early_end(hostvars, groups)
         ended_early = set(early_end['hosts'] if early_end['fleet'] else groups.get(ENDED_EARLY_GROUP) or [])
         # The verify role ran where the cluster-side plays run (kubewin.node.cluster_api).
-        node_objects = self._node_objects(hostvars, args['control_plane'] or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
+        if args['node_objects'] is not None:
+            node_objects = {node['metadata']['name']: node for node in args['node_objects']}
+        else:
+            node_objects = self._node_objects(hostvars, args['control_plane']
+                                              or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
 
         rows = []
         for host in targeted:
             variables = self._node_variables(hostvars[host])
             rows.append(_fleet_report.node_row(
-                host, variables, node_objects.get(host.lower()),
+                host, variables, node_objects.get(_node_plan.node_name(host, hostvars[host])),
                 _fleet_report.status_of(host, finished, ended_early), args['started'], self._task.check_mode))
         generated = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
         document = _fleet_report.report(args['playbook'], rows, self._task.check_mode, generated)

@@ -15,7 +15,14 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
     split_windows_command_line,
     windows_command_line,
 )
+from ansible_collections.kubewin.node.plugins.plugin_utils._preflight import inventory_names
 from ansible_collections.kubewin.node.plugins.plugin_utils._versions import kubelet_skew, version_policy
+
+
+def kubelet_skew_of_inventory(kubelet: t.Any, control_plane: t.Any) -> dict[str, t.Any]:
+    """kubelet_skew with its problems in the inventory's words (kubewin_kubernetes_version), as the preflight's."""
+    skew = kubelet_skew(kubelet, control_plane)
+    return dict(skew, problems=[inventory_names(problem) for problem in skew["problems"]])
 
 
 class FilterModule:
@@ -24,7 +31,7 @@ class FilterModule:
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
         return {
             "version_policy": version_policy,
-            "kubelet_skew": kubelet_skew,
+            "kubelet_skew": kubelet_skew_of_inventory,
             "kubelet_args": kubelet_args,
             "kube_proxy_args": kube_proxy_args,
             "flanneld_args": flanneld_args,

@@ -56,6 +56,12 @@ options:
     description: The host the C(kubewin.node.verify) role ran on; default where P(kubewin.node.cluster_api#filter) runs the
       cluster-side steps (C(localhost) with C(kubewin_cluster_kubeconfig), else the first host of C(kube_control_plane)).
     type: str
+  node_objects:
+    description:
+      - The cluster's Node objects the playbook read itself (C(doctor.yml) reads every Node), instead of those the
+        C(kubewin.node.verify) role left on O(control_plane); C(Ready), the versions and the podCIDR come from them.
+    type: list
+    elements: dict
 attributes:
   action:
     description: Indicates this has a corresponding action plugin so some parts of the task run on the controller.

@@ -75,7 +75,7 @@ EXAMPLES = r'''
     api_endpoint: 10.127.130.10:6443
     token: "{{ control_plane_credentials.token }}"
     ca_cert_hash: "{{ control_plane_credentials.ca_cert_hash }}"
-    node_name: "{{ inventory_hostname | lower }}"
+    node_name: "{{ plan_node.node_name }}"
     cri_socket: npipe:////./pipe/containerd-containerd
     kubernetes_version: 1.32.6
   no_log: true

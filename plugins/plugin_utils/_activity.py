@@ -41,12 +41,13 @@ def from_task_vars(task_vars):
     return list(entries) if isinstance(entries, list) else []
 
 
-def add(entries, module, resource, changed, calls, now=None):
-    """``entries`` with one more for a module run; unchanged when it cost nothing and changed nothing."""
+def add(entries, module, resource, changed, calls, now=None, task=None):
+    """``entries`` with one more for a module run; unchanged when it cost nothing and changed nothing. ``task``
+    names the task (the items of a loop share it), so a report can count changed tasks as the play recap does."""
     if not changed and not calls:
         return list(entries)
     entry = {'at': round(time.time() if now is None else now, 3), 'module': module, 'resource': resource or '',
-             'changed': bool(changed), 'calls': int(calls)}
+             'changed': bool(changed), 'calls': int(calls), 'task': task}
     return (list(entries) + [entry])[-MAX_ENTRIES:]
 
 
@@ -56,7 +57,7 @@ def record(task_vars, task_id, module, resource, changed, calls, now=None):
         return None
     looping = bool(task_vars.get('ansible_loop_var'))
     carried = _LOOP_CARRY.setdefault((task_vars.get('inventory_hostname'), task_id), []) if looping else []
-    entries = add(from_task_vars(task_vars) + carried, module, resource, changed, calls, now=now)
+    entries = add(from_task_vars(task_vars) + carried, module, resource, changed, calls, now=now, task=task_id)
     if looping:
         carried.append(entries[-1])
     return entries

@@ -297,7 +297,9 @@ def _network_items(snapshot, node, cluster, refusals, host, placeholder_name, pl
         elif kind in POD_NETWORK_TYPES:
             refusals.append('%s: HNS network %s (%s %s, %d endpoints) is a pod network of another name than the '
                             "plan's (%s): site.yml would create %s beside it and the pods on %s would keep the old "
-                            'addresses. Set kubewin_network_name: %s to take it over, or drain the node and remove it '
+                            'addresses. Set kubewin_network_name: %s in group_vars/all to take it over (it names '
+                            'the pod network of every Windows node of the fleet), and the next run goes through; or '
+                            'drain the node and remove it '
                             '(Get-HnsNetwork | Where-Object Name -eq %s | Remove-HnsNetwork) first.'
                             % (host, name, network.get('type'), described.get('address_prefix'), len(endpoints),
                                pod_network, pod_network, name, name, name))
@@ -367,13 +369,13 @@ def takeover(snapshot, host, node, cluster, paths, placeholder_name=PLACEHOLDER_
     if layout in ('kubewin', 'none'):
         return result
     refusals = result['refusals']
-    wanted = host.lower()
+    wanted = node['node_name']
     registered = node_name_of_kubelet(snapshot, paths)
     if registered and registered != wanted:
         refusals.append("%s: the kubelet set up by %s registers this node as Node '%s', and site.yml registers it "
-                        "as '%s' (the inventory name, lower-cased): Node %s would stay behind, NotReady, with its "
-                        'pods. Name the host %s in the inventory, or drain and delete Node %s (kubectl drain, kubectl '
-                        'delete node) and delete the kubelet service (sc.exe delete kubelet) first.'
+                        "as '%s' (kubewin_node_name, else the inventory name lower-cased): Node %s would stay behind, "
+                        'NotReady, with its pods. Set kubewin_node_name: %s on the host, or drain and delete Node %s '
+                        '(kubectl drain, kubectl delete node) and delete the kubelet service (sc.exe delete kubelet) first.'
                         % (host, LAYOUTS[layout], registered, wanted, registered, registered, registered))
     if layout == 'sig_windows_tools' and cluster.get('topology') != 'ovn' and not hostprocess_removed:
         refusals.append('%s: %s runs kube-proxy and flannel as HostProcess DaemonSets of the cluster, and site.yml '

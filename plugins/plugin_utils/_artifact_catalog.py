@@ -64,8 +64,8 @@ def resolve(catalog, component, version, base_urls, checksum_overrides=None):
     if version not in versions and override is None:
         known = ', '.join(known) or 'none'
         raise CatalogError(
-            '%s %s is not in the artifact catalog (known: %s); add it to the catalog with '
-            'tools/refresh_artifacts.py, or give its checksum in artifacts_checksum_overrides' % (component, version, known))
+            '%s %s is not in the artifact catalog (known: %s); pick a known one, or give its checksum in '
+            'artifacts_checksum_overrides (the artifacts guide says how to verify one)' % (component, version, known))
     values = dict(base_urls or {}, version=version)
     url = _fill(entry['url'], values, component)
     checksum = override or versions.get(version)

@@ -12,6 +12,7 @@ import os
 import posixpath
 import re
 import shutil
+import socket
 import tempfile
 import time
 import urllib.error
@@ -28,11 +29,22 @@ class ChecksumError(ValueError):
 
 
 class DownloadError(Exception):
-    """A download failed; ``transient`` says whether another attempt could help."""
+    """A download failed; ``transient`` says whether another attempt could help, ``unresolved`` that the server's
+    name did not resolve (no network, or no DNS: every other URL of the same controller fails alike)."""
 
-    def __init__(self, message, transient):
+    def __init__(self, message, transient, unresolved=False):
         self.transient = transient
+        self.unresolved = unresolved
         super().__init__(message)
+
+
+def is_placeholder(spec):
+    """The checksum the example inventories pin where upstream publishes no hash: all zeros, which no file has.
+    One rule for every checksum the collection reads (the preflight's pins, the artifact module's argument)."""
+    return bool(re.fullmatch(r'sha(256:0{64}|512:0{128})', str(spec or '').strip()))
+
+
+PLACEHOLDER_FIX = 'the placeholder of zeros, which no file has: pin the hash of the file you downloaded and verified'
 
 
 def parse_checksum(spec):
@@ -46,6 +58,8 @@ def parse_checksum(spec):
         return algorithm, None, value
     if not re.fullmatch(r'[0-9a-fA-F]{%d}' % HEX_LENGTH[algorithm], value):
         raise ChecksumError('checksum %r: a %s is %d hexadecimal digits' % (spec, algorithm, HEX_LENGTH[algorithm]))
+    if is_placeholder(spec):
+        raise ChecksumError('checksum %r is %s' % (spec, PLACEHOLDER_FIX))
     return algorithm, value.lower(), None
 
 
@@ -82,11 +96,13 @@ def _fetch(url, destination, timeout):
     except urllib.error.HTTPError as exc:
         raise DownloadError('%s: HTTP %d %s' % (url, exc.code, exc.reason), transient=exc.code >= 500)
     except (urllib.error.URLError, OSError, ConnectionError) as exc:
-        raise DownloadError('%s: %s' % (url, getattr(exc, 'reason', exc)), transient=True)
+        reason = getattr(exc, 'reason', exc)
+        raise DownloadError('%s: %s' % (url, reason), transient=True, unresolved=isinstance(reason, socket.gaierror))
 
 
-def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep):
-    """Download with bounded retries and exponential backoff for transient failures.
+def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sleep, retry_unresolved=True):
+    """Download with bounded retries and exponential backoff for transient failures (a name that does not resolve
+    too, unless ``retry_unresolved`` is false).
 
     Returns (attempts, seconds the successful attempt took), as artifact_fetch.ps1 measures a node's download.
     """
@@ -104,9 +120,9 @@ def download(url, destination, retries=4, timeout=300, proxy=None, sleep=time.sl
                 _fetch(url, destination, timeout)
                 return attempt, time.monotonic() - started
             except DownloadError as exc:
-                if not exc.transient or attempt > retries:
+                if not exc.transient or attempt > retries or (exc.unresolved and not retry_unresolved):
                     raise DownloadError('%s (after %d attempt%s)' % (exc, attempt, 's' if attempt > 1 else ''),
-                                        exc.transient)
+                                        exc.transient, exc.unresolved)
                 sleep(min(30, 2 ** attempt))
     finally:
         for name, value in previous.items():

@@ -22,6 +22,7 @@ import json
 import typing as t
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kubewin.node.plugins.plugin_utils._node_plan import node_name
 
 FLANNEL_DEFAULT_BACKEND_TYPE = "udp"
 FLANNEL_LINUX_DEFAULT_VNI = 1
@@ -187,7 +188,8 @@ def windows_node_problems(nodes: t.Any, hosts: t.Any, hostvars: t.Any = None) ->
     """What each expected Windows node lacks, keyed by inventory hostname; empty when all are fine.
 
     ``nodes`` are Node objects (k8s_info resources); ``hosts`` the inventory hostnames of the
-    Windows nodes, which the kubelet registers lower-cased. With ``hostvars``, a node whose
+    Windows nodes, each registered under its Node name (kubewin_node_name in ``hostvars``, else the hostname
+    lower-cased: _node_plan.node_name). With ``hostvars``, a node whose
     snapshot fact (``kubewin_node.os.build``) is known must carry the matching build label.
     """
     if not isinstance(nodes, list):
@@ -197,7 +199,7 @@ def windows_node_problems(nodes: t.Any, hosts: t.Any, hostvars: t.Any = None) ->
     by_name = {((node or {}).get("metadata") or {}).get("name"): node for node in nodes if isinstance(node, dict)}
     problems: dict[str, list[str]] = {}
     for host in hosts:
-        name = str(host).lower()
+        name = node_name(host, hostvars[host] if hostvars is not None and host in hostvars else {})
         node = by_name.get(name)
         if node is None:
             problems[host] = [f"no Node named {name} (the kubelet has not registered it: not joined, or not running)"]

@@ -118,7 +118,7 @@ def _direct_entries(variables, check_mode):
             if module == 'win_updates':
                 calls = UPDATE_CALLS_PER_ROUND + (1 + UPDATE_CALLS_PER_ROUND if result.get('rebooted') else 0)
             entries.append({'module': module, 'resource': resource, 'changed': bool(result.get('changed')),
-                            'calls': calls})
+                            'calls': calls, 'task': name})
     return entries
 
 
@@ -149,8 +149,9 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
         'pod_cidr': _pod_cidr(node_object, plan_node.get('pod_cidr')),
         'network': _network(variables.get('plan_cluster')),
         'open_credentials': _open_credentials(snapshot),
-        'changes': [' '.join(part for part in (entry['module'], entry['resource']) if part)
-                    for entry in entries if entry['changed']],
+        'changes': _changes(entries),
+        # Tasks that changed the node, as the play recap counts them (a loop's items are one task).
+        'changed_tasks': len({entry.get('task') or id(entry) for entry in entries if entry['changed']}),
         'calls': sum(entry['calls'] for entry in entries),
         'reasons': list(decision.get('reasons') or []),
         'takeover': _takeover(variables.get('prerequisites_takeover')),
@@ -161,6 +162,17 @@ def node_row(host, variables, node_object=None, status=OK, started=None, check_m
     if failure:
         row['failure'] = str(failure)
     return row
+
+
+def _changes(entries):
+    """What the run changed on the node, each resource once, in order (``node_service kubelet (2 times)`` when
+    several tasks changed it)."""
+    counts = {}
+    for entry in entries:
+        if entry['changed']:
+            name = ' '.join(part for part in (entry['module'], entry['resource']) if part)
+            counts[name] = counts.get(name, 0) + 1
+    return [name if count == 1 else '%s (%d times)' % (name, count) for name, count in counts.items()]
 
 
 def _takeover(plan):
@@ -180,7 +192,7 @@ def status_of(host, finished, ended_early):
 def report(playbook, rows, check_mode=False, generated=''):
     """The whole report as one JSON-ready document."""
     return {'playbook': playbook, 'check_mode': bool(check_mode), 'generated': generated, 'nodes': list(rows),
-            'totals': {'nodes': len(rows), 'changes': sum(len(row['changes']) for row in rows),
+            'totals': {'nodes': len(rows), 'changes': sum(row['changed_tasks'] for row in rows),
                        'calls': sum(row['calls'] for row in rows),
                        'by_status': {status: sum(1 for row in rows if row['status'] == status)
                                      for status in sorted({row['status'] for row in rows})}}}
@@ -196,8 +208,8 @@ def _credentials_cell(row):
 
 
 def _cells(row):
-    return [_credentials_cell(row) if key == 'credentials' else str(len(row[key])) if key == 'changes' else str(row[key])
-            for key, _title in COLUMNS]
+    return [_credentials_cell(row) if key == 'credentials' else str(row['changed_tasks']) if key == 'changes'
+            else str(row[key]) for key, _title in COLUMNS]
 
 
 def _title(document):
@@ -229,7 +241,8 @@ def _details(document):
         if row.get('repaired'):
             lines.append('%s repaired: %s' % (row['node'], '; '.join(row['repaired'])))
         if row['changes']:
-            lines.append('%s changed: %s' % (row['node'], ', '.join(row['changes'])))
+            lines.append('%s %s: %s' % (row['node'], 'would change' if document['check_mode'] else 'changed',
+                                        ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:
             lines.append('%s ended early: its snapshot matches the record of its last full run' % row['node'])
     return lines

@@ -120,6 +120,11 @@ def default_max_pods(topology: str, node_prefix_length: int) -> int:
 
 # kube-apiserver refuses an IPv4 service range with a mask shorter than this.
 MIN_IPV4_SERVICE_PREFIX = 12
+# Services a service range must hold besides the kubernetes API's and the cluster DNS's addresses: the
+# collection's own floor (kube-apiserver takes any range; a /28, 14 addresses, is the smallest that passes). The
+# ClusterIP allocator hands out neither the network nor the broadcast address of an IPv4 range
+# (kubernetes pkg/registry/core/service/ipallocator: the range's base + 1 to its last address - 1).
+MIN_OTHER_SERVICES = 10
 # Network address, bridge gateway (network + 1), host endpoint (network + 2) and broadcast. Calico
 # reserves four per Windows block as well: the first three and the last (tigera/docs
 # windows-calico/limitations.mdx, "IPs reserved for Windows"; projectcalico/calico
@@ -266,12 +271,18 @@ def _coerce_network_name(value: t.Any) -> str:
 
 
 def _coerce_cluster_domain(value: t.Any) -> str:
-    if not isinstance(value, str) or len(value) > 253 or not _DNS_SUBDOMAIN_RE.fullmatch(value):
+    if not is_dns_subdomain(value):
         raise IPPlanError(
             f"cluster_domain must be a lower-case DNS name without a trailing dot, as kubelet's "
             f"--cluster-domain takes it (e.g. cluster.local), got {value!r}"
         )
     return str(value)
+
+
+def is_dns_subdomain(value: t.Any) -> bool:
+    """A DNS-1123 subdomain: what Kubernetes requires of a Node's name (apimachinery's IsDNS1123Subdomain: lower-case
+    letters, digits, '-' and '.', a letter or digit at each end of each label, at most 253 characters)."""
+    return isinstance(value, str) and len(value) <= 253 and bool(_DNS_SUBDOMAIN_RE.fullmatch(value))
 
 
 def _require_list(key: str, value: t.Any) -> t.Sequence[t.Any]:
@@ -501,6 +512,16 @@ def _check_dns_service_ip(dns, service) -> None:
         raise IPPlanError(f"dns_service_ip {dns} is the broadcast address of service_cidr {service}")
 
 
+def _check_service_capacity(service) -> None:
+    usable = service.size - 2
+    needed = 2 + MIN_OTHER_SERVICES
+    if usable < needed:
+        raise IPPlanError(
+            f"service_cidr {service} holds {usable} Service addresses: the kubernetes API, the cluster DNS and at "
+            f"least {MIN_OTHER_SERVICES} more Services need {needed} (a /28 or larger)"
+        )
+
+
 def _check_node_subnet_fits_pods(node_prefix_length: int, max_pods: int) -> None:
     addresses = 2 ** (32 - node_prefix_length)
     needed = max_pods + RESERVED_ADDRESSES_PER_NODE_SUBNET
@@ -550,12 +571,20 @@ def _node_count(plan: Mapping, listed_nodes: int | None) -> int | None:
     return node_count
 
 
-def _check_vxlan_for_flannel_windows(vxlan_vni: int, vxlan_port: int) -> None:
-    if vxlan_vni < FLANNEL_WINDOWS_MIN_VNI:
+def _vxlan_vni(value: t.Any, topology: str) -> int:
+    """The VNI, within the range the topology's VXLAN takes (overlay: flannel on Windows, 4096 and up)."""
+    if topology != "overlay":
+        return coerce_int("vxlan_vni", value, 1, MAX_VNI)
+    vni = coerce_int("vxlan_vni", value, -MAX_VNI)
+    if not FLANNEL_WINDOWS_MIN_VNI <= vni <= MAX_VNI:
         raise IPPlanError(
-            f"vxlan_vni {vxlan_vni} is below {FLANNEL_WINDOWS_MIN_VNI}: flannel on Windows refuses it "
-            f"(set VNI {FLANNEL_WINDOWS_MIN_VNI} on the Linux side too)"
+            f"vxlan_vni {vni} is outside the overlay range {FLANNEL_WINDOWS_MIN_VNI}-{MAX_VNI}: flannel on Windows "
+            f"refuses a VNI below {FLANNEL_WINDOWS_MIN_VNI} (set VNI {FLANNEL_WINDOWS_MIN_VNI} on the Linux side too)"
         )
+    return vni
+
+
+def _check_vxlan_port_for_flannel_windows(vxlan_port: int) -> None:
     if vxlan_port != FLANNEL_WINDOWS_VXLAN_PORT:
         raise IPPlanError(
             f"vxlan_port {vxlan_port} is not {FLANNEL_WINDOWS_VXLAN_PORT}: flannel on Windows only "
@@ -665,7 +694,7 @@ def _build_settings(plan: Mapping) -> PlanSettings:
         "max_pods", default_max_pods(topology, node_prefix_length) if given_max_pods is None else given_max_pods, 1
     )
     node_count = _node_count(plan, _listed_node_count(plan))
-    vxlan_vni = coerce_int("vxlan_vni", _given_or_default(plan, "vxlan_vni"), 1, MAX_VNI)
+    vxlan_vni = _vxlan_vni(_given_or_default(plan, "vxlan_vni"), topology)
     vxlan_port = coerce_int("vxlan_port", _given_or_default(plan, "vxlan_port"), 1, 65535)
     cluster_domain = _coerce_cluster_domain(_given_or_default(plan, "cluster_domain"))
     l2bridge_routing = _l2bridge_routing(plan, topology)
@@ -686,6 +715,7 @@ def _build_settings(plan: Mapping) -> PlanSettings:
 
     dns_service_ip = _dns_service_ip(plan, service)
     _check_dns_service_ip(dns_service_ip, service)
+    _check_service_capacity(service)
 
     _check_node_prefix_inside_cluster(cluster, node_prefix_length)
     _check_node_subnet_fits_pods(node_prefix_length, max_pods)
@@ -693,7 +723,7 @@ def _build_settings(plan: Mapping) -> PlanSettings:
         _check_sizing_rule(cluster, node_count, max_pods)
         _check_node_subnet_count(cluster, node_prefix_length, node_count)
     if topology == "overlay":
-        _check_vxlan_for_flannel_windows(vxlan_vni, vxlan_port)
+        _check_vxlan_port_for_flannel_windows(vxlan_port)
     if topology == "calico":
         _check_calico_windows(vxlan_vni, vxlan_port, extras)
 

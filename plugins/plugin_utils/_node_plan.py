@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import ntpath
+import re
 import typing as t
 from collections.abc import Mapping
 
@@ -49,6 +50,8 @@ LOG_DEFAULTS = {'max_size_mb': 100, 'files_kept': 5}
 # a DWord value with Convert.ToInt32): 2047 MiB is the most that holds in whole MiB.
 LOG_MAX_SIZE_MB = 2047
 LOG_MAX_FILES_KEPT = 1000
+# The Node name of a host whose inventory name is not one (kubespray's kube_override_hostname).
+NODE_NAME_VARIABLE = 'kubewin_node_name'
 
 
 def _variable(host_vars: t.Mapping, name: str) -> t.Any:
@@ -59,6 +62,10 @@ def _variable(host_vars: t.Mapping, name: str) -> t.Any:
 
 def _same_everywhere(hostvars: t.Mapping, hosts: t.Sequence[str], key: str) -> t.Any:
     variable = VARIABLE_PREFIX + key
+    values = [_variable(hostvars[host], variable) for host in hosts]
+    # The usual case (group_vars/all) with one comparison a host; the grouping below names the hosts of a difference.
+    if all(value == values[0] and type(value) is type(values[0]) for value in values):
+        return values[0]
     seen: dict[str, tuple[t.Any, list[str]]] = {}
     for host in hosts:
         value = _variable(hostvars[host], variable)
@@ -69,6 +76,18 @@ def _same_everywhere(hostvars: t.Mapping, hosts: t.Sequence[str], key: str) -> t
                               for value, names in seen.values())
         raise IPPlanError('%s must be the same on every Windows node, found: %s' % (variable, described))
     return next(iter(seen.values()))[0]
+
+
+def natural_key(name: str) -> list[t.Any]:
+    """Sorts names as people count (win-2 before win-10): digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part.lower() for part in re.split(r'(\d+)', str(name))]
+
+
+def node_name(host: str, host_vars: t.Mapping) -> t.Any:
+    """The name a Windows host's Node registers as: kubewin_node_name, else the inventory name lower-cased (the kubelet
+    lower-cases its --hostname-override). The preflight holds it to the Node name rule (_ip_plan.is_dns_subdomain)."""
+    value = _variable(host_vars, NODE_NAME_VARIABLE)
+    return str(host).lower() if value is None else value
 
 
 def _management_ip(host: str, host_vars: t.Mapping) -> t.Any:
@@ -83,7 +102,8 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     """Gather the IP plan, the versions and each node's container runtime from the inventory.
 
     Returns ``{'plan': <input for ip_plan>, 'versions': {kubernetes_version,
-    control_plane_version, acknowledged_cves}, 'container_runtimes': {host: runtime}}``.
+    control_plane_version, acknowledged_cves}, 'container_runtimes': {host: runtime}, 'node_names': {host: Node
+    name}, ...}``.
     """
     hosts = list(hosts or [])
     if not hosts:
@@ -110,6 +130,7 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     # selects every Windows node; preflight checks the value against the topology and the runtimes.
     kube_proxy_mode = _same_everywhere(hostvars, hosts, 'kube_proxy_mode')
     return {'plan': plan, 'versions': versions, 'container_runtimes': runtimes,
+            'node_names': {host: node_name(host, hostvars[host]) for host in hosts},
             'kube_proxy_mode': (DEFAULT_KUBE_PROXY_MODE_BY_TOPOLOGY.get(plan.get('topology'), DEFAULT_KUBE_PROXY_MODE)
                                 if kube_proxy_mode is None else kube_proxy_mode),
             'paths': node_paths(_same_everywhere(hostvars, hosts, 'node_paths')),
@@ -158,10 +179,11 @@ def as_file_text(document: t.Any) -> str:
     return json.dumps(document, indent=2) + '\n'
 
 
-def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str]) -> dict[str, dict[str, t.Any]]:
-    """Each node's network configuration, keyed by node name.
+def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str],
+                 node_names: t.Mapping[str, str] | None = None) -> dict[str, dict[str, t.Any]]:
+    """Each node's network configuration, keyed by inventory name.
 
-    For every node: management_ip, pod_cidr, container_runtime, cni_config (None for
+    For every node: node_name (its Node's name, from ``node_names`` as plan_input gives them), management_ip, pod_cidr, container_runtime, cni_config (None for
     calico, whose CNI config the Tigera operator writes),
     pod_gateways (when the node's pod CIDR is known), flannel_net_conf (flannel
     topologies), static_routes (l2bridge with static routes) and exception_list
@@ -178,13 +200,15 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str]) -> dict[s
     routes = (_ip_plan.static_routes(normalized) if normalized['l2bridge_routing'] == 'static_routes'
               else None)
     result = {}
-    for node in normalized['nodes']:
+    # In natural order of their names, which the summary and the picture show.
+    for node in sorted(normalized['nodes'], key=lambda node: natural_key(node['name'])):
         name = node['name']
         runtime = container_runtimes.get(name, DEFAULT_CONTAINER_RUNTIME)
         # The operator's calico-node-windows writes Calico's CNI config, so the plan has none to hand over.
         cni = (None if topology == 'calico'
                else _ip_plan.cni_config(normalized, topology, runtime, node['management_ip'], node['pod_cidr']))
         result[name] = {
+            'node_name': (node_names or {}).get(name) or node_name(name, {}),
             'management_ip': node['management_ip'],
             'pod_cidr': node['pod_cidr'],
             'container_runtime': runtime,

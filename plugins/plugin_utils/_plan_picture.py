@@ -6,8 +6,10 @@ Internal to kubewin.node, not a public API. The public interface is the filter
 ``kubewin.node.ip_plan_svg`` (plugins/filter/plan_picture.py), with which the plan role writes
 ``<plan dir>/ip-plan.svg``.
 
-Every range is a bar drawn to its own scale; what lies inside it (node subnets, node addresses, the DNS
-service IP, the placeholder's gateway) is marked where it lies. All addresses and ranges come from
+Every range is a bar drawn to its own scale, with its first and last address; what lies inside it (node subnets,
+node addresses, the DNS service IP, the placeholder's gateway) is marked where it lies, and named when there are few.
+Ranges that one parent holds closely (at most MAX_PARENT_SPAN times the largest) are first drawn together on the
+parent's scale, so that their containment and distance show. All addresses and ranges come from
 ``_ip_plan`` (the one place the plan's arithmetic lives); this module only turns address integers into
 x positions. Marks closer than a pixel are drawn as one, and only a readable number of nodes is named,
 so a fleet of 500 draws about as many elements as a fleet of 20. The text is a function of the plan
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan
+from ansible_collections.kubewin.node.plugins.plugin_utils import _ip_plan, _node_plan
 
 try:
     import drawsvg
@@ -38,7 +40,7 @@ BAR_WIDTH = WIDTH - 2 * MARGIN
 BAR_HEIGHT = 20
 # A mark narrower than this would vanish; a lone address is still drawn this wide.
 MIN_MARK_WIDTH = 2.0
-# Node subnets named under the cluster bar, each in its own slot with a leader line; more would not fit.
+# Node subnets (and node addresses) named under their bar, each in its own slot with a leader line; more would not fit.
 LABELLED_SUBNETS = 8
 # Rows of the node table; the rest is counted, and summary.txt lists every node.
 LISTED_NODES = 20
@@ -47,6 +49,9 @@ MONOSPACE = 'DejaVu Sans Mono, Menlo, Consolas, monospace'
 # Monospace glyphs are about 0.6 em wide; used to fit labels into their slots.
 MONOSPACE_EM = 0.6
 ELLIPSIS = '\u2026'
+# Ranges share a bar when one parent holds them all and is at most this many times the largest of them, so that the
+# smaller ones stay visible (a /16 in a /8 would be a pixel wide).
+MAX_PARENT_SPAN = 64
 
 COLORS = {
     'management': ('#dbe4f0', '#2f5d8f'),
@@ -148,7 +153,7 @@ class _Picture:
             self.text(WIDTH - MARGIN, self.y, note, 11, fill=QUIET, text_anchor='end')
 
     def range_bar(self, network, kind: str, marks: t.Iterable[tuple[int, int, str]] = ()) -> _Marks:
-        """The range as a bar with ``marks`` drawn inside it and its last address under its right end.
+        """The range as a bar with ``marks`` drawn inside it and its first and last address under its ends.
 
         Leaves ``y`` below that address; ``bar_bottom`` is where lines from the marks start.
         """
@@ -160,7 +165,8 @@ class _Picture:
         for start, end, whats in placed.merged(marks):
             self.rect(start, self.y + 1, end - start, BAR_HEIGHT - 2, title=_listed(whats), fill=dark)
         self.bar_bottom = self.y + BAR_HEIGHT
-        # The first address is the heading's CIDR; the last one says where the bar ends.
+        # Where the bar starts and ends.
+        self.text(MARGIN, self.bar_bottom + 12, str(network[0]), 10, fill=QUIET, font_family=MONOSPACE)
         self.text(WIDTH - MARGIN, self.bar_bottom + 12, str(network[-1]), 10, fill=QUIET, font_family=MONOSPACE,
                   text_anchor='end')
         self.y = self.bar_bottom + 12
@@ -178,6 +184,48 @@ class _Picture:
         return drawing.as_svg() + '\n'
 
 
+def _shared_parents(settings: _ip_plan.PlanSettings) -> list[tuple[t.Any, list[tuple[str, str, t.Any]]]]:
+    """The plan's ranges grouped by a common parent of at most MAX_PARENT_SPAN times the largest of them: each group of
+    two or more as (parent, [(kind, label, range), ...]), for one bar on one scale."""
+    ranges = [('management', 'management', settings.management), ('cluster', 'cluster', settings.cluster),
+              ('service', 'service', settings.service)]
+    if settings.placeholder is not None and settings.topology not in ('ovn', 'calico'):
+        ranges.append(('placeholder', 'placeholder', settings.placeholder))
+    ranges += [('extra', 'extra', network) for network in settings.extra_exceptions]
+    groups: list[tuple[t.Any, list[tuple[str, str, t.Any]]]] = []
+    for entry in ranges:
+        for index, (parent, members) in enumerate(groups):
+            joined = _ip_plan.netaddr.spanning_cidr([parent, entry[2]])
+            if joined.size <= MAX_PARENT_SPAN * max(member[2].size for member in members + [entry]):
+                groups[index] = (joined, members + [entry])
+                break
+        else:
+            groups.append((entry[2], [entry]))
+    return [(parent, members) for parent, members in groups if len(members) > 1]
+
+
+def _address_space(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
+    """The ranges that lie close together drawn on one scale, so that their containment and distance show."""
+    for parent, members in _shared_parents(settings):
+        picture.heading('Address space', str(parent), 'these ranges on one scale')
+        picture.y += 8
+        placed = _Marks(parent, MARGIN, BAR_WIDTH)
+        picture.rect(MARGIN, picture.y, BAR_WIDTH, BAR_HEIGHT, title='%s (%s)' % (parent, _count(parent.size, 'address')),
+                     fill='white', stroke=QUIET, stroke_width=1)
+        for kind, label, network in sorted(members, key=lambda member: member[2].first):
+            start, end = placed.span(network.first, network.last)
+            light, dark = COLORS[kind]
+            picture.rect(start, picture.y + 1, end - start, BAR_HEIGHT - 2, title='%s %s' % (label, network),
+                         fill=dark)
+        picture.bar_bottom = picture.y + BAR_HEIGHT
+        picture.text(MARGIN, picture.bar_bottom + 12, str(parent[0]), 10, fill=QUIET, font_family=MONOSPACE)
+        picture.text(WIDTH - MARGIN, picture.bar_bottom + 12, str(parent[-1]), 10, fill=QUIET, font_family=MONOSPACE,
+                     text_anchor='end')
+        picture.y = picture.bar_bottom + 12
+        _labels(picture, placed, [(network.first, network.last, label, str(network))
+                                  for _kind, label, network in members], QUIET)
+
+
 def _describe(settings: _ip_plan.PlanSettings, node_count: int) -> str:
     topology = settings.topology
     if topology == 'l2bridge':
@@ -190,16 +238,16 @@ def _describe(settings: _ip_plan.PlanSettings, node_count: int) -> str:
     return 'kubewin.node IP plan: %s, %s' % (topology, _count(node_count, 'Windows node'))
 
 
-def _subnet_labels(picture: _Picture, placed: _Marks, nodes: t.Sequence[_ip_plan.Node]) -> None:
-    """Each node subnet named under the bar, in address order, with a line to where it lies."""
-    slot = BAR_WIDTH / len(nodes)
+def _labels(picture: _Picture, placed: _Marks, items: t.Sequence[tuple[int, int, str, str]], color: str) -> None:
+    """``(first, last, node name, what)`` named under the bar, in address order, each with a line to where it lies."""
+    slot = BAR_WIDTH / len(items)
     top = picture.y + 12
-    for index, node in enumerate(sorted(nodes, key=lambda node: node.pod_cidr.first)):
-        start, end = placed.span(node.pod_cidr.first, node.pod_cidr.last)
+    for index, (first, last, name, what) in enumerate(sorted(items)):
+        start, end = placed.span(first, last)
         centre = MARGIN + slot * (index + 0.5)
-        picture.line((start + end) / 2, picture.bar_bottom, centre, top, COLORS['cluster'][1])
-        picture.name(centre, top + 13, node.name, 11, slot - 6, text_anchor='middle', font_weight='bold')
-        picture.text(centre, top + 26, str(node.pod_cidr), 10, text_anchor='middle', font_family=MONOSPACE)
+        picture.line((start + end) / 2, picture.bar_bottom, centre, top, color)
+        picture.name(centre, top + 13, name, 11, slot - 6, text_anchor='middle', font_weight='bold')
+        picture.text(centre, top + 26, what, 10, text_anchor='middle', font_family=MONOSPACE)
     picture.y = top + 26
 
 
@@ -222,7 +270,8 @@ def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.
                         for node in nodes]
     placed = picture.range_bar(settings.cluster, 'cluster', subnets_of_nodes)
     if len(nodes) <= LABELLED_SUBNETS:
-        _subnet_labels(picture, placed, nodes)
+        _labels(picture, placed, [(node.pod_cidr.first, node.pod_cidr.last, node.name, str(node.pod_cidr))
+                                  for node in nodes], COLORS['cluster'][1])
     else:
         picture.note('%s of %s in use; the node table below lists them'
                      % (_count(len(nodes), 'node subnet'), _count(subnets, 'subnet')))
@@ -250,7 +299,10 @@ def _management_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes:
     picture.heading('Management network', str(settings.management), '%s on it' % _count(len(nodes), 'node address'))
     addresses = [(node.management_ip.value, node.management_ip.value, '%s %s' % (node.name, node.management_ip))
                  for node in nodes]
-    picture.range_bar(settings.management, 'management', addresses)
+    placed = picture.range_bar(settings.management, 'management', addresses)
+    if len(nodes) <= LABELLED_SUBNETS:
+        _labels(picture, placed, [(node.management_ip.value, node.management_ip.value, node.name,
+                                   str(node.management_ip)) for node in nodes], COLORS['management'][1])
 
 
 def _placeholder(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
@@ -312,7 +364,7 @@ def _node_table(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Seq
     picture.y += 20
     for x, title in zip(columns, ('node', 'management IP', 'pod subnet')):
         picture.text(x, picture.y, title, 11, fill=QUIET, font_weight='bold')
-    for node in sorted(nodes, key=lambda node: node.name)[:LISTED_NODES]:
+    for node in sorted(nodes, key=lambda node: _node_plan.natural_key(node.name))[:LISTED_NODES]:
         picture.y += 16
         picture.name(columns[0], picture.y, node.name, 12, columns[1] - columns[0] - 8, font_family=MONOSPACE)
         picture.text(columns[1], picture.y, str(node.management_ip), 12, font_family=MONOSPACE)
@@ -332,7 +384,9 @@ def plan_svg(plan: t.Any) -> str:
     picture.y = 6
     picture.text(MARGIN, picture.y + 24, _describe(settings, len(nodes)), 18, font_weight='bold')
     picture.y += 30
-    picture.note('Each bar is one range drawn to its own scale; a mark is where an address or subnet lies in it.')
+    picture.note('Each bar is one range drawn to its own scale; a mark is where an address or subnet lies in it. '
+                 'Ranges that lie close together are drawn on one scale first.')
+    _address_space(picture, settings)
     _management_range(picture, settings, nodes)
     _cluster_range(picture, settings, nodes)
     _service_range(picture, settings)

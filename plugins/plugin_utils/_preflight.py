@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from ansible.errors import AnsibleError
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifact_catalog,
+    _artifacts,
     _cluster_api,
     _ip_plan,
     _kube_proxy_daemonset,
@@ -46,13 +47,14 @@ CONTROL_PLANE_GROUP = _cluster_api.CONTROL_PLANE_GROUP
 
 # Set per Windows node.
 NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_container_runtime',
-                  _transport.ALLOW_VARIABLE)
+                  _node_plan.NODE_NAME_VARIABLE, _transport.ALLOW_VARIABLE)
 # The same on every Windows node: the IP plan (minus its node list, which comes from the hosts),
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
 # Read by the playbooks themselves (or by this check).
-PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_report_dir', 'kubewin_serial', 'kubewin_max_fail_percentage',
+PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
+                      'kubewin_max_fail_percentage',
                       'kubewin_early_end', 'kubewin_unchecked_variables', _cluster_api.KUBECONFIG_VARIABLE)
 INVENTORY_VARIABLES = NODE_VARIABLES + CLUSTER_VARIABLES + PLAYBOOK_VARIABLES
 # Not the inventory's: the simulated test bed's host settings (docs/docsite/rst/testing.rst), and the facts
@@ -211,6 +213,34 @@ def _check_groups(groups: Mapping, spec: Mapping, problems: _Problems, controlle
                      'keep each host in one of them' % (', '.join(both), WINDOWS_GROUP, CONTROL_PLANE_GROUP))
 
 
+def _check_stray_hosts(hostvars: Mapping, groups: Mapping, unchecked: t.Collection[str], problems: _Problems,
+                       warnings: list[str]) -> None:
+    """Hosts no play reads that look meant for one: in a group whose name is close to one the playbooks read (a
+    mistyped ``windows_node:`` drops its hosts silently), or carrying a per-node kubewin variable. A variable listed in
+    kubewin_unchecked_variables makes its line a warning."""
+    read = set(groups.get(WINDOWS_GROUP) or []) | set(groups.get(CONTROL_PLANE_GROUP) or []) | {'localhost'}
+    known = (WINDOWS_GROUP, CONTROL_PLANE_GROUP)
+    for group, members in sorted(groups.items()):
+        if group in known or group in ('all', 'ungrouped'):
+            continue
+        close = difflib.get_close_matches(group, known, n=1, cutoff=0.75)
+        stray = [host for host in members or [] if host not in read]
+        if close and stray:
+            problems.add('%s: the group %s, which no play reads, holds %s: did you mean %s?'
+                         % (group, group, _hosts_text(stray), close[0]))
+    for host in groups.get('all') or list(hostvars):
+        if host in read:
+            continue
+        names = [name for name in NODE_VARIABLES if name in (hostvars.get(host) or {})]
+        for name in names:
+            line = ('%s: set on %s, which is in no group a play reads (%s, %s): add the host to %s, or remove the '
+                    'variable' % (name, host, WINDOWS_GROUP, CONTROL_PLANE_GROUP, WINDOWS_GROUP))
+            if name in unchecked:
+                warnings.append(line)
+            else:
+                problems.add(line)
+
+
 def _check_cluster_kubeconfig(hostvars: Mapping, nodes: t.Sequence[str], problems: _Problems) -> t.Any:
     """kubewin_cluster_kubeconfig as the controller sees it, after checking it names a file there; None when unset."""
     name = _cluster_api.KUBECONFIG_VARIABLE
@@ -270,14 +300,20 @@ def _read_variables(hostvars: Mapping, hosts: t.Sequence[str], roles: t.Sequence
     return read
 
 
-def _check_names(variables: Mapping[str, Mapping[str, t.Any]], roles: t.Sequence[str], problems: _Problems) -> bool:
-    known_kubewin = set(INVENTORY_VARIABLES + OTHER_KNOWN_VARIABLES)
-    options = {role: _roles.role_options(role) for role in roles}
-    candidates = sorted(known_kubewin.union(*options.values()))
+def _unchecked(variables: Mapping[str, Mapping[str, t.Any]]) -> set[str]:
+    """The names kubewin_unchecked_variables lists, on any host."""
     unchecked: set[str] = set()
     for values in variables.values():
         listed = values.get(UNCHECKED_VARIABLE) or []
         unchecked.update(str(item) for item in (listed if isinstance(listed, list) else [listed]))
+    return unchecked
+
+
+def _check_names(variables: Mapping[str, Mapping[str, t.Any]], roles: t.Sequence[str], problems: _Problems) -> bool:
+    known_kubewin = set(INVENTORY_VARIABLES + OTHER_KNOWN_VARIABLES)
+    options = {role: _roles.role_options(role) for role in roles}
+    candidates = sorted(known_kubewin.union(*options.values()))
+    unchecked = _unchecked(variables)
     # One line per unknown name and value, naming the hosts that have it (group_vars/all gives it to every host).
     unknown: dict[tuple[str, str], list[str]] = {}
     for host, values in variables.items():
@@ -310,6 +346,27 @@ def _check_runtimes(runtimes: Mapping[str, t.Any], problems: _Problems) -> bool:
     return not bad
 
 
+def _check_node_names(node_names: Mapping[str, t.Any], problems: _Problems) -> None:
+    """Each Windows node's Node name: a DNS-1123 subdomain, as the API server requires (kubelet registration fails
+    otherwise, after the node was changed), and no two hosts with one name (the second would take over the first's Node)."""
+    variable = _node_plan.NODE_NAME_VARIABLE
+    holders: dict[str, list[str]] = {}
+    for host, name in node_names.items():
+        given = name != _node_plan.node_name(host, {})
+        if not _ip_plan.is_dns_subdomain(name):
+            where = '%s %s' % (variable, _short(name)) if given else 'the inventory name, lower-cased: %s' % json.dumps(name)
+            suggestion = re.sub(r'[^a-z0-9.-]+', '-', str(name).lower()).strip('-.')[:253] or 'win-1'
+            problems.add('%s: its Node name (%s) is not a DNS-1123 subdomain (lower-case letters, digits, \'-\' and \'.\', '
+                         'a letter or digit at each end, at most 253 characters), which Kubernetes requires of a Node: '
+                         'set %s: %s on the host, or rename it' % (host, where, variable, suggestion))
+            continue
+        holders.setdefault(name, []).append(host)
+    for name, hosts in holders.items():
+        if len(hosts) > 1:
+            problems.add('%s: all register as Node %s (%s, else the inventory name lower-cased): give each its own '
+                         'name' % (', '.join(hosts), name, variable))
+
+
 def _check_plan(variables: Mapping, nodes: t.Sequence[str], problems: _Problems) -> dict[str, t.Any]:
     found: dict[str, t.Any] = {}
     try:
@@ -318,11 +375,13 @@ def _check_plan(variables: Mapping, nodes: t.Sequence[str], problems: _Problems)
         problems.add(inventory_names(str(error)))
         return found
     inventory = found['inventory']
+    _check_node_names(inventory['node_names'], problems)
     if not _check_runtimes(inventory['container_runtimes'], problems):
         return found
     try:
         found['cluster'] = _ip_plan.normalize_plan(inventory['plan'])
-        found['nodes'] = _node_plan.node_network(inventory['plan'], inventory['container_runtimes'])
+        found['nodes'] = _node_plan.node_network(inventory['plan'], inventory['container_runtimes'],
+                                                 inventory['node_names'])
     except _ip_plan.IPPlanError as error:
         problems.add(inventory_names(str(error)))
     return found
@@ -405,9 +464,9 @@ def node_installs(node: Mapping[str, t.Any], role_value: t.Callable[[str, str], 
     return installs
 
 
-# The checksum the example inventories pin where upstream publishes no hash: no file has it. plan.yml
-# renders a plan with it and warns; site.yml refuses it before any host is contacted.
-PLACEHOLDER_CHECKSUM = re.compile(r'^sha(256:0{64}|512:0{128})$')
+# A checksum pinned as the placeholder of zeros (_artifacts.is_placeholder): plan.yml renders a plan with it and
+# warns; site.yml refuses it before any host is contacted.
+OVN_CNI_PLUGIN_VARIABLE = 'network_ovn_cni_plugin'
 
 
 def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
@@ -427,10 +486,11 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
                 'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None}
         base_urls = role_value('artifacts', 'artifacts_base_urls')
         overrides = role_value('artifacts', 'artifacts_checksum_overrides')
+        sources = (_short(base_urls), _short(overrides))
         resolved[host] = []
         for install in node_installs(node, role_value):
             version = install['version']
-            key = (install['component'], _short(version), _short(base_urls), _short(overrides))
+            key = (install['component'], _short(version)) + sources
             if key not in cache:
                 cache[key] = _resolve(catalog, install, base_urls, overrides)
             outcome = cache[key]
@@ -441,7 +501,7 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
                 if install['component'] not in components:
                     components.append(install['component'])
             else:
-                if PLACEHOLDER_CHECKSUM.match(str(outcome.get('checksum') or '')):
+                if _artifacts.is_placeholder(outcome.get('checksum')):
                     placeholder_hosts.setdefault((install['variable'], _short(version), install['component']), []).append(host)
                 resolved[host].append(dict(outcome, component=install['component'], version=str(version)))
     for (variable, version), (hosts, components, message) in failures.items():
@@ -453,7 +513,41 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
             'the sha256 of the %s you downloaded and verified' % (variable, version, component,
                                                                   _hosts_text(hosts, len(nodes), 'Windows nodes'),
                                                                   component))
+    if cluster['topology'] == 'ovn':
+        _check_ovn_cni_plugin(nodes, role_value_of, problems, placeholders)
     return resolved
+
+
+def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                          problems: _Problems, placeholders: list[str]) -> None:
+    """network_ovn_cni_plugin, the one download whose checksum is not the catalog's: {} or {url, checksum}, with a
+    checksum the artifact module takes and not the placeholder."""
+    verdicts: dict[str, tuple[str, list[str]]] = {}
+    for host in nodes:
+        value = role_value_of(host)('network_ovn', OVN_CNI_PLUGIN_VARIABLE)
+        if value in (None, {}):
+            continue
+        key = _short(value)
+        if key in verdicts:
+            verdicts[key][1].append(host)
+            continue
+        verdict = ''
+        if not isinstance(value, Mapping) or set(value) != {'url', 'checksum'} or not str(value['url']).startswith('https://'):
+            verdict = 'must be {} or {url: https://..., checksum: "sha256:<hex>"}'
+        elif _artifacts.is_placeholder(value['checksum']):
+            verdict = 'placeholder'
+        else:
+            try:
+                _artifacts.parse_checksum(value['checksum'])
+            except _artifacts.ChecksumError as error:
+                verdict = str(error)
+        verdicts[key] = (verdict, [host])
+    for key, (verdict, hosts) in verdicts.items():
+        where = '%s %s (on %s)' % (OVN_CNI_PLUGIN_VARIABLE, key, _hosts_text(hosts, len(nodes), 'Windows nodes'))
+        if verdict == 'placeholder':
+            placeholders.append('%s: its checksum is %s' % (where, _artifacts.PLACEHOLDER_FIX))
+        elif verdict:
+            problems.add('%s: %s' % (where, verdict))
 
 
 def _resolve(catalog: Mapping, install: Mapping, base_urls: t.Any, overrides: t.Any) -> t.Any:
@@ -505,6 +599,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     variables = _read_variables(hostvars, hosts, spec['roles'], problems)
     result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,
                                 'versions': {}, 'artifacts': {}, 'warnings': [], 'notes': []}
+    _check_stray_hosts(hostvars, groups, _unchecked(variables), problems, result['warnings'])
     if _check_names(variables, spec['roles'], problems):
         result['notes'].append('A name another tool reads from the same inventory can be listed in %s.'
                                % UNCHECKED_VARIABLE)

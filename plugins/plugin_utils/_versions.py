@@ -141,17 +141,17 @@ def kubelet_skew(kubelet: t.Any, control_plane: t.Any) -> dict[str, t.Any]:
     """The skew rule alone, for a control plane whose version was read from the cluster.
 
     version_policy checks it too, with every other rule; this is for the moment the running
-    API server's version is known and the nodes' kubeadm is not what is being decided.
+    API server's version is known and the nodes' kubeadm is not what is being decided. What the rule
+    refuses is returned in ``problems`` (one line each, for a task to fail with); a value that is no
+    release at all raises.
     """
     wanted = parse_version(kubelet, "kubernetes_version")
     server = parse_version(control_plane, "control_plane_version")
-    problems = _skew_problems(wanted, server)
-    if problems:
-        raise VersionPolicyError(problems)
     return {
         "kubernetes_version": str(wanted),
         "control_plane_version": str(server),
         "max_minor_skew": max_kubelet_skew(wanted),
+        "problems": _skew_problems(wanted, server),
     }
 
 

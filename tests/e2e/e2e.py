@@ -183,11 +183,15 @@ def fleet_report_problems(name, run, hosts):
     if sorted(rows) != sorted(hosts):
         problems.append('%s: the fleet report has rows for %s, not %s' % (name, sorted(rows), sorted(hosts)))
     for host in set(rows) & set(hosts):
-        counted = (run.node_changes(host), run.attempted_calls(host))
-        reported = (len(rows[host]['changes']), rows[host]['calls'])
+        # Changed tasks as the play recap counts them; each resource listed once.
+        counted = (run.changed_tasks(host), run.attempted_calls(host))
+        reported = (rows[host]['changed_tasks'], rows[host]['calls'])
         if counted != reported:
-            problems.append('%s: the fleet report says %s made %d change(s) in %d remote call(s); the run counted '
-                            '%d in %d' % ((name, host) + reported + counted))
+            problems.append('%s: the fleet report says %s changed in %d task(s) with %d remote call(s); the run '
+                            'counted %d in %d' % ((name, host) + reported + counted))
+        listed = [change.rsplit(' (', 1)[0] for change in rows[host]['changes']]
+        if len(listed) != len(set(listed)):
+            problems.append('%s: the fleet report lists a change of %s twice: %s' % (name, host, rows[host]['changes']))
     return problems
 
 
@@ -213,7 +217,12 @@ def main(argv=None):
 
     def run(name, *more, playbook=site, reported=hosts):
         started = time.monotonic()
+        # A run takes minutes: say what starts and how it ended, as it happens.
+        print('[e2e %s] %s: %s %s ...' % (os.path.basename(inventory), name, os.path.basename(playbook), ' '.join(more)),
+              file=sys.stderr, flush=True)
         result = sim.run(playbook, inventory, *(extra + list(more)))
+        print('[e2e %s] %s: rc %d in %.0f s' % (os.path.basename(inventory), name, result.rc, time.monotonic() - started),
+              file=sys.stderr, flush=True)
         report['runs'][name] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                                 'hosts': host_summary(result, hosts), 'api_calls': result.api_calls.get('total', 0)}
         report['fleet_reports'][name] = result.report

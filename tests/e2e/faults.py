@@ -25,6 +25,9 @@ managed files) and that one more run changes nothing. Scenarios:
                         token, no client-key-data and no private key
   reboot                a converged node restarts without Ansible: it is Ready with its Service
                         routing by itself, and the next site.yml changes nothing
+  bad-node-name         every host is to register as a Node name Kubernetes refuses (kubewin_node_name Win_1):
+                        site.yml refuses it in its first play, no node is contacted or changed; then the fleet
+                        converges
 
 Exits 1 when a scenario's expectation fails; writes a JSON report with --report.
 """
@@ -97,7 +100,10 @@ class Scenario:
 
     def run(self, label, *more, expect_failure=False):
         started = time.monotonic()
+        print('[faults %s] %s ...' % (self.name, label), file=sys.stderr, flush=True)
         result = self.sim.run(os.path.join(e2e.ROOT, 'playbooks', 'site.yml'), self.inventory, *(self.extra + list(more)))
+        print('[faults %s] %s: rc %d in %.0f s' % (self.name, label, result.rc, time.monotonic() - started),
+              file=sys.stderr, flush=True)
         self.runs[label] = {'rc': result.rc, 'seconds': round(time.monotonic() - started, 1),
                             'hosts': e2e.host_summary(result, self.hosts)}
         if os.environ.get('KUBEWIN_FAULTS_DEBUG'):
@@ -298,10 +304,22 @@ def reboot(scenario):
     scenario.problems.extend(e2e.after_reboot_problems(scenario.sim, host))
 
 
+def bad_node_name(scenario):
+    # Every host told to register as a Node name Kubernetes refuses: refused in the first play, on the controller.
+    before = e2e.node_states(scenario.sim, scenario.hosts)
+    failed = scenario.run('converge', '-e', 'kubewin_node_name=Win_1', expect_failure=True)
+    calls = {host: failed.attempted_calls(host) for host in scenario.hosts}
+    if any(calls.values()) or e2e.node_states(scenario.sim, scenario.hosts) != before:
+        scenario.problems.append('a node was contacted or changed before the refusal: remote calls %s' % calls)
+    if 'kubewin_node_name' not in failed.output or 'DNS-1123' not in failed.output:
+        scenario.problems.append('the refusal does not name kubewin_node_name and the rule: %s' % failed.output[-600:])
+    scenario.recover()
+
+
 def scenarios_for(topology):
     table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets,
              'truncated-archive': truncated_archive, 'disk-full': disk_full, 'reboot': reboot,
-             'expired-token': expired_token}
+             'expired-token': expired_token, 'bad-node-name': bad_node_name}
     table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
     table.update({'role-before:%s' % role: role_fault(role, after=False) for role in TOPOLOGY_ROLES.get(topology, [])})
     return table

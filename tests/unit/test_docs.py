@@ -56,3 +56,21 @@ def test_ansible_doc_renders_every_role():
     assert sorted(rendered) == ['kubewin.node.%s' % name for name in ROLES]
     for name in ROLES:
         assert rendered['kubewin.node.%s' % name]['entry_points']['main']['short_description'], name
+
+
+def readme_table(heading):
+    """The first cells of the README table after the line ``heading``: the names it lists, split at commas."""
+    lines = (ROOT / 'README.md').read_text(encoding='utf-8').splitlines()
+    listed = []
+    for line in lines[lines.index(heading) + 4:]:
+        if not line.startswith('| '):
+            break
+        listed += [name.strip(' `') for name in line.split('|')[1].split(',')]
+    return sorted(listed)
+
+
+@pytest.mark.parametrize('heading, plugin_names', [('Filters:', FILTERS),
+                                                   ('Modules (each a Python action plugin that queries the node once '
+                                                    'and changes it only when needed):', MODULES)])
+def test_the_readme_lists_every_module_and_filter(heading, plugin_names):
+    assert readme_table(heading) == plugin_names

@@ -29,16 +29,28 @@ def controller_requirements():
     return requirements((ROOT / 'requirements.txt').read_text())
 
 
+def guide_command():
+    """The ``ansible-builder create`` command of the AWX guide, as it is written there."""
+    lines = (ROOT / 'docs' / 'docsite' / 'rst' / 'awx.rst').read_text(encoding='utf-8').splitlines()
+    found = [line.strip()[2:].split() for line in lines if line.strip().startswith('$ ansible-builder create ')]
+    assert len(found) == 1, found
+    return found[0]
+
+
 def test_ansible_builder_creates_the_build_context_offline(tmp_path):
-    context = tmp_path / 'context'
+    # The guide's command, run as written in a folder that holds what it reads (meta/ and requirements.yml).
+    (tmp_path / 'meta').mkdir()
+    (tmp_path / 'meta' / 'execution-environment.yml').write_text(DEFINITION.read_text())
+    (tmp_path / 'requirements.yml').write_text((ROOT / 'requirements.yml').read_text())
+    command = guide_command()
+    context = tmp_path / command[command.index('--context') + 1]
     bin_dir = os.path.dirname(sys.executable)
     # No container engine on PATH and every proxy pointing at a closed loopback port: `create` must need neither
     # a container engine nor the network (Galaxy and PyPI are only used when the image is built).
     env = dict(os.environ, PATH=os.pathsep.join([bin_dir, '/usr/bin', '/bin']), HOME=str(tmp_path),
                http_proxy='http://127.0.0.1:9', https_proxy='http://127.0.0.1:9',
                HTTP_PROXY='http://127.0.0.1:9', HTTPS_PROXY='http://127.0.0.1:9')
-    result = subprocess.run([os.path.join(bin_dir, 'ansible-builder'), 'create', '--file', str(DEFINITION),
-                             '--context', str(context), '--output-filename', 'Containerfile'],
+    result = subprocess.run([os.path.join(bin_dir, 'ansible-builder')] + command[1:],
                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 

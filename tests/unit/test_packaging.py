@@ -19,7 +19,7 @@ DEPENDENCIES = ROOT / '.cache' / 'collections' / 'ansible_collections'
 # Left in the checkout: the development set-up, and what commands write there (make plan, collect_logs.yml,
 # the AWX guide's ansible-builder context, pytest).
 DEVELOPMENT = ('tests/', 'tools/', 'extensions/', 'requirements-dev.txt', 'Makefile', 'ansible.cfg', '.ansible-lint',
-               '.ci/', 'changelogs/fragments/', 'context/', 'plan/', 'reports/', 'logs/', '.pytest_cache/')
+               '.ci/', '.github/', 'changelogs/fragments/', 'context/', 'plan/', 'reports/', 'logs/', '.pytest_cache/')
 WRITTEN_BY_COMMANDS = ('context/_build/requirements.txt', 'plan/summary.txt', 'reports/site.md',
                        'logs/win-node-1/kubelet.log',
                        '.pytest_cache/README.md', 'plugins/filter/__pycache__/ip_plan.cpython-311.pyc')

@@ -58,6 +58,12 @@ class RunResult:
             count += sum(1 for item in items if item.get('changed')) if items is not None else int(task['changed'])
         return count
 
+    def changed_tasks(self, host):
+        """How many tasks of the modules that work on a node changed ``host``, as the play recap counts them (a loop
+        is one task, whatever its changed items)."""
+        return sum(1 for task in self.tasks if task['host'] == host and task['changed']
+                   and task['action'].startswith(('kubewin.node.', 'ansible.windows.')))
+
     def attempted_calls(self, host):
         """The remote calls made to ``host``, those its dropped network did not answer included."""
         calls = self.calls.get(host, {})

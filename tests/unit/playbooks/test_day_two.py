@@ -89,6 +89,8 @@ def test_collect_logs_and_the_doctor_on_a_converged_overlay_node(tmp_path):
     healthy = sim.run('playbooks/doctor.yml', inventory)
     assert healthy.rc == 0, healthy.output
     assert healthy.report_row('win1')['findings'] == [], healthy.output
+    # The Nodes the doctor read fill the report's Ready and podCIDR, as after site.yml.
+    assert (healthy.report_row('win1')['ready'], healthy.report_row('win1')['pod_cidr'][:7]) == ('True', '10.244.')
     assert healthy.calls['win1']['by_kind'] == {'win_powershell:node_info': 1, 'win_powershell:node_logs': 1}
     assert healthy.changed('win1') == 0
 

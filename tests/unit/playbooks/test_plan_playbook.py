@@ -16,10 +16,10 @@ EXAMPLE = os.path.join(ROOT, 'inventory', 'example')
 EXAMPLES = sorted(name for name in os.listdir(os.path.join(ROOT, 'inventory')) if name != 'example')
 
 
-def run_plan(inventory, plan_dir, **env_vars):
+def run_plan(inventory, plan_dir, extra=(), **env_vars):
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, 'ansible.cfg'), ANSIBLE_NOCOLOR='1', **env_vars)
     command = [os.path.join(os.path.dirname(sys.executable), 'ansible-playbook'), 'playbooks/plan.yml',
-               '-i', inventory, '-e', 'kubewin_plan_dir=%s' % plan_dir]
+               '-i', inventory, '-e', 'kubewin_plan_dir=%s' % plan_dir] + list(extra)
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 
@@ -67,6 +67,29 @@ def test_bad_plan_fails_with_the_filter_message_and_writes_nothing(tmp_path):
     assert result.returncode != 0
     assert '11.0.0.0/8' in result.stdout and '/12' in result.stdout
     assert not (tmp_path / 'plan').exists()
+
+
+def test_a_valid_ip_plan_is_rendered_although_site_yml_would_refuse_the_inventory(tmp_path):
+    # What a new user has first: the IP plan only, no control-plane group and no Kubernetes version yet.
+    inventory = tmp_path / 'hosts.yml'
+    hosts = {name: {'ansible_host': '10.127.130.%d' % (10 + index), 'kubewin_pod_cidr': '10.244.%d.0/24' % index}
+             for name, index in (('win-2', 2), ('win-10', 10))}
+    inventory.write_text(yaml.safe_dump({'windows_nodes': {'hosts': hosts, 'vars': {
+        'kubewin_topology': 'l2bridge', 'kubewin_l2bridge_routing': 'upstream', 'kubewin_cluster_cidr': '10.244.0.0/16',
+        'kubewin_service_cidr': '10.96.0.0/12', 'kubewin_management_cidr': '10.127.130.0/24'}}}))
+    result = run_plan(str(inventory), tmp_path / 'plan')
+    output = ' '.join((result.stdout + result.stderr).split())
+    assert result.returncode == 0, output
+    assert rendered(tmp_path / 'plan', 'win-10')['ipam']['subnet'] == '10.244.10.0/24'
+    summary = (tmp_path / 'plan' / 'summary.txt').read_text()
+    assert 'site.yml will refuse this inventory until these are mended:' in summary
+    assert 'the inventory has no hosts in the group kube_control_plane' in summary
+    assert 'kubewin_kubernetes_version is not set' in summary
+    assert 'The plan is rendered all the same' in output
+
+    strict = run_plan(str(inventory), tmp_path / 'strict-plan', extra=['-e', 'kubewin_plan_strict=true'])
+    assert strict.returncode != 0 and 'kube_control_plane' in strict.stdout
+    assert not (tmp_path / 'strict-plan').exists()
 
 
 def rendered(plan_dir, node, name='cni.conf'):

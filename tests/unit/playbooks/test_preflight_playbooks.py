@@ -44,17 +44,21 @@ def combined(*ids, groups=None):
     return document, [line for case_id in ids for line in [CASES[case_id]['expect']]]
 
 
-def lines_of(output):
-    return [' '.join(line.split()) for line in output.splitlines()]
-
-
-def assert_refused(output, expected, playbook):
-    assert re.search(r'\d+ problem\(s\) in the inventory for %s, found before any host was contacted' % playbook, output)
-    lines = lines_of(output)
+def assert_refused(run, expected, playbook):
+    # Every problem is listed once, a line each (a debug task: a fail task's message would be printed twice), and the
+    # run fails saying how many.
+    listed = run.result('List every problem of the inventory', 'localhost')['result']['msg']
+    assert re.fullmatch(r'\d+ problem\(s\) in the inventory for %s, found before any host was contacted:' % playbook,
+                        listed[0]), listed
     for texts in expected:
-        assert any(line.startswith('- ') and all(text in line for text in texts) for line in lines), (texts, output)
-    # The problems arrive as the message of a fail task, not inside a failed template's wrapping.
-    assert 'Finalization of task args' not in output and '_AnsibleLazyTemplate' not in output
+        assert any(line.startswith('- ') and all(text in line for text in texts) for line in listed), (texts, listed)
+    failed = run.result('Refuse the inventory', 'localhost')['result']['msg']
+    assert re.fullmatch(r'\d+ problem\(s\) in the inventory for %s, listed above; no host was contacted\.' % playbook,
+                        failed), failed
+    # Printed once (the callback may wrap a long line: compared with its whitespace folded).
+    assert ' '.join(run.output.split()).count(' '.join(listed[1][:60].split())) == 1, 'a problem is printed once'
+    # The problems arrive as the message of a task, not inside a failed template's wrapping.
+    assert 'Finalization of task args' not in run.output and '_AnsibleLazyTemplate' not in run.output
 
 
 def test_plan_yml_refuses_with_every_problem_and_writes_nothing(tmp_path):
@@ -64,7 +68,7 @@ def test_plan_yml_refuses_with_every_problem_and_writes_nothing(tmp_path):
     inventory = sim.write('hosts.yml', yaml.safe_dump(document))
     result = sim.run('playbooks/plan.yml', inventory, '-e', 'kubewin_plan_dir=%s' % (tmp_path / 'plan'))
     assert result.rc == 2, result.output
-    assert_refused(result.output, expected, 'site.yml')
+    assert_refused(result, expected, 'site.yml')
     assert not (tmp_path / 'plan').exists()
 
 
@@ -79,7 +83,7 @@ def test_site_yml_refuses_in_its_first_play_before_any_remote_call(tmp_path):
             pass  # the node exists, so its call counter does
     result = sim.run('playbooks/site.yml', inventory)
     assert result.rc == 2, result.output
-    assert_refused(result.output, expected, 'site.yml')
+    assert_refused(result, expected, 'site.yml')
     assert set(result.stats) == {'localhost'}, 'only the controller play ran'
     assert {host: calls['total'] for host, calls in result.calls.items()} == {'win-1': 0, 'win-2': 0, 'win-3': 0}
     assert result.api_calls['total'] == 0

@@ -9,8 +9,11 @@ import http.server
 import importlib.util
 import io
 import shutil
+import socket
 import sys
 import threading
+import urllib.error
+from unittest import mock
 from pathlib import Path
 
 import pytest
@@ -231,3 +234,31 @@ def test_the_http_fetcher_against_a_loopback_server():
             fetcher.text(base + '/missing.sha256')
     finally:
         server.shutdown()
+
+
+def test_without_name_resolution_the_run_stops_at_the_first_url():
+    # No network: the first name that does not resolve ends the run at once, without retries, instead of every URL
+    # failing after its five attempts (34 minutes over the catalog).
+    calls = []
+
+    def unresolvable(url, destination, retries, timeout, proxy=None, sleep=None, retry_unresolved=True):
+        calls.append((url, retry_unresolved))
+        raise tool.artifacts.DownloadError('%s: [Errno -3] Temporary failure in name resolution' % url, True, True)
+
+    with mock.patch.object(tool.artifacts, 'download', unresolvable):
+        out, err = io.StringIO(), io.StringIO()
+        status = tool.main(['kubelet', 'containerd', '--dry-run'], out=out, err=err)
+    assert status == 1
+    assert len(calls) == 1 and calls[0][1] is False
+    assert 'stopped: a server name does not resolve (no network?);' in out.getvalue()
+
+
+def test_a_name_that_does_not_resolve_is_marked_as_such(tmp_path):
+    # What urllib raises when getaddrinfo fails (no resolver is asked here: open_url is replaced).
+    unresolved = urllib.error.URLError(socket.gaierror(-3, 'Temporary failure in name resolution'))
+    refused = urllib.error.URLError(ConnectionRefusedError(111, 'Connection refused'))
+    for error, expected in ((unresolved, True), (refused, False)):
+        with mock.patch.object(tool.artifacts, 'open_url', side_effect=error):
+            with pytest.raises(tool.artifacts.DownloadError) as failed:
+                tool.artifacts.download('https://example.test/file', str(tmp_path / 'file'), retries=0, timeout=5)
+        assert failed.value.unresolved is expected and failed.value.transient

@@ -90,7 +90,9 @@ def prepare_node_snapshot(hostname_override='win1'):
 
 
 def plan_of(snapshot, cluster=None, host='win1', node=None, **options):
-    return adopt.takeover(snapshot, host, node or NODE, cluster or OVERLAY, PATHS, **options)
+    # The plan role hands each node its Node name (no kubewin_node_name here: the inventory name lower-cased).
+    node = dict(node or NODE, node_name=host.lower())
+    return adopt.takeover(snapshot, host, node, cluster or OVERLAY, PATHS, **options)
 
 
 def by_what(plan):

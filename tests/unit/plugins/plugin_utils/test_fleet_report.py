@@ -60,6 +60,7 @@ def test_a_verified_node_reports_what_its_node_object_says_and_what_the_run_did(
                              'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem'],
         # The feature task ran and changed; the skipped proxy task neither changed nor cost a call.
         'changes': ['node_service kubelet', 'node_file C:\\k\\kubelet-config.yaml', 'win_feature Windows features'],
+        'changed_tasks': 3,
         'calls': 1 + 2 + 1 + 1 + 1,
         'reasons': ['the node has no convergence record (x)'],
         'takeover': None,
@@ -146,7 +147,8 @@ def test_the_table_markdown_and_json_hold_the_same_rows():
     assert lines[6:] == ['win1 has files holding credentials that others than SYSTEM and Administrators may read '
                          '(site.yml restricts them): C:\\var\\lib\\kubelet\\pki\\kubelet-client-2026.pem, '
                          'C:\\var\\lib\\kubelet\\pki\\kubelet-client-current.pem',
-                         'win1 changed: node_service kubelet, node_file C:\\k\\kubelet-config.yaml, '
+                         # A check run's changes are predictions.
+                         'win1 would change: node_service kubelet, node_file C:\\k\\kubelet-config.yaml, '
                          'win_feature Windows features',
                          'win-2 ended early: its snapshot matches the record of its last full run']
 
@@ -211,3 +213,17 @@ def test_the_doctor_findings_and_repairs_of_a_node_are_in_the_details():
     assert 'win1 error [service-stopped]: service kube-proxy is stopped (exit code 0). Likely cause: it was stopped. ' \
         'Fix: start it' in text
     assert 'win1 repaired: started: kube-proxy' in text
+
+
+def test_changes_are_counted_by_task_as_the_play_recap_does_and_listed_once():
+    # Two tasks changed the kubelet's service (registered, then restarted), one looped task installed two artifacts.
+    entries = []
+    for module, resource, task in (('node_service', 'kubelet', 'register'), ('artifact', 'kubelet.exe', 'install'),
+                                   ('artifact', 'kube-proxy.exe', 'install'), ('node_service', 'kubelet', 'restart')):
+        entries = _activity.add(entries, module, resource, True, 1, now=STARTED, task=task)
+    facts = dict(variables()['ansible_facts'], kubewin_activity=entries)
+    row = _fleet_report.node_row('win1', variables(ansible_facts=facts, prerequisites_features_result={'skipped': True}),
+                                 NODE, started=STARTED)
+    assert row['changed_tasks'] == 3
+    assert row['changes'] == ['node_service kubelet (2 times)', 'artifact kubelet.exe', 'artifact kube-proxy.exe']
+    assert _fleet_report.report('site', [row])['totals']['changes'] == 3

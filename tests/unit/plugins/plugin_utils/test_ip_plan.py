@@ -117,6 +117,13 @@ def test_default_dns_service_ip_is_the_tenth_address(service_cidr, dns_service_i
     assert normalize_plan(plan(service_cidr=service_cidr))["dns_service_ip"] == dns_service_ip
 
 
+@pytest.mark.parametrize("service_cidr", ["10.96.0.0/30", "10.96.0.0/29"])
+def test_a_service_range_holds_the_api_the_dns_and_ten_more_services(service_cidr):
+    rejects(plan(service_cidr=service_cidr, dns_service_ip="10.96.0.2"),
+            f"service_cidr {service_cidr} holds")
+    rejects(plan(service_cidr=service_cidr, dns_service_ip="10.96.0.2"), "at least 10 more Services need 12 (a /28")
+
+
 def test_default_dns_needs_room_in_the_service_range():
     rejects(plan(service_cidr="10.96.0.0/29"), "service_cidr 10.96.0.0/29 is too small for the default dns_service_ip")
 
@@ -530,11 +537,15 @@ def test_sizing_rule_with_small_subnets():
 
 
 def test_overlay_vni_below_4096_is_refused():
-    rejects(plan(topology="overlay", vxlan_vni=4095), "vxlan_vni 4095 is below 4096: flannel on Windows refuses it")
+    rejects(plan(topology="overlay", vxlan_vni=4095), "vxlan_vni 4095 is outside the overlay range 4096-16777215: "
+            "flannel on Windows refuses a VNI below 4096")
+    # Out of every VXLAN's range too: the message still gives the overlay's.
+    rejects(plan(topology="overlay", vxlan_vni=0), "vxlan_vni 0 is outside the overlay range 4096-16777215")
+    rejects(plan(topology="overlay", vxlan_vni=2**24), "vxlan_vni 16777216 is outside the overlay range 4096-16777215")
 
 
 def test_overlay_vni_from_kubespray_defaults_is_refused():
-    rejects(plan(topology="overlay", vxlan_vni=1, vxlan_port=8472), "vxlan_vni 1 is below 4096")
+    rejects(plan(topology="overlay", vxlan_vni=1, vxlan_port=8472), "vxlan_vni 1 is outside the overlay range 4096-")
 
 
 def test_overlay_port_other_than_4789_is_refused():

@@ -92,9 +92,10 @@ def test_names_every_node_subnet_the_service_range_dns_and_the_exception_list():
     shown = texts(root)
     assert shown[0] == 'kubewin.node IP plan: l2bridge (static routes), 3 Windows nodes'
     for i in (1, 2, 3):
-        # Under the cluster bar (name, then subnet) and in the node table (name, management IP, subnet).
-        assert shown.count('win-node-%d' % i) == 2 and shown.count('10.244.%d.0/24' % i) == 2
-        assert '10.127.130.%d' % (1 + i) in shown
+        # Under the management bar (name, then address), under the cluster bar (name, then subnet) and in the node
+        # table (name, management IP, subnet).
+        assert shown.count('win-node-%d' % i) == 3 and shown.count('10.244.%d.0/24' % i) == 2
+        assert shown.count('10.127.130.%d' % (1 + i)) == 2
     assert 'Service range 10.96.0.0/12' in shown and 'cluster DNS 10.96.0.10 (svc.cluster.local)' in shown
     assert 'Management network 10.127.130.0/24' in shown and 'Cluster (pod) range 10.244.0.0/16' in shown
     assert 'Placeholder network 192.168.255.0/30' in shown and 'gateway 192.168.255.1' in shown
@@ -117,11 +118,30 @@ def test_marks_sit_where_their_addresses_lie_in_the_range():
                                                 - _plan_picture.MIN_MARK_WIDTH / 2, abs=0.01)
 
 
+def test_each_bar_shows_its_first_and_last_address_and_close_ranges_share_one_scale():
+    root = drawn(l2bridge_static())
+    shown = texts(root)
+    for first, last in (('10.127.130.0', '10.127.130.255'), ('10.244.0.0', '10.244.255.255'),
+                        ('10.96.0.0', '10.111.255.255')):
+        assert first in shown and last in shown
+    # The service range and the management network lie within one /11: drawn there together, each where it lies.
+    assert 'Address space 10.96.0.0/11' in shown
+    service = rect_titled(root, 'service 10.96.0.0/12')
+    management = rect_titled(root, 'management 10.127.130.0/24')
+    assert float(service.get('x')) == pytest.approx(_plan_picture.MARGIN, abs=0.01)
+    assert float(service.get('width')) == pytest.approx(_plan_picture.BAR_WIDTH / 2, abs=0.01)
+    # 10.127.130.0/24 starts (31 * 256 + 130) * 256 addresses into the /11; too narrow to see, it is drawn 2 px wide.
+    middle = _plan_picture.MARGIN + _plan_picture.BAR_WIDTH * ((31 * 256 + 130.5) * 256) / 2 ** 21
+    assert float(management.get('x')) == pytest.approx(middle - _plan_picture.MIN_MARK_WIDTH / 2, abs=0.01)
+    # The cluster range is 256 times the span of a parent holding it with the others: on its own scale only.
+    assert not [t for t in titles(root) if t == 'cluster 10.244.0.0/16']
+
+
 def test_one_node():
     root = drawn(l2bridge_static(1))
     shown = texts(root)
     assert shown[0].endswith(', 1 Windows node')
-    assert shown.count('win-node-1') == 2 and '10.244.1.0/24' in shown
+    assert shown.count('win-node-1') == 3 and '10.244.1.0/24' in shown
 
 
 def test_flannel_leases_the_subnets_and_overlay_shows_vxlan_and_the_source_vip():

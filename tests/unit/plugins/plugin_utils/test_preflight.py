@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _preflight, _roles
+from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts, _preflight, _roles
 
 ROOT = Path(__file__).resolve().parents[4]
 BROKEN = yaml.safe_load((ROOT / 'tests' / 'unit' / 'test_data' / 'broken_inventories.yml').read_text(encoding='utf-8'))
@@ -69,7 +69,7 @@ def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
 
 def test_the_held_out_set_covers_every_kind_of_mistake():
     ids = [case['id'] for case in BROKEN['cases']]
-    assert len(ids) == len(set(ids)) == 33
+    assert len(ids) == len(set(ids)) == 41
     firsts = {case['expect'][0] for case in BROKEN['cases']}
     assert {'kube_control_plane', 'windows_nodes', 'flannel_version', 'container_runtime_cri_dockerd_version',
             'kubewin_kubernetes_version', 'kubewin_container_runtime'} <= firsts
@@ -338,3 +338,42 @@ def test_calico_defaults_to_daemonset_and_refuses_service_naming_why():
     report = check({'all': CALICO_FLEET, 'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}}})
     line = next(line for line in report['problems'] if 'needs containerd; win-2 use docker' in line)
     assert line.endswith('use containerd there'), line
+
+
+OVN = {'all': {'kubewin_topology': 'ovn',
+               'artifacts_checksum_overrides': {'openvswitch': {'2.7.0': 'sha256:' + '3' * 64}}},
+       'hosts': {'win-%d' % index: {'kubewin_pod_cidr': '10.244.%d.0/24' % index} for index in (1, 2, 3)}}
+
+
+@pytest.mark.parametrize('plugin, expected', [
+    ({'url': 'https://mirror.example/ovn_cni.exe', 'checksum': 'sha256:' + '0' * 64},
+     'its checksum is the placeholder of zeros, which no file has'),
+    ({'url': 'http://mirror.example/ovn_cni.exe', 'checksum': 'sha256:' + '4' * 64}, 'must be {} or {url: https://'),
+    ({'url': 'https://mirror.example/ovn_cni.exe'}, 'must be {} or {url: https://'),
+    ({'url': 'https://mirror.example/ovn_cni.exe', 'checksum': 'sha256:abc'}, 'a sha256 is 64 hexadecimal digits'),
+])
+def test_every_checksum_the_collection_reads_follows_one_rule(plugin, expected):
+    # network_ovn_cni_plugin is the one download outside the catalog: its pin is checked like the catalog's.
+    case = dict(OVN, all=dict(OVN['all'], network_ovn_cni_plugin=plugin))
+    problems = check(case)['problems']
+    assert [line for line in problems if line.startswith('network_ovn_cni_plugin') and expected in line], problems
+    hostvars, groups = inventory(case)
+    rendered = _preflight.preflight(hostvars, groups, 'site', placeholder_pins='warn')
+    placeholder = 'placeholder' in expected
+    assert bool(rendered['problems']) != placeholder
+    assert any('network_ovn_cni_plugin' in line for line in rendered['warnings']) == placeholder
+
+
+def test_the_artifact_module_refuses_the_placeholder_too():
+    with pytest.raises(_artifacts.ChecksumError, match='placeholder of zeros'):
+        _artifacts.parse_checksum('sha512:' + '0' * 128)
+    assert _artifacts.parse_checksum('sha256:' + 'A' * 64) == ('sha256', 'a' * 64, None)
+
+
+def test_a_node_variable_outside_the_groups_listed_as_unchecked_is_a_warning():
+    case = {'groups': {'windows_nodes': ['win-1', 'win-2'], 'spare': ['win-3'], 'kube_control_plane': ['cp1']},
+            'hosts': {'win-3': {'kubewin_management_ip': '10.127.130.43'}},
+            'all': {'kubewin_unchecked_variables': ['kubewin_management_ip']}}
+    report = check(case)
+    assert report['problems'] == []
+    assert [line for line in report['warnings'] if line.startswith('kubewin_management_ip: set on win-3')]

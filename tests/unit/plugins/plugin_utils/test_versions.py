@@ -524,11 +524,12 @@ def test_installed_version_must_be_a_release():
 
 def test_kubelet_skew_alone():
     assert kubelet_skew("1.32.13", "v1.32.4") == {
-        "kubernetes_version": "1.32.13", "control_plane_version": "1.32.4", "max_minor_skew": 3}
+        "kubernetes_version": "1.32.13", "control_plane_version": "1.32.4", "max_minor_skew": 3, "problems": []}
     assert kubelet_skew("v1.29.15", "v1.32.4")["max_minor_skew"] == 3
-    with pytest.raises(VersionPolicyError, match="kubelet 1.33.13 is newer than the control plane 1.32.4"):
-        kubelet_skew("1.33.13", "v1.32.4")
-    with pytest.raises(VersionPolicyError, match="4 minor versions older than the control plane 1.33.4"):
-        kubelet_skew("1.29.15", "v1.33.4")
+    # What the rule refuses is returned for the role's fail task: one clean message, not a templating error.
+    assert kubelet_skew("1.33.13", "v1.32.4")["problems"] == [
+        "kubelet 1.33.13 is newer than the control plane 1.32.4: the version skew policy forbids a kubelet newer than "
+        "kube-apiserver; use kubernetes_version 1.32.x or older"]
+    assert "4 minor versions older than the control plane 1.33.4" in kubelet_skew("1.29.15", "v1.33.4")["problems"][0]
     with pytest.raises(VersionPolicyError, match="control_plane_version must be a Kubernetes release"):
         kubelet_skew("1.32.13", None)
