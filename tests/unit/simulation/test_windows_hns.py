@@ -521,6 +521,50 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
     assert [a['name'] for a in node.data['adapters']].count('vEthernet (cbr0_ep)') == 1
 
 
+# -- what a state read costs -----------------------------------------------------------------------------------------
+
+@pytest.fixture(name='calls')
+def fixture_calls(monkeypatch):
+    """How often the scripts call the cmdlets whose cost grows on Windows: Get-NetAdapter (a CIM query of
+    MSFT_NetAdapter) and Add-Type (a run of the C# compiler)."""
+    from kubewin_sim.windows import addtype, nettcpip  # pylint: disable=import-outside-toplevel
+    counted = {}
+
+    def counting(area, name):
+        function = area.CMDLETS[name]
+
+        def wrapped(*args, **kwargs):
+            counted[name] = counted.get(name, 0) + 1
+            return function(*args, **kwargs)
+        monkeypatch.setitem(area.CMDLETS, name, wrapped)
+
+    counting(nettcpip, 'Get-NetAdapter')
+    counting(addtype, 'Add-Type')
+    return counted
+
+
+@pytest.mark.parametrize('remote', [0, 250])
+def test_a_state_read_queries_the_adapters_once_whatever_the_endpoints(calls, remote):
+    # Before, ConvertTo-KubeWinEndpoint made one Get-NetAdapter query per endpoint.
+    node = hns_node()
+    network = _l2bridge(node)
+    node.attach_host_endpoint(node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')['id'])
+    for index in range(remote):
+        node.create_endpoint('remote%d' % index, network['id'], '10.244.1.%d' % (3 + index))['is_remote'] = True
+    state = state_of(node)
+    assert len(state['endpoints']) == remote + 1 and state['endpoints'][0]['host_attached'] is True
+    assert not any(e['host_attached'] for e in state['endpoints'][1:])
+    assert calls == {'Get-NetAdapter': 1, 'Add-Type': 1}
+
+
+def test_a_script_that_includes_lib_hns_and_never_calls_hns_compiles_nothing(calls):
+    # firewall_rule_apply.ps1 includes lib/state (and so lib/hns) for its firewall section only.
+    node = hns_node()
+    run_script(node, 'firewall_rule_apply', {'Name': 'kubewin-test', 'DisplayName': 'test', 'Protocol': 'tcp',
+                                             'LocalPort': ['10250']}, effects={'firewall_rules'})
+    assert 'Add-Type' not in calls
+
+
 # -- the apply scripts, whole ------------------------------------------------------------------------
 
 # What an HNS change may touch on the node: HNS's objects, the adapters (vSwitch binding, host vNICs), and the
@@ -528,15 +572,15 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
 HNS_EFFECTS = {'hns', 'adapters', 'log', 'unreachable_until'}
 
 
-def run_script(node, name, parameters):
+def run_script(node, name, parameters, effects=HNS_EFFECTS):
     """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer. Nothing on the
-    node but HNS and what it drives changes."""
+    node but ``effects`` (HNS and what it drives) changes."""
     from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
     before = json.loads(json.dumps(node.data))
     result = invoke(node, _pwsh.load_script(name), parameters, error_action='stop')
     assert [entry['exception']['message'] for entry in result['error']] == []
-    assert {key: value for key, value in node.data.items() if key not in HNS_EFFECTS} == \
-        {key: value for key, value in before.items() if key not in HNS_EFFECTS}
+    assert {key: value for key, value in node.data.items() if key not in effects} == \
+        {key: value for key, value in before.items() if key not in effects}
     return json.loads(result['result'])
 
 
