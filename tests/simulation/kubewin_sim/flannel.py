@@ -248,7 +248,8 @@ def _ensure_bridge_endpoint(node, network, subnet):
         hns.call(node, 'POST', '/endpoints/%s/attach' % endpoint_id, {'SystemType': 'Host', 'CompartmentId': 1})
     except hns.HnsFailure as failure:
         if 'This endpoint is already attached to the switch.' not in failure.message:
-            raise _Exit('failed to hot attach bridge HNSEndpoint %s to host compartment: %s' % (name, failure)) from None
+            raise _Exit('failed to hot attach bridge HNSEndpoint %s to host compartment: %s'
+                        % (name, failure)) from None
 
 
 def _node_subnet(node, network, node_name):

@@ -192,7 +192,8 @@ def test_with_two_vswitches_which_one_hns_takes_is_an_engine_gap():
 
 def test_a_second_network_of_the_same_name_is_refused():
     node = hns_node()
-    body = {'Name': 'nat', 'Type': 'NAT', 'Subnets': [{'AddressPrefix': '172.20.0.0/16', 'GatewayAddress': '172.20.0.1'}]}
+    body = {'Name': 'nat', 'Type': 'NAT',
+            'Subnets': [{'AddressPrefix': '172.20.0.0/16', 'GatewayAddress': '172.20.0.1'}]}
     assert call(node, 'POST', '/networks/', body)['Success'] is True
     assert call(node, 'POST', '/networks/', body) == {
         'Success': False, 'Error': 'A network with this name already exists. ', 'ErrorCode': 0x803B0010}
@@ -277,7 +278,8 @@ def test_hns_json_decoding_refuses_an_unknown_key_and_an_unknown_policy_type():
 
 
 @pytest.mark.parametrize('body', [
-    {'Name': 'ep', 'IPAddress': 167772162}, {'Name': 'ep', 'IPAddress': ''}, {'Name': 'ep', 'DNSServerList': '10.96.0.10'},
+    {'Name': 'ep', 'IPAddress': 167772162}, {'Name': 'ep', 'IPAddress': ''},
+    {'Name': 'ep', 'DNSServerList': '10.96.0.10'},
 ], ids=['ip_as_number', 'empty_ip', 'unmodelled_field'])
 def test_endpoint_requests_outside_hcsshim_objects_are_engine_gaps(body):
     node = hns_node()
@@ -332,7 +334,8 @@ def test_a_failing_hresult_stops_with_a_clear_message():
     # The hns service not answering: HNSCall fails with 0x80070426 and no response (docker/for-win#8226). Before,
     # lib/hns.ps1 dropped the HRESULT and failed in ConvertFrom-Json on the null response.
     node = hns_node(hnscall_failures=[0x80070426])
-    outcome = run(node, "$ErrorActionPreference = 'Stop'\n" + HNS + "\nInvoke-KubeWinHns -Method GET -Path '/networks/'")
+    outcome = run(node, "$ErrorActionPreference = 'Stop'\n" + HNS +
+                  "\nInvoke-KubeWinHns -Method GET -Path '/networks/'")
     assert (outcome.exit_code, outcome.unsupported) == (1, None)
     assert outcome.errors == [
         'HNS GET /networks/ failed: HNSCall returned HRESULT 0x80070426 without an answer; the Host Network Service is '

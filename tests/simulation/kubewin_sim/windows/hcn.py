@@ -14,9 +14,9 @@ NetAdapterName network policy when it knows its interface, Flags EnableNonPersis
 empty MacPool, Dns and Health that Go's encoding/json writes for struct fields (omitempty leaves structs in).
 
 HNS decodes the document strictly: a key the schema does not have is HCN_E_INVALID_JSON ``Invalid JSON document
-string. {{<key>,UnknownField}}`` with the HRESULT returned and the same error in the result document (HcnCreateNamespace's
-answer quoted on tunbury.org, "Containerd on Windows", 2025-06-27). As in windows/hns.py, what no source shows HNS
-answering (another JSON type, a key in another case, a field the model does not implement, flags other than
+string. {{<key>,UnknownField}}`` with the HRESULT returned and the same error in the result document
+(HcnCreateNamespace's answer quoted on tunbury.org, "Containerd on Windows", 2025-06-27). As in windows/hns.py,
+what no source shows HNS answering (another JSON type, a key in another case, a field the model does not implement, flags other than
 EnableNonPersistent, several Ipams or subnets, a subnet without its default route: hcsshim's Create refuses that
 since ebbed947) is an engine gap (Unsupported). Not modelled: HcnModifyNetwork (flannel's HostRoute policy, which
 it only logs when it fails), the other HCN objects.
@@ -130,7 +130,8 @@ def create_network(node, settings_text):
         # bound; its vxlan network is created so on nodes whose vSwitch an earlier network made (sig-windows-tools'
         # overlay set-up creates External first): HNS takes the vSwitch behind that vNIC.
         adapter = spec['adapter'] or ''
-        if adapter.startswith('vEthernet (') and adapter[11:-1] in node._vswitch_adapters():  # pylint: disable=protected-access
+        bound = node._vswitch_adapters()  # pylint: disable=protected-access
+        if adapter.startswith('vEthernet (') and adapter[11:-1] in bound:
             spec['adapter'] = adapter[11:-1]
         network = hns.create_network(node, spec)
     except hns.HnsFailure as failure:
