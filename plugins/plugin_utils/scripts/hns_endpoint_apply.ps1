@@ -33,11 +33,10 @@ foreach ($id in $RemoveIds) {
 }
 $endpoint = $null
 if ($Name -and -not $AttachId) {
-    $created = Invoke-KubeWinHns -Method POST -Path '/endpoints/' -Body ([ordered]@{
-            Name = $Name
-            VirtualNetwork = $NetworkId
-            IPAddress = $IPAddress
-        })
+    # hcsshim's HNSEndpoint omits an empty IPAddress (omitempty); HNS is never sent "".
+    $request = [ordered]@{ Name = $Name; VirtualNetwork = $NetworkId }
+    if ($IPAddress) { $request.IPAddress = $IPAddress }
+    $created = Invoke-KubeWinHns -Method POST -Path '/endpoints/' -Body $request
     $AttachId = $created.ID
 }
 if ($AttachId -and $AttachHost) {

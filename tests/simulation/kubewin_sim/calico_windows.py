@@ -48,7 +48,9 @@ windows/kubeadm.py models kubeadm. What is modelled, and from where:
   (cni-plugin/pkg/dataplane/windows/dataplane_windows.go, SetupVxlanNetwork / SetupL2bridgeNetwork, with
   ``windows_use_single_network``): the HNS network ``Calico`` (Overlay for vxlan with the VNI as its VSID,
   L2Bridge for bgp) on the node's IPAM block, gateway its first address, and its host endpoint ``Calico_ep``
-  at the block's second address, when they do not exist yet.
+  at the block's second address, when they do not exist yet: attached to the host for bgp, a remote endpoint
+  with the management IP as its PA for vxlan (``ensure_network``). The HNS requests go through windows/hns.py's
+  ``call``, as a script's do.
 
 Not modelled: uninstall-calico's removal of a manual Calico for Windows install (there is none on these nodes),
 Felix's HNS policies, confd's BGP sessions, IPAM blocks beyond one per node taken from the IP pool by node order.
@@ -236,11 +238,9 @@ def node_service(cluster, sim, environment):
                 'display_name': 'Overlay Traffic 4789 UDP', 'enabled': True, 'direction': 'inbound', 'action': 'allow',
                 'protocol': 'udp', 'local_port': ['4789']})
         try:
-            adapter = adapter or hns._open_adapter(sim)  # pylint: disable=protected-access
+            hns.call(sim, 'POST', '/networks/', external_request(networking == 'vxlan', adapter))
         except hns.HnsFailure as failure:
-            raise ContainerExit('New-HNSNetwork External: %s' % hns.HRESULTS[failure.args[0]][1].strip()) from None
-        sim.create_network(dict(EXTERNAL, adapter=adapter, type='Overlay' if networking == 'vxlan' else 'L2Bridge',
-                                vsid=EXTERNAL_VSID if networking == 'vxlan' else None))
+            raise ContainerExit('New-HNSNetwork External: %s' % failure.message.strip()) from None
     registry.create_key(sim, 'SOFTWARE\\Tigera')
     registry.create_key(sim, REGISTRY_KEY)
     registry.set_value(sim, REGISTRY_KEY, 'LastBootTime', 'REG_SZ', boot)
@@ -308,19 +308,45 @@ def cni_add(sim, block):
     return ensure_network(sim, block, plugin['mode'] == 'vxlan', plugin.get('vxlan_vni'))
 
 
+def external_request(vxlan, adapter):
+    """The network calico.psm1 asks hns.psm1's New-HNSNetwork for (microsoft/SDN Kubernetes/windows/hns.psm1: the
+    subnet with its gateway, the VSID subnet policy, NetworkAdapterName when an adapter is named)."""
+    subnet = {'AddressPrefix': EXTERNAL['address_prefix'], 'GatewayAddress': EXTERNAL['gateway']}
+    if vxlan:
+        subnet['Policies'] = [{'Type': 'VSID', 'VSID': EXTERNAL_VSID}]
+    request = {'Type': 'Overlay' if vxlan else 'L2Bridge', 'Name': EXTERNAL['name'], 'Subnets': [subnet]}
+    if adapter:
+        request['NetworkAdapterName'] = adapter
+    return request
+
+
 def ensure_network(sim, block, vxlan, vni):
-    """The single network ``Calico`` on ``block`` and its host endpoint ``Calico_ep``, each when absent."""
+    """The single network ``Calico`` on ``block`` and its host endpoint ``Calico_ep``, each when absent, with the
+    requests cni-plugin/pkg/dataplane/windows/dataplane_windows.go sends (hcsshim v1): the network without an adapter
+    name (on the External network's vSwitch), an L2Bridge one's ``Calico_ep`` attached to the host compartment
+    (CreateAndAttachHostEP), a VXLAN one's a remote endpoint with the management IP as its PA policy and the MAC of
+    the interface holding that IP in Go's net.HardwareAddr form (createAndAttachVxlanHostEP, GetMacAddr)."""
+    from kubewin_sim.windows import hns  # pylint: disable=import-outside-toplevel  # windows imports node
     network = next((n for n in sim.data['hns']['networks'] if n['name'] == SINGLE_NETWORK), None)
     if network is None:
-        external = next((n for n in sim.data['hns']['networks'] if n['name'] == EXTERNAL['name']), None)
-        if external is None:
+        if not any(n['name'] == EXTERNAL['name'] for n in sim.data['hns']['networks']):
             raise ValueError('the External network does not exist yet (the node container has not run)')
         subnet = ipaddress.ip_network(block)
-        network = sim.create_network({'name': SINGLE_NETWORK, 'type': 'Overlay' if vxlan else 'L2Bridge',
-                                      'address_prefix': str(subnet), 'gateway': str(subnet.network_address + 1),
-                                      'adapter': external['adapter'], 'vsid': vni if vxlan else None})
+        request = {'Name': SINGLE_NETWORK, 'Type': 'Overlay' if vxlan else 'L2Bridge', 'Subnets': [
+            {'AddressPrefix': str(subnet), 'GatewayAddress': str(subnet.network_address + 1)}]}
+        if vxlan:
+            request['Subnets'][0]['Policies'] = [{'Type': 'VSID', 'VSID': int(vni or DEFAULT_VNI)}]
+        created = hns.call(sim, 'POST', '/networks/', request)
+        network = next(n for n in sim.data['hns']['networks'] if n['id'] == created['ID'].lower())
     if not any(e['name'] == HOST_ENDPOINT for e in sim.data['hns']['endpoints']):
         address = str(ipaddress.ip_network(network['subnets'][0]['address_prefix']).network_address + 2)
-        endpoint = sim.create_endpoint(HOST_ENDPOINT, network['id'], address)
-        sim.attach_host_endpoint(endpoint['id'])
+        request = {'Name': HOST_ENDPOINT, 'IPAddress': address, 'VirtualNetwork': network['id'].upper()}
+        if vxlan:
+            management = network['management_ip']
+            holder = next(a for a in sim.data['adapters'] if any(e['address'] == management for e in a['ipv4']))
+            request.update(MacAddress=holder['mac_address'].replace('-', ':').lower(), IsRemoteEndpoint=True,
+                           Policies=[{'Type': 'PA', 'PA': management}])
+        endpoint = hns.call(sim, 'POST', '/endpoints/', request)
+        if not vxlan:
+            hns.call(sim, 'POST', '/endpoints/%s/attach' % endpoint['ID'], {'SystemType': 'Host', 'CompartmentId': 1})
     return network

@@ -14,14 +14,17 @@ service runs (directly, or as nssm's Application) is ``flanneld.exe``. flanneld
    Node's ``spec.podCIDR``, and while the kubelet has not registered the node
    flanneld waits (no network, no subnet.env); without one, a subnet of
    ``Network`` from the lease file (see ``lease``);
-3. creates the HNS network ``Backend.Name`` on the adapter that holds the
-   ``--iface`` address (through its vSwitch: the physical adapter behind
-   ``vEthernet (<adapter>)``): L2Bridge on the lease with gateway lease + 1
-   and the host endpoint ``<name>_ep`` at lease + 2 attached to the host
-   (host-gw, default name ``cbr0``), or Overlay on the lease with the VNI as
-   VSID (vxlan, default name ``flannel.<VNI>``). A network of that name with
-   the same type and subnet is kept; another one is removed and created
-   again. Creating the first vSwitch of the adapter drops the node's network;
+3. creates the HNS network ``Backend.Name`` through the APIs the backends use,
+   with the requests they send (windows/hns.py ``call``, windows/hcn.py): host-gw
+   an L2Bridge HNS v1 network on the lease with gateway lease + 1 and no adapter
+   name (HNS puts it on the vSwitch there is), and the endpoint ``<name>_ep`` at
+   lease + 2 attached to the host (hostgw_windows.go; default name ``cbr0``);
+   vxlan an HCN v2 Overlay network on the lease with the VNI as VSID, named
+   after the interface holding the ``--iface`` address (the host vNIC once a
+   vSwitch is bound), non-persistent (device_windows.go; default name
+   ``flannel.<VNI>``). A network of that name with the same type and subnet is
+   kept; another one is removed and created again. Creating the first vSwitch
+   of the adapter drops the node's network;
 4. writes ``--subnet-file`` (``FLANNEL_NETWORK``, ``FLANNEL_SUBNET`` = lease
    + 1 with the lease's prefix length, ``FLANNEL_MTU`` 1500, or 1450 for
    vxlan, ``FLANNEL_IPMASQ``).
@@ -174,39 +177,79 @@ def _net_conf(text):
     raise _Exit('failed to create backend: unknown backend type: %s' % backend.get('Type'))
 
 
-def _adapter_for(node, address):
+def _interface_for(node, address):
+    """The interface holding the --iface address, by the name Go's net.Interface gives it (the host vNIC once a
+    vSwitch is bound: flannel's extIface.Iface.Name)."""
     for adapter in node.data['adapters']:
         if any(entry['address'] == address for entry in adapter['ipv4']):
-            return adapter['name'][11:-1] if adapter['name'].startswith('vEthernet (') else adapter['name']
+            return adapter['name']
     raise _Exit('failed to find the interface with IP address %s (--iface)' % address)
 
 
-def _ensure_network(node, name, kind, subnet, vni, adapter):
-    gateway = str(subnet.network_address + 1)
+def _physical(interface):
+    return interface[11:-1] if interface.startswith('vEthernet (') else interface
+
+
+def _vxlan_document(name, subnet, vni, interface):
+    """The HostComputeNetwork newVXLANDevice creates (pkg/backend/vxlan/device_windows.go), as hcsshim's
+    json.Marshal writes it: the fields in struct order, omitempty leaving the empty MacPool, Dns and Health structs."""
+    return {'Name': name, 'Type': 'Overlay',
+            'Policies': [{'Type': 'NetAdapterName', 'Settings': {'NetworkAdapterName': interface}}],
+            'MacPool': {}, 'Dns': {},
+            'Ipams': [{'Type': 'Static', 'Subnets': [{
+                'IpAddressPrefix': str(subnet),
+                'Policies': [{'Type': 'VSID', 'Settings': {'IsolationId': vni}}],
+                'Routes': [{'NextHop': str(subnet.network_address + 1), 'DestinationPrefix': '0.0.0.0/0'}]}]}],
+            # The vxlan backend creates its network non-persistent (hcn.EnableNonPersistent, 8): a reboot removes it.
+            'Flags': 8, 'Health': {'Extra': {}}, 'SchemaVersion': {'Major': 2, 'Minor': 0}}
+
+
+def _create_network(node, name, kind, subnet, vni, interface):
+    """vxlan through HCN v2 (hcn HostComputeNetwork.Create); host-gw through HNS v1 (hostgw_windows.go: an L2Bridge
+    HNSNetwork with the lease's subnet and gateway lease + 1, no adapter name)."""
+    from kubewin_sim.windows import hcn, hns  # pylint: disable=import-outside-toplevel  # windows imports scm, scm this
+    try:
+        if vni:
+            created = hcn.create_network(node, json.dumps(_vxlan_document(name, subnet, vni, interface)))
+        else:
+            created = hns.call(node, 'POST', '/networks/', {'Name': name, 'Type': kind, 'Subnets': [
+                {'AddressPrefix': str(subnet), 'GatewayAddress': str(subnet.network_address + 1)}]})
+    except (hcn.HcnFailure, hns.HnsFailure) as failure:
+        raise _Exit('failed to create HostComputeNetwork %s: %s' % (name, failure)) from None
+    return next(n for n in node.data['hns']['networks'] if n['id'] == created['ID'].lower())
+
+
+def _ensure_network(node, name, kind, subnet, vni, interface):
+    from kubewin_sim.windows import hns  # pylint: disable=import-outside-toplevel  # windows imports scm, scm this
     existing = [n for n in node.data['hns']['networks'] if n['name'].lower() == name.lower()]
     for network in existing:
         current = network['subnets'][0]
         if network['type'].lower() == kind.lower() and current['address_prefix'] == str(subnet):
             return network
-        node.remove_network(network['id'])
-    # The vxlan backend creates its network non-persistent (hcn.EnableNonPersistent, flannel
-    # pkg/backend/vxlan/device_windows.go newVXLANDevice): a reboot removes it. host-gw sets no flag.
-    return node.create_network({'name': name, 'type': kind, 'address_prefix': str(subnet), 'gateway': gateway,
-                                'adapter': adapter, 'vsid': vni, 'flags': 8 if vni else 0})
+        hns.call(node, 'DELETE', '/networks/%s' % network['id'])
+    return _create_network(node, name, kind, subnet, vni, interface)
 
 
 def _ensure_bridge_endpoint(node, network, subnet):
+    """The bridge endpoint <name>_ep at lease + 2, attached to the host (hostgw_windows.go: HNSEndpoint Create, then
+    HostAttach(1), taking "already attached" as done)."""
+    from kubewin_sim.windows import hns  # pylint: disable=import-outside-toplevel  # windows imports scm, scm this
     name = '%s_ep' % network['name']
     address = str(subnet.network_address + 2)
     endpoints = [e for e in node.data['hns']['endpoints'] if e['name'].lower() == name.lower()]
     if endpoints and endpoints[0]['ip_address'] == address and endpoints[0]['network_id'] == network['id']:
-        endpoint = endpoints[0]
+        endpoint_id = endpoints[0]['id']
     else:
         for stale in endpoints:
-            node.remove_endpoint(stale['id'])
-        endpoint = node.create_endpoint(name, network['id'], address)
-    if node.adapter('vEthernet (%s)' % name) is None:
-        node.attach_host_endpoint(endpoint['id'])
+            hns.call(node, 'DELETE', '/endpoints/%s' % stale['id'])
+        endpoint_id = hns.call(node, 'POST', '/endpoints/', {'Name': name, 'IPAddress': address,
+                                                            'VirtualNetwork': network['id'].upper()})['ID']
+    try:
+        hns.call(node, 'POST', '/endpoints/%s/attach' % endpoint_id, {'SystemType': 'Host', 'CompartmentId': 1})
+    except hns.HnsFailure as failure:
+        if 'This endpoint is already attached to the switch.' not in failure.message:
+            raise _Exit('failed to hot attach bridge HNSEndpoint %s to host compartment: %s'
+                        % (name, failure)) from None
 
 
 def _node_subnet(node, network, node_name):
@@ -249,7 +292,7 @@ def run(node, service):
             raise _Exit('failed to create SubnetManager: NODE_NAME is not set, and flanneld does not run in a pod')
         _read(node, flags.get('kubeconfig-file'), 'create SubnetManager: fail to create kubernetes config')
         network, kind, name, vni = _net_conf(_read(node, flags.get('net-config-path'), 'read net conf'))
-        adapter = _adapter_for(node, flags.get('iface'))
+        interface = _interface_for(node, flags.get('iface'))
         if not node.hns_available():
             raise _Exit('failed to create backend: the Host Networking Service is not available')
         subnet = _node_subnet(node, network, node_name)
@@ -260,7 +303,7 @@ def run(node, service):
         if node.profile.get('flannel_never_creates_network') or _stuck_start(node):
             _log(node, service, 'Waiting for the HNS network %s to be created (management IP not found)' % name)
             return
-        hns_network = _ensure_network(node, name, kind, subnet, vni, adapter)
+        hns_network = _ensure_network(node, name, kind, subnet, vni, interface)
         if kind == 'L2Bridge':
             _ensure_bridge_endpoint(node, hns_network, subnet)
         masquerade = flags.get('ip-masq', 'false').lower() in ('1', 'true')
@@ -268,7 +311,7 @@ def run(node, service):
             'FLANNEL_NETWORK=%s\nFLANNEL_SUBNET=%s/%d\nFLANNEL_MTU=%d\nFLANNEL_IPMASQ=%s\n'
             % (network, subnet.network_address + 1, subnet.prefixlen, 1450 if vni else 1500,
                'true' if masquerade else 'false')))
-        _log(node, service, 'Running backend: HNS network %s (%s) on %s' % (name, subnet, adapter))
+        _log(node, service, 'Running backend: HNS network %s (%s) on %s' % (name, subnet, _physical(interface)))
     except _Exit as exc:
         service['exit_code'] = 1
         _log(node, service, 'E main.go] %s' % exc)

@@ -100,7 +100,12 @@ def test_the_pod_writes_the_cni_config_creates_external_and_once_the_kubelet_run
         'Overlay', block, 4096, 'Ethernet')
     endpoints = [e for e in peek(state, 'win1').data['hns']['endpoints'] if e['name'] == 'Calico_ep']
     assert len(endpoints) == 1 and endpoints[0]['ip_address'] == '192.168.0.2'
-    assert peek(state, 'win1').adapter('vEthernet (Calico_ep)') is not None
+    # On VXLAN Calico_ep is a remote endpoint with the management IP as its PA, not attached to the host
+    # (cni-plugin/pkg/dataplane/windows createAndAttachVxlanHostEP).
+    vnic = peek(state, 'win1').adapter('vEthernet (Ethernet)')
+    assert (endpoints[0]['is_remote'], endpoints[0]['policies'], endpoints[0]['mac_address']) == (
+        True, [{'Type': 'PA', 'PA': vnic['ipv4'][0]['address']}], vnic['mac_address'].replace('-', ':').lower())
+    assert peek(state, 'win1').adapter('vEthernet (Calico_ep)') is None
     with open_node(state, 'win1') as sim:
         assert calico_windows.cni_add(sim, block)['id'] == calico['id']
     assert [e['name'] for e in peek(state, 'win1').data['hns']['endpoints']].count('Calico_ep') == 1

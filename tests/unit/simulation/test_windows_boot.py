@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 # pylint: disable=wrong-import-position
 from kubewin_sim import programs  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
+from kubewin_sim.windows import hcn  # noqa: E402
 from kubewin_sim.windows import hns as hns_model  # noqa: E402
 from kubewin_sim.windows import run_on_node  # noqa: E402
 
@@ -49,11 +50,14 @@ New-KubeWinHnsNetwork -Spec ([ordered]@{ name = 'External'; type = 'Overlay'; ad
 
 
 def test_a_non_persistent_network_goes_with_its_endpoints_and_the_vswitch_it_alone_held():
-    # flanneld's vxlan backend: Flags EnableNonPersistent (flannel pkg/backend/vxlan/device_windows.go).
+    # flanneld's vxlan backend: Flags EnableNonPersistent (flannel pkg/backend/vxlan/device_windows.go), an HCN v2
+    # field, through HcnCreateNetwork.
     node = hns_node()
-    network_id = post_network(node, {'Name': 'flannel.4096', 'Type': 'Overlay', 'Flags': 8,
-                                     'NetworkAdapterName': 'Ethernet',
-                                     'Subnets': [{'AddressPrefix': '10.244.2.0/24', 'GatewayAddress': '10.244.2.1'}]})
+    network_id = hcn.create_network(node, json.dumps({
+        'Name': 'flannel.4096', 'Type': 'Overlay', 'Flags': 8, 'SchemaVersion': {'Major': 2, 'Minor': 0},
+        'Policies': [{'Type': 'NetAdapterName', 'Settings': {'NetworkAdapterName': 'Ethernet'}}],
+        'Ipams': [{'Type': 'Static', 'Subnets': [{'IpAddressPrefix': '10.244.2.0/24', 'Routes': [
+            {'NextHop': '10.244.2.1', 'DestinationPrefix': '0.0.0.0/0'}]}]}]}))['ID'].lower()
     node.create_endpoint('pod', network_id, '10.244.2.5')
     node.add_policy_list(['10.96.0.1'], [])
     node.reboot()

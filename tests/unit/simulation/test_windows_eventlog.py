@@ -166,7 +166,7 @@ def expected_hns(node):
     policy_list, = node.data['hns']['policy_lists']
     return {'available': True,
             'networks': [{'ID': network['id'].upper(), 'Name': 'cbr0', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet',
-                          'ManagementIP': '10.0.0.11', 'IPv6': False, 'Policies': [], 'State': 1,
+                          'ManagementIP': '10.0.0.11', 'Flags': 0, 'IPv6': False, 'Policies': [], 'State': 1,
                           'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1', 'Policies': []}]}],
             'endpoints': [{'ID': endpoint['id'].upper(), 'Name': 'cbr0_ep', 'VirtualNetwork': network['id'].upper(),
                            'VirtualNetworkName': 'cbr0', 'IPAddress': '10.244.1.2', 'MacAddress': '00-15-5D-00-00-01',

@@ -19,6 +19,7 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disab
 from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import hns as hns_model  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.values import Unsupported  # noqa: E402  pylint: disable=wrong-import-position
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
 
@@ -63,21 +64,23 @@ def call(node, method, path, body=None):
 
 # -- Add-Type -MemberDefinition --------------------------------------------------------------------
 
-def test_the_type_is_namespace_dot_name_and_exists_after_add_type():
+def test_the_type_is_namespace_dot_name_and_exists_after_the_first_hns_call():
     outcome = ok(hns_node(), "$before = 'KubeWin.Hns' -as [type]\n$null -eq $before\n" + HNS +
+                 "\n$null -eq ('KubeWin.Hns' -as [type])\n$null = Invoke-KubeWinHns -Method GET -Path '/networks/'" +
                  "\n('KubeWin.Hns' -as [type]).FullName\n[KubeWin.Hns].FullName")
-    assert outcome.output == ['True', 'KubeWin.Hns', 'KubeWin.Hns']
+    # Loading lib/hns compiles nothing: a script that never calls HNS runs no C# compiler.
+    assert outcome.output == ['True', 'True', 'KubeWin.Hns', 'KubeWin.Hns']
 
 
 def test_a_second_add_type_of_the_same_definition_is_no_error():
     body = HNS.split('function Invoke-KubeWinHns')[0]
-    add = re.search(r"Add-Type .*?'@\n", body, re.S).group(0)
+    add = re.search(r"Add-Type -Namespace .*?'@\n", body, re.S).group(0)
     assert ok(hns_node(), add + add + "[KubeWin.Hns].FullName").output == ['KubeWin.Hns']
 
 
 def test_another_definition_under_the_same_name_fails():
     body = HNS.split('function Invoke-KubeWinHns')[0]
-    add = re.search(r"Add-Type .*?'@\n", body, re.S).group(0)
+    add = re.search(r"Add-Type -Namespace .*?'@\n", body, re.S).group(0)
     other = add.replace('HNSCall(', 'HNSCall2(')
     outcome = run(hns_node(), add + other)
     assert outcome.errors == ["Cannot add type. The type name 'KubeWin.Hns' already exists."]
@@ -108,7 +111,9 @@ def test_types_live_in_their_session_only():
 # -- HNSCall ---------------------------------------------------------------------------------------
 
 def test_hnscall_answers_json_through_its_out_parameter():
-    outcome = ok(hns_node(), HNS + "\n$r = ''\n[KubeWin.Hns]::HNSCall('GET', '/networks/', '', [ref]$r)\n$r")
+    outcome = ok(hns_node(), HNS + "\nInitialize-KubeWinHns\n$r = $null\n"
+                 "$hr = [KubeWin.Hns]::HNSCall('GET', '/networks/', '', [ref]$r)\n$hr.GetType().FullName\n$hr\n$r")
+    assert outcome.output[:2] == ['System.Int32', '0']
     assert json.loads(outcome.output[-1]) == {'Success': True, 'Output': []}
 
 
@@ -129,7 +134,8 @@ def test_a_network_as_hns_returns_it():
                      'Policies': [{'Type': 'VSID', 'VSID': 4096}]}]})
     network_id = node.data['hns']['networks'][0]['id']
     assert created == {'Success': True, 'Output': {
-        'DNSServerList': '10.96.0.10', 'ID': network_id.upper(), 'IPv6': False, 'ManagementIP': '10.0.0.11',
+        'DNSServerList': '10.96.0.10', 'Flags': 0, 'ID': network_id.upper(), 'IPv6': False,
+        'ManagementIP': '10.0.0.11',
         'Name': 'vxlan0', 'NetworkAdapterName': 'Ethernet', 'Policies': [], 'State': 1, 'Type': 'Overlay',
         'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1',
                      'Policies': [{'Type': 'VSID', 'VSID': 4096}]}]}}
@@ -140,7 +146,7 @@ def test_a_network_as_hns_returns_it():
 @pytest.mark.parametrize('body, error', [
     ({'Name': 'x', 'Type': 'Bogus'}, 'Invalid network type. '),
     ({'Name': 'x', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet 9',
-      'Subnets': [{'AddressPrefix': '10.244.1.0/24'}]}, 'An adapter was not found. '),
+      'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]}, 'An adapter was not found. '),
     ({'Name': 'x', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet'},
      'The provided network configuration is invalid or missing parameters. '),
 ])
@@ -158,13 +164,36 @@ def test_an_external_network_binds_an_open_adapter_never_a_host_vnic():
     assert call(node, 'POST', '/networks/', {'Name': 'cbr1', 'Type': 'L2Bridge', 'Subnets': subnets,
                                              'NetworkAdapterName': 'vEthernet (Ethernet)'})['Error'] == \
         'An adapter was not found. '
-    assert call(node, 'POST', '/networks/', {'Name': 'cbr1', 'Type': 'L2Bridge', 'Subnets': subnets})['Error'] == \
-        'An adapter was not found. '
+
+
+def test_without_an_adapter_name_a_network_goes_on_the_vswitch_there_is():
+    # microsoft/SDN start-kubelet.ps1 creates External, then the pod network, both without an adapter name.
+    node = hns_node()
+    subnets = [{'AddressPrefix': '192.168.255.0/30', 'GatewayAddress': '192.168.255.1'}]
+    call(node, 'POST', '/networks/', {'Name': 'External', 'Type': 'L2Bridge', 'Subnets': subnets})
+    pods = call(node, 'POST', '/networks/', {'Name': 'cbr0', 'Type': 'L2Bridge', 'Subnets': [
+        {'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]})['Output']
+    assert pods['NetworkAdapterName'] == 'Ethernet'
+    assert [a['name'] for a in node.data['adapters']] == ['Ethernet', 'vEthernet (Ethernet)']
+
+
+def test_with_two_vswitches_which_one_hns_takes_is_an_engine_gap():
+    node = hns_node()
+    second = dict(node.data['adapters'][0], name='Ethernet 2', if_index=7, mac_address='00-15-5D-00-00-0C',
+                  ipv4=[{'address': '10.1.0.11', 'prefix_length': 24, 'origin': 'Manual'}])
+    node.data['adapters'].append(second)
+    for adapter, prefix in (('Ethernet', '192.168.255.0/30'), ('Ethernet 2', '192.168.254.0/30')):
+        node.create_network({'name': adapter, 'type': 'L2Bridge', 'address_prefix': prefix,
+                             'gateway': prefix.replace('0/30', '1'), 'adapter': adapter})
+    with pytest.raises(Unsupported, match='without NetworkAdapterName'):
+        call(node, 'POST', '/networks/', {'Name': 'cbr0', 'Type': 'L2Bridge', 'Subnets': [
+            {'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]})
 
 
 def test_a_second_network_of_the_same_name_is_refused():
     node = hns_node()
-    body = {'Name': 'nat', 'Type': 'NAT', 'Subnets': [{'AddressPrefix': '172.20.0.0/16'}]}
+    body = {'Name': 'nat', 'Type': 'NAT',
+            'Subnets': [{'AddressPrefix': '172.20.0.0/16', 'GatewayAddress': '172.20.0.1'}]}
     assert call(node, 'POST', '/networks/', body)['Success'] is True
     assert call(node, 'POST', '/networks/', body) == {
         'Success': False, 'Error': 'A network with this name already exists. ', 'ErrorCode': 0x803B0010}
@@ -203,6 +232,124 @@ def test_endpoints_attach_and_policy_lists():
     assert call(node, 'DELETE', '/policylists/' + policy_list['Output']['ID']) == {'Success': True}
     assert call(node, 'DELETE', '/endpoints/' + endpoint['ID']) == {'Success': True}
     assert node.adapter('vEthernet (cbr0_ep)') is None and node.data['hns']['endpoints'] == []
+
+
+# -- what HNS takes: hcsshim's request objects (internal/hns at hns_model.HCSSHIM_COMMIT) ---------------------------
+
+SUBNET = {'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}
+
+
+def _network(node, **subnet):
+    return node.create_network({'name': 'cbr0', 'type': 'L2Bridge', 'address_prefix': '10.244.1.0/24',
+                                'gateway': '10.244.1.1', 'adapter': 'Ethernet', **subnet})
+
+
+def test_network_types_are_taken_in_any_case_as_docker_sends_them():
+    # moby daemon/libnetwork/drivers/windows/windows.go sends its driver name ("l2bridge") as the type.
+    node = hns_node()
+    created = call(node, 'POST', '/networks/', {'Name': 'cbr0', 'Type': 'l2bridge', 'Subnets': [SUBNET]})
+    assert created['Output']['Type'] == 'L2Bridge'
+
+
+@pytest.mark.parametrize('body', [
+    {'Name': 'x', 'Type': 'Overlay', 'Subnets': [dict(SUBNET, Policies=[{'Type': 'vsid', 'VSID': 4096}])]},
+    {'Name': 'x', 'Type': 'Overlay', 'Subnets': [dict(SUBNET, Policies=[{'Type': 'VSID', 'VSID': '4096'}])]},
+    {'Name': 'x', 'Type': 'Overlay', 'Subnets': [dict(SUBNET, Policies=['{"Type":"VSID","VSID":4096}'])]},
+    {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [{'AddressPrefix': '10.244.1.0/24'}]},
+    {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [SUBNET], 'Flags': 8},
+    {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [SUBNET], 'networkAdapterName': 'Ethernet'},
+    {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [SUBNET], 'NetworkAdapterName': None},
+    {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [SUBNET], 'Policies': [{'Type': 'VLAN', 'VLAN': 7}]},
+], ids=['policy_type_case', 'vsid_as_string', 'policy_as_string', 'prefix_without_gateway', 'v2_flags',
+        'key_case', 'null', 'unmodelled_policy'])
+def test_network_requests_outside_hcsshim_objects_are_engine_gaps(body):
+    node = hns_node()
+    with pytest.raises(Unsupported):
+        call(node, 'POST', '/networks/', body)
+    assert node.data['hns']['networks'] == []
+
+
+def test_hns_json_decoding_refuses_an_unknown_key_and_an_unknown_policy_type():
+    node = hns_node()
+    assert call(node, 'POST', '/networks/', {'Name': 'x', 'Type': 'L2Bridge', 'Subnets': [SUBNET], 'Vsid': 1}) == {
+        'Success': False, 'Error': 'Invalid JSON document string. {{Vsid,UnknownField}}', 'ErrorCode': 0x803B001B}
+    assert call(node, 'POST', '/networks/', {'Name': 'x', 'Type': 'Overlay', 'Subnets': [
+        dict(SUBNET, Policies=[{'Type': 'Bogus'}])]})['Error'] == 'Invalid policy type. '
+
+
+@pytest.mark.parametrize('body', [
+    {'Name': 'ep', 'IPAddress': 167772162}, {'Name': 'ep', 'IPAddress': ''},
+    {'Name': 'ep', 'DNSServerList': '10.96.0.10'},
+], ids=['ip_as_number', 'empty_ip', 'unmodelled_field'])
+def test_endpoint_requests_outside_hcsshim_objects_are_engine_gaps(body):
+    node = hns_node()
+    body = dict(body, VirtualNetwork=_network(node)['id'])
+    with pytest.raises(Unsupported):
+        call(node, 'POST', '/endpoints/', body)
+    assert node.data['hns']['endpoints'] == []
+
+
+@pytest.mark.parametrize('body', [
+    {'SystemType': 'host', 'CompartmentId': 1}, {'SystemType': 'Host', 'CompartmentId': '1'},
+    {'SystemType': 'Host', 'CompartmentID': 1}, {'CompartmentId': 1},
+], ids=['system_type_case', 'compartment_as_string', 'key_case', 'no_system_type'])
+def test_attach_requests_outside_hcsshim_objects_are_engine_gaps(body):
+    node = hns_node()
+    endpoint = node.create_endpoint('cbr0_ep', _network(node)['id'], '10.244.1.2')
+    with pytest.raises(Unsupported):
+        call(node, 'POST', '/endpoints/%s/attach' % endpoint['id'], body)
+    assert node.adapter('vEthernet (cbr0_ep)') is None
+
+
+def test_elb_vips_as_a_string_is_an_engine_gap():
+    node = hns_node()
+    with pytest.raises(Unsupported):
+        call(node, 'POST', '/policylists/', {'References': [], 'Policies': [{'Type': 'ELB', 'VIPs': '10.96.0.10'}]})
+    assert node.data['hns']['policy_lists'] == []
+
+
+def _go_decodes(answer, schema):
+    """What hcsshim's json.Unmarshal needs of an answer: each field it has of the JSON type of its Go field (it
+    ignores the keys it does not have)."""
+    for key, kind in hns_model.V1_SCHEMAS[schema].items():
+        if kind is not None and key in answer:
+            hns_model._check_kind(answer[key], kind, key)  # pylint: disable=protected-access
+
+
+def test_every_answer_decodes_into_hcsshims_structs():
+    node = hns_node()
+    _policy_lists(node)
+    node.create_network({'name': 'vxlan0', 'type': 'Overlay', 'address_prefix': '10.244.2.0/24',
+                         'gateway': '10.244.2.1', 'adapter': 'Ethernet', 'vsid': 4096, 'flags': 8})
+    for path, schema in (('/networks/', 'network'), ('/endpoints/', 'endpoint'), ('/policylists/', 'policylist')):
+        for answer in call(node, 'GET', path)['Output']:
+            _go_decodes(answer, schema)
+            for subnet in answer.get('Subnets') or []:
+                _go_decodes(subnet, 'subnet')
+
+
+# -- HNSCall's HRESULT --------------------------------------------------------------------------------------------
+
+def test_a_failing_hresult_stops_with_a_clear_message():
+    # The hns service not answering: HNSCall fails with 0x80070426 and no response (docker/for-win#8226). Before,
+    # lib/hns.ps1 dropped the HRESULT and failed in ConvertFrom-Json on the null response.
+    node = hns_node(hnscall_failures=[0x80070426])
+    outcome = run(node, "$ErrorActionPreference = 'Stop'\n" + HNS +
+                  "\nInvoke-KubeWinHns -Method GET -Path '/networks/'")
+    assert (outcome.exit_code, outcome.unsupported) == (1, None)
+    assert outcome.errors == [
+        'HNS GET /networks/ failed: HNSCall returned HRESULT 0x80070426 without an answer; the Host Network Service is '
+        'not answering (is the Containers feature installed, the node restarted since and the hns service running?)']
+    # The next call is answered.
+    assert ok(node, HNS + "\n@(Invoke-KubeWinHns -Method GET -Path '/networks/').Count").output == ['0']
+
+
+def test_hns_psm1s_void_declaration_drops_the_hresult_and_leaves_the_response_null():
+    node = hns_node(hnscall_failures=[0x8007023E])
+    outcome = ok(node, "Add-Type -Name NativeMethods -Namespace VmCompute.PrivatePInvoke -MemberDefinition '%s'\n"
+                 "$r = 'before'\n[VmCompute.PrivatePInvoke.NativeMethods]::HNSCall('GET', '/networks/', '', [ref]$r)\n"
+                 "$null -eq $r" % hns_model.HNSCALL_VOID_DEFINITION)
+    assert outcome.output == ['True']
 
 
 def test_an_unmodelled_request_is_an_engine_gap():
@@ -331,16 +478,29 @@ ConvertTo-Json -InputObject $n -Depth 10 -Compress
     assert node.adapter('Ethernet')['ipv4'][0]['address'] == '10.0.0.11'
 
 
-def test_a_network_without_gateway_or_vsid():
+def test_a_network_without_vsid():
     node = hns_node()
     outcome = ok(node, HNS + '''
 $n = New-KubeWinHnsNetwork -Spec ([ordered]@{ name = 'nat'; type = 'NAT'; address_prefix = '172.20.0.0/16'
-    gateway = $null; adapter = $null; vsid = $null })
+    gateway = '172.20.0.1'; adapter = $null; vsid = $null })
 ConvertTo-Json -InputObject $n -Depth 10 -Compress
 ''')
     assert json.loads(outcome.output[-1]) == {
         'id': node.data['hns']['networks'][0]['id'], 'name': 'nat', 'type': 'NAT', 'adapter': None,
-        'management_ip': None, 'subnets': [{'address_prefix': '172.20.0.0/16', 'gateway': None, 'vsid': None}]}
+        'management_ip': None, 'subnets': [{'address_prefix': '172.20.0.0/16', 'gateway': '172.20.0.1', 'vsid': None}]}
+
+
+def test_a_subnet_without_gateway_is_refused_before_hns_is_called():
+    # hcsshim's HNSNetwork.Create refuses it (ebbed947); what HNS does with it is not documented. Before, lib/hns.ps1
+    # sent it.
+    node = hns_node()
+    outcome = run(node, "$ErrorActionPreference = 'Stop'\n" + HNS + '''
+New-KubeWinHnsNetwork -Spec ([ordered]@{ name = 'ext'; type = 'Transparent'; address_prefix = '10.0.0.0/24'
+    gateway = $null; adapter = 'Ethernet'; vsid = $null })
+''')
+    assert (outcome.exit_code, outcome.unsupported) == (1, None)
+    assert outcome.errors == ["HNS network 'ext': the subnet 10.0.0.0/24 needs a gateway address"]
+    assert node.data['hns']['networks'] == []
 
 
 def test_a_failure_is_a_terminating_error_with_hns_message():
@@ -364,6 +524,50 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
     assert [a['name'] for a in node.data['adapters']].count('vEthernet (cbr0_ep)') == 1
 
 
+# -- what a state read costs -----------------------------------------------------------------------------------------
+
+@pytest.fixture(name='calls')
+def fixture_calls(monkeypatch):
+    """How often the scripts call the cmdlets whose cost grows on Windows: Get-NetAdapter (a CIM query of
+    MSFT_NetAdapter) and Add-Type (a run of the C# compiler)."""
+    from kubewin_sim.windows import addtype, nettcpip  # pylint: disable=import-outside-toplevel
+    counted = {}
+
+    def counting(area, name):
+        function = area.CMDLETS[name]
+
+        def wrapped(*args, **kwargs):
+            counted[name] = counted.get(name, 0) + 1
+            return function(*args, **kwargs)
+        monkeypatch.setitem(area.CMDLETS, name, wrapped)
+
+    counting(nettcpip, 'Get-NetAdapter')
+    counting(addtype, 'Add-Type')
+    return counted
+
+
+@pytest.mark.parametrize('remote', [0, 250])
+def test_a_state_read_queries_the_adapters_once_whatever_the_endpoints(calls, remote):
+    # Before, ConvertTo-KubeWinEndpoint made one Get-NetAdapter query per endpoint.
+    node = hns_node()
+    network = _l2bridge(node)
+    node.attach_host_endpoint(node.create_endpoint('cbr0_ep', network['id'], '10.244.1.2')['id'])
+    for index in range(remote):
+        node.create_endpoint('remote%d' % index, network['id'], '10.244.1.%d' % (3 + index))['is_remote'] = True
+    state = state_of(node)
+    assert len(state['endpoints']) == remote + 1 and state['endpoints'][0]['host_attached'] is True
+    assert not any(e['host_attached'] for e in state['endpoints'][1:])
+    assert calls == {'Get-NetAdapter': 1, 'Add-Type': 1}
+
+
+def test_a_script_that_includes_lib_hns_and_never_calls_hns_compiles_nothing(calls):
+    # firewall_rule_apply.ps1 includes lib/state (and so lib/hns) for its firewall section only.
+    node = hns_node()
+    run_script(node, 'firewall_rule_apply', {'Name': 'kubewin-test', 'DisplayName': 'test', 'Protocol': 'tcp',
+                                             'LocalPort': ['10250']}, effects={'firewall_rules'})
+    assert 'Add-Type' not in calls
+
+
 # -- the apply scripts, whole ------------------------------------------------------------------------
 
 # What an HNS change may touch on the node: HNS's objects, the adapters (vSwitch binding, host vNICs), and the
@@ -371,15 +575,15 @@ def test_connect_host_endpoint_attaches_once_and_enables_forwarding():
 HNS_EFFECTS = {'hns', 'adapters', 'log', 'unreachable_until'}
 
 
-def run_script(node, name, parameters):
+def run_script(node, name, parameters, effects=HNS_EFFECTS):
     """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer. Nothing on the
-    node but HNS and what it drives changes."""
+    node but ``effects`` (HNS and what it drives) changes."""
     from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
     before = json.loads(json.dumps(node.data))
     result = invoke(node, _pwsh.load_script(name), parameters, error_action='stop')
     assert [entry['exception']['message'] for entry in result['error']] == []
-    assert {key: value for key, value in node.data.items() if key not in HNS_EFFECTS} == \
-        {key: value for key, value in before.items() if key not in HNS_EFFECTS}
+    assert {key: value for key, value in node.data.items() if key not in effects} == \
+        {key: value for key, value in before.items() if key not in effects}
     return json.loads(result['result'])
 
 
@@ -399,6 +603,15 @@ def test_hns_endpoint_apply_creates_and_attaches():
     assert _adapter_names(node) == ['Ethernet', 'vEthernet (Ethernet)', 'vEthernet (cbr0_ep)']
     vnic = node.adapter('vEthernet (cbr0_ep)')
     assert vnic['forwarding'] is True and vnic['ipv4'][0]['address'] == '10.244.1.2'
+
+
+def test_hns_endpoint_apply_sends_no_empty_ip_address():
+    # Before, the script sent "IPAddress": "" when none was given; hcsshim omits an empty address.
+    node = hns_node()
+    network = _l2bridge(node)
+    result = run_script(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'NetworkId': network['id']})
+    endpoint, = node.data['hns']['endpoints']
+    assert result['endpoint']['id'] == endpoint['id'] and endpoint['ip_address'] is None
 
 
 def test_hns_endpoint_apply_attaching_again_and_removing():

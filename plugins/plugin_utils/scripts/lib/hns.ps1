@@ -1,16 +1,23 @@
 # --- lib/hns: Host Networking Service (HNS) v1 API --------------------------------
 # The HostNetworkingService PowerShell module lists and removes HNS objects but
 # cannot create them, so every HNS call goes through the API that module and
-# Docker use: HNSCall in vmcompute.dll, which takes and returns JSON.
-if (-not ('KubeWin.Hns' -as [type])) {
-    Add-Type -Namespace KubeWin -Name Hns -MemberDefinition @'
+# Docker use: HNSCall in vmcompute.dll, which takes and returns JSON. Its request
+# objects are hcsshim's (internal/hns): the keys and JSON types its structs marshal.
+
+function Initialize-KubeWinHns {
+    # Compiled on the first HNS call, not when the script is loaded: Add-Type runs the C#
+    # compiler, once per process, and most scripts that include this file never call HNS.
+    # HNSCall returns an HRESULT (hcsshim internal/hns/hns.go), which Invoke-KubeWinHns checks.
+    if (-not ('KubeWin.Hns' -as [type])) {
+        Add-Type -Namespace KubeWin -Name Hns -MemberDefinition @'
 [DllImport("vmcompute.dll")]
-public static extern void HNSCall(
+public static extern int HNSCall(
     [MarshalAs(UnmanagedType.LPWStr)] string method,
     [MarshalAs(UnmanagedType.LPWStr)] string path,
     [MarshalAs(UnmanagedType.LPWStr)] string request,
     [MarshalAs(UnmanagedType.LPWStr)] out string response);
 '@
+    }
 }
 
 function Invoke-KubeWinHns {
@@ -19,12 +26,21 @@ function Invoke-KubeWinHns {
         [Parameter(Mandatory)][string]$Path,
         $Body
     )
+    Initialize-KubeWinHns
     $request = ''
     if ($null -ne $Body) {
         $request = ConvertTo-Json -InputObject $Body -Depth 10 -Compress
     }
-    $response = ''
-    [KubeWin.Hns]::HNSCall($Method, $Path, $request, [ref]$response)
+    $response = $null
+    $hresult = [KubeWin.Hns]::HNSCall($Method, $Path, $request, [ref]$response)
+    if ($hresult -ne 0) {
+        # A failing HRESULT comes without a response: the Host Network Service did not answer
+        # (not started yet, or not running: "The service has not been started." is 0x80070426).
+        $reason = 'HNS {0} {1} failed: HNSCall returned HRESULT 0x{2:X8} without an answer; the Host Network ' +
+            'Service is not answering (is the Containers feature installed, the node restarted since and the ' +
+            'hns service running?)'
+        throw ($reason -f $Method, $Path, $hresult)
+    }
     $answer = ConvertFrom-Json -InputObject $response
     if (-not $answer.Success) {
         throw "HNS $Method $Path failed: $($answer.Error)"
@@ -67,8 +83,19 @@ function ConvertTo-KubeWinNetwork {
     }
 }
 
+function Get-KubeWinHostVnicNames {
+    # The names of the host vNICs, in one query: an endpoint attached to the host compartment shows
+    # up as the vNIC "vEthernet (<endpoint name>)". Keys of a hashtable compare without case, as
+    # Get-NetAdapter -Name does.
+    $names = @{}
+    foreach ($adapter in @(Get-NetAdapter -Name 'vEthernet (*)' -ErrorAction SilentlyContinue)) {
+        $names[$adapter.Name] = $true
+    }
+    return $names
+}
+
 function ConvertTo-KubeWinEndpoint {
-    param($Endpoint)
+    param($Endpoint, [hashtable]$HostVnicNames = (Get-KubeWinHostVnicNames))
     return [ordered]@{
         id = ([string]$Endpoint.ID).ToLowerInvariant()
         name = $Endpoint.Name
@@ -77,8 +104,7 @@ function ConvertTo-KubeWinEndpoint {
         ip_address = $Endpoint.IPAddress
         mac_address = $Endpoint.MacAddress
         is_remote = [bool]$Endpoint.IsRemoteEndpoint
-        # A host endpoint attached to the host compartment shows up as a vNIC of that name.
-        host_attached = [bool](Get-NetAdapter -Name "vEthernet ($($Endpoint.Name))" -ErrorAction SilentlyContinue)
+        host_attached = [bool]$HostVnicNames["vEthernet ($($Endpoint.Name))"]
     }
 }
 
@@ -110,10 +136,13 @@ function Get-KubeWinHnsState {
     $networks = @(Invoke-KubeWinHns -Method GET -Path '/networks/')
     $endpoints = @(Invoke-KubeWinHns -Method GET -Path '/endpoints/')
     $policyLists = @(Invoke-KubeWinHns -Method GET -Path '/policylists/')
+    $vnics = Get-KubeWinHostVnicNames
     return [ordered]@{
         available = $true
         networks = @(foreach ($n in $networks) { if ($null -ne $n) { ConvertTo-KubeWinNetwork -Network $n } })
-        endpoints = @(foreach ($e in $endpoints) { if ($null -ne $e) { ConvertTo-KubeWinEndpoint -Endpoint $e } })
+        endpoints = @(foreach ($e in $endpoints) {
+                if ($null -ne $e) { ConvertTo-KubeWinEndpoint -Endpoint $e -HostVnicNames $vnics }
+            })
         policy_lists = @(foreach ($p in $policyLists) { if ($null -ne $p) { ConvertTo-KubeWinPolicyList -PolicyList $p } })
     }
 }
@@ -126,10 +155,16 @@ function Remove-KubeWinHnsNetwork {
 function New-KubeWinHnsNetwork {
     # $Spec: name, type, address_prefix, gateway, adapter, vsid (may be $null)
     param([Parameter(Mandatory)]$Spec)
-    $subnet = [ordered]@{ AddressPrefix = $Spec.address_prefix }
-    if ($Spec.gateway) { $subnet.GatewayAddress = $Spec.gateway }
-    if ($null -ne $Spec.vsid) { $subnet.Policies = @(@{ Type = 'VSID'; VSID = [int]$Spec.vsid }) }
-    $body = [ordered]@{ Name = $Spec.name; Type = $Spec.type; Subnets = @($subnet) }
+    $body = [ordered]@{ Name = $Spec.name; Type = $Spec.type }
+    if ($Spec.address_prefix) {
+        # hcsshim's HNSNetwork.Create refuses a subnet with a prefix and no gateway; so does this.
+        if (-not $Spec.gateway) {
+            throw "HNS network '$($Spec.name)': the subnet $($Spec.address_prefix) needs a gateway address"
+        }
+        $subnet = [ordered]@{ AddressPrefix = $Spec.address_prefix; GatewayAddress = $Spec.gateway }
+        if ($null -ne $Spec.vsid) { $subnet.Policies = @(@{ Type = 'VSID'; VSID = [int]$Spec.vsid }) }
+        $body.Subnets = @($subnet)
+    }
     if ($Spec.adapter) { $body.NetworkAdapterName = $Spec.adapter }
     return ConvertTo-KubeWinNetwork -Network (Invoke-KubeWinHns -Method POST -Path '/networks/' -Body $body)
 }
