@@ -290,6 +290,16 @@ def test_ovs_vsctl_documented_behaviour():
 
 # -- Hyper-V (windows/hyperv.py) ----------------------------------------------------------------------------------
 
+def test_get_vmswitch_switch_type_is_the_vmswitchtype_enum():
+    # Get-VMSwitch's -SwitchType is a VMSwitchType: [string] and -eq see the name, ConvertTo-Json the number.
+    outcome = run_on_node(new_node(), "$s = Get-VMSwitch\n[string]$s.SwitchType; $s.SwitchType -eq 'External'\n"
+                                      "$s.SwitchType.GetType().FullName\nConvertTo-Json -Compress -InputObject $s.SwitchType\n"
+                                      "$s.NetAdapterInterfaceDescriptions -join ','")
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    assert outcome.output == ['External', 'True', 'Microsoft.HyperV.PowerShell.VMSwitchType', '2',
+                              'Microsoft Hyper-V Network Adapter']
+
+
 def test_switch_extension_cmdlets():
     node = new_node()
     outcome = run_on_node(node, "(Get-VMSwitch).NetAdapterInterfaceDescription\n"
