@@ -105,6 +105,18 @@ def test_dns_servers_per_interface_and_family():
                    'Loopback Pseudo-Interface 1 2 ', 'Loopback Pseudo-Interface 1 23 ' + site_local]
 
 
+def test_find_netroute_takes_the_lowest_route_and_interface_metric():
+    # Find-NetRoute's page: the local address, then the route. Ethernet 256 + 15 beats Ethernet 2's DHCP route 0 + 500.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'extra_adapters': [
+        {'name': 'Ethernet 2', 'ip': '192.168.50.11', 'gateway': '192.168.50.1', 'dhcp': True, 'interface_metric': 500}]}))
+    out = ok(node, "$a, $r = Find-NetRoute -RemoteIPAddress 198.51.100.1\n$a.IPAddress; $r.InterfaceAlias; $r.NextHop\n"
+                   "(Find-NetRoute -RemoteIPAddress 192.168.50.7)[1].DestinationPrefix")
+    assert out == ['10.0.0.11', 'Ethernet', '10.0.0.1', '192.168.50.0/24']
+    node.adapter('Ethernet 2')['interface_metric'] = 271
+    outcome = run_on_node(node, 'Find-NetRoute -RemoteIPAddress 198.51.100.1')
+    assert outcome.exit_code == 2 and 'equal metric' in outcome.unsupported
+
+
 def test_an_unmodelled_filter_is_refused():
     outcome = run_on_node(fresh_node(), 'Get-NetRoute -RouteMetric 256')
     assert outcome.exit_code == 2 and 'Get-NetRoute -RouteMetric' in outcome.unsupported

@@ -31,8 +31,10 @@ What Windows shows by default, and the model with it:
   127.0.0.0/8, 127.0.0.1/32, 127.255.255.255/32); per IPv6 interface fe80::/64 and its link-local address /128
   (the loopback ::1/128) and ff00::/8. The default route of a gateway has RouteMetric 256 when it was set by hand
   (New-NetIPAddress -DefaultGateway makes it as New-NetRoute would: its page's default metric 256; kept in both
-  stores) and 0 when DHCP gave it (an automatic gateway metric: route print shows the interface metric alone), unless
-  the node says otherwise (``gateway_metric``). The order in which Windows enumerates routes, addresses and
+  stores) and 0 when DHCP gave it (Find-NetRoute's example: a Dhcp address whose default route has RouteMetric 0 and
+  Protocol NetMgmt), unless the node says otherwise (``gateway_metric``). Find-NetRoute -RemoteIPAddress answers the
+  source address and the route Windows takes: the longest prefix, then the lowest RouteMetric + InterfaceMetric;
+  which of two equal routes Windows takes is not documented, so a tie is Unsupported. The order in which Windows enumerates routes, addresses and
   interfaces is not documented: the model lists IPv4 before IPv6 and the interfaces by index, a script must not
   depend on it.
 - DNS servers (Get-DnsClientServerAddress): one entry per IP interface and family, the loopback's last; the IPv4
@@ -391,8 +393,10 @@ def _routes(node):
         adapter = interface.adapter
         if adapter is not None and adapter.get('gateway'):
             stores = ('ActiveStore',) if adapter['dhcp'] else ('ActiveStore', 'PersistentStore')
-            routes.append(('0.0.0.0/0', adapter['gateway'], interface.index, _gateway_metric(adapter),
-                           'Dhcp' if adapter['dhcp'] else 'NetMgmt', stores))
+            # Protocol NetMgmt for a DHCP gateway too (Find-NetRoute's example: a Dhcp address, its default route
+            # RouteMetric 0, Protocol NetMgmt).
+            routes.append(('0.0.0.0/0', adapter['gateway'], interface.index, _gateway_metric(adapter), 'NetMgmt',
+                           stores))
     for route in node.data.get('routes', []):
         stores = tuple(store for store, present in (('ActiveStore', route['active']),
                                                     ('PersistentStore', route['persistent'])) if present)
@@ -429,6 +433,41 @@ def get_netroute(ctx, params, input_items):
     if not out:
         ctx.write_error(_not_found('MSFT_NetRoute', 'SELECT * FROM MSFT_NetRoute'))
     return out
+
+
+def find_netroute(ctx, params, input_items):
+    """Find-NetRoute -RemoteIPAddress (IPv4): the local address, then the route (its page: 'The command returns two
+    objects. The first object is the local IP address. The second object is the local route')."""
+    _refuse_unmodelled(ctx, params, ('RemoteIPAddress',))
+    node = ctx.host.node
+    try:
+        remote = ipaddress.IPv4Address(to_string(params['RemoteIPAddress']))
+    except ValueError:
+        raise Unsupported('Find-NetRoute -RemoteIPAddress %s (IPv4 only)' % to_string(params['RemoteIPAddress'])) from None
+    interfaces = {interface.index: interface for interface in ip_interfaces(node)}
+    candidates = [route for route in _routes(node) if route[5] == 'ActiveStore' and route[7] == 'IPv4'
+                  and remote in ipaddress.IPv4Network(route[0])]
+    if not candidates:
+        raise Unsupported('Find-NetRoute to %s, which no route reaches (the error is not modelled)' % remote)
+    longest = max(ipaddress.IPv4Network(route[0]).prefixlen for route in candidates)
+    candidates = [route for route in candidates if ipaddress.IPv4Network(route[0]).prefixlen == longest]
+
+    def cost(route):
+        interface = interfaces[route[2]]
+        return route[3] + (LOOPBACK_METRIC if interface.adapter is None else interface_metric(interface.adapter))
+    best = min(cost(route) for route in candidates)
+    chosen = [route for route in candidates if cost(route) == best]
+    if len(chosen) > 1:
+        raise Unsupported('Find-NetRoute between routes of equal metric to %s (which one Windows takes is not '
+                          'documented)' % remote)
+    destination, next_hop, index, metric, protocol, store, alias, family = chosen[0]
+    sources = _addresses(interfaces[index], 'IPv4')
+    if len(sources) != 1:
+        raise Unsupported('Find-NetRoute\'s source address among %d addresses (RFC 6724 selection)' % len(sources))
+    return [sources[0], NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index),
+                                 ifIndex=UInt32(index), InterfaceAlias=alias, RouteMetric=UInt16(metric),
+                                 Protocol=ROUTE_PROTOCOL.parse(protocol), AddressFamily=ADDRESS_FAMILY.parse(family),
+                                 PolicyStore=store)]
 
 
 # -- Get-DnsClientServerAddress -------------------------------------------------------------------------------------
@@ -668,6 +707,7 @@ def set_dnsclientserveraddress(ctx, params, input_items):
 
 
 CMDLETS = {
+    'Find-NetRoute': find_netroute,
     'New-NetIPAddress': new_netipaddress,
     'Remove-NetIPAddress': remove_netipaddress,
     'Set-DnsClientServerAddress': set_dnsclientserveraddress,
