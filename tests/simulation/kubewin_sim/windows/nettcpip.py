@@ -435,6 +435,31 @@ def get_netroute(ctx, params, input_items):
     return out
 
 
+def best_routes(node, remote):
+    """The active IPv4 routes Windows may take to ``remote`` (an IPv4Address): the longest prefix, then the lowest
+    RouteMetric + InterfaceMetric; more than one when they tie."""
+    interfaces = {interface.index: interface for interface in ip_interfaces(node)}
+    candidates = [route for route in _routes(node) if route[5] == 'ActiveStore' and route[7] == 'IPv4'
+                  and route[2] in interfaces and remote in ipaddress.IPv4Network(route[0])]
+    if not candidates:
+        return []
+    longest = max(ipaddress.IPv4Network(route[0]).prefixlen for route in candidates)
+    candidates = [route for route in candidates if ipaddress.IPv4Network(route[0]).prefixlen == longest]
+
+    def cost(route):
+        interface = interfaces[route[2]]
+        return route[3] + (LOOPBACK_METRIC if interface.adapter is None else interface_metric(interface.adapter))
+    best = min(cost(route) for route in candidates)
+    return [route for route in candidates if cost(route) == best]
+
+
+def default_route_adapter(node):
+    """The adapter whose default route Windows takes (the lowest interface index of a tie), or None."""
+    routes = [route for route in best_routes(node, ipaddress.IPv4Address('0.0.0.0')) if route[0] == '0.0.0.0/0']
+    indexes = sorted(route[2] for route in routes)
+    return next((adapter for adapter in node.data['adapters'] if indexes and adapter['if_index'] == indexes[0]), None)
+
+
 def find_netroute(ctx, params, input_items):
     """Find-NetRoute -RemoteIPAddress (IPv4): the local address, then the route (its page: 'The command returns two
     objects. The first object is the local IP address. The second object is the local route')."""
@@ -445,18 +470,9 @@ def find_netroute(ctx, params, input_items):
     except ValueError:
         raise Unsupported('Find-NetRoute -RemoteIPAddress %s (IPv4 only)' % to_string(params['RemoteIPAddress'])) from None
     interfaces = {interface.index: interface for interface in ip_interfaces(node)}
-    candidates = [route for route in _routes(node) if route[5] == 'ActiveStore' and route[7] == 'IPv4'
-                  and remote in ipaddress.IPv4Network(route[0])]
-    if not candidates:
+    chosen = best_routes(node, remote)
+    if not chosen:
         raise Unsupported('Find-NetRoute to %s, which no route reaches (the error is not modelled)' % remote)
-    longest = max(ipaddress.IPv4Network(route[0]).prefixlen for route in candidates)
-    candidates = [route for route in candidates if ipaddress.IPv4Network(route[0]).prefixlen == longest]
-
-    def cost(route):
-        interface = interfaces[route[2]]
-        return route[3] + (LOOPBACK_METRIC if interface.adapter is None else interface_metric(interface.adapter))
-    best = min(cost(route) for route in candidates)
-    chosen = [route for route in candidates if cost(route) == best]
     if len(chosen) > 1:
         raise Unsupported('Find-NetRoute between routes of equal metric to %s (which one Windows takes is not '
                           'documented)' % remote)
