@@ -90,6 +90,8 @@ _CIM_EXCEPTION = 'Microsoft.Management.Infrastructure.CimException'
 
 
 class NetAdapter(CimInstance):
+    """Get-NetAdapter's output (its page: CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter): Status the text Windows
+    prints (Up, Disabled), LinkSpeed the text of Speed (bits per second, 0 when the adapter is not up)."""
     CLASS = 'MSFT_NetAdapter'
     KEY = 'Name'
     PROPERTIES = ('Name', 'InterfaceDescription', 'ifIndex', 'Status', 'MacAddress', 'LinkSpeed', 'Speed',
@@ -97,6 +99,8 @@ class NetAdapter(CimInstance):
 
 
 class NetIPAddress(CimInstance):
+    """Get-NetIPAddress's and Find-NetRoute's first output (MSFT_NetIPAddress), the properties in the order of
+    Find-NetRoute's example; ValidLifetime and PreferredLifetime are not modelled."""
     CLASS = 'MSFT_NetIPAddress'
     KEY = 'IPAddress'
     PROPERTIES = ('IPAddress', 'InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Type', 'PrefixLength',
@@ -104,6 +108,8 @@ class NetIPAddress(CimInstance):
 
 
 class NetIPInterface(CimInstance):
+    """Get-NetIPInterface's output (MSFT_NetIPInterface; the enums of its page's parameters: Forwarding, Dhcp,
+    AutomaticMetric, ConnectionState)."""
     CLASS = 'MSFT_NetIPInterface'
     KEY = 'InterfaceAlias'
     PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Forwarding', 'NlMtu', 'AutomaticMetric',
@@ -111,6 +117,10 @@ class NetIPInterface(CimInstance):
 
 
 class NetRoute(CimInstance):
+    """Get-NetRoute's and New-NetRoute's output, Find-NetRoute's second (MSFT_NetRoute, "MSFT_NetRoute class": RouteMetric
+    uint16, InterfaceIndex uint32, AddressFamily 2/23; ifIndex as Find-NetRoute's example shows it). The class stores
+    the policy store as Store (the example prints "Store : ActiveStore"); the model names it PolicyStore, the name
+    Get-NetRoute's table and -PolicyStore use, and no script reads it from a route."""
     CLASS = 'MSFT_NetRoute'
     KEY = 'DestinationPrefix'
     PROPERTIES = ('DestinationPrefix', 'NextHop', 'InterfaceIndex', 'ifIndex', 'InterfaceAlias', 'RouteMetric',
@@ -118,6 +128,7 @@ class NetRoute(CimInstance):
 
 
 class DnsClientServerAddress(CimInstance):
+    """Get-DnsClientServerAddress's output (MSFT_DNSClientServerAddress): AddressFamily the class's uint16."""
     CLASS = 'MSFT_DNSClientServerAddress'
     KEY = 'InterfaceAlias'
     PROPERTIES = ('InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'ServerAddresses')
