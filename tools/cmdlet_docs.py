@@ -45,7 +45,7 @@ MODULES = {
     'CimCmdlets': (PS_REPO, 'reference/5.1/CimCmdlets', ['Get-CimInstance', 'Invoke-CimMethod']),
     'NetAdapter': (WIN_REPO, 'docset/winserver2022-ps/NetAdapter', ['Get-NetAdapter']),
     'NetTCPIP': (WIN_REPO, 'docset/winserver2022-ps/NetTCPIP', [
-        'Get-NetIPAddress', 'Get-NetIPInterface', 'Get-NetRoute', 'New-NetIPAddress', 'New-NetRoute',
+        'Find-NetRoute', 'Get-NetIPAddress', 'Get-NetIPInterface', 'Get-NetRoute', 'New-NetIPAddress', 'New-NetRoute',
         'Remove-NetIPAddress', 'Remove-NetRoute', 'Set-NetIPInterface']),
     'DnsClient': (WIN_REPO, 'docset/winserver2022-ps/DnsClient', ['Get-DnsClientServerAddress', 'Set-DnsClientServerAddress']),
     'NetSecurity': (WIN_REPO, 'docset/winserver2022-ps/NetSecurity', [

@@ -296,6 +296,24 @@ def _control_plane_node(profile):
     }
 
 
+def _kubelet_address(node, kubelet):
+    """The Node's InternalIP as the kubelet reports it: its --node-ip, else "the node's default IPv4 address" (the
+    kubelet's --node-ip help), the address of the adapter whose default route Windows takes (windows/nettcpip.py)."""
+    from kubewin_sim import programs  # pylint: disable=import-outside-toplevel  # programs imports cluster
+    from kubewin_sim.windows import nettcpip  # pylint: disable=import-outside-toplevel
+    argv = programs.split_command_line(kubelet.get('command_line') or '')
+    nssm = programs.nssm_settings(kubelet) if kubelet else None
+    if nssm:
+        argv = argv + programs.split_command_line(nssm.get('app_parameters') or '')
+    node_ip = programs.option(argv, '--node-ip')
+    if node_ip:
+        return node_ip
+    adapter = nettcpip.default_route_adapter(node)
+    if adapter is None:
+        adapter = next((a for a in node.data['adapters'] if a['ipv4'] and nettcpip.has_ip_interface(node, a)), None)
+    return adapter['ipv4'][0]['address'] if adapter else None
+
+
 def _node_conditions(ready, reason, message, status=None):
     return [
         {'type': 'MemoryPressure', 'status': 'False', 'reason': 'KubeletHasSufficientMemory'},
@@ -822,10 +840,7 @@ class Cluster:
             conditions = _node_conditions(True, 'KubeletReady', 'kubelet is posting ready status')
             taints = []
         kubelet = node.data['services'].get(KUBELET_SERVICE) or {}
-        # The kubelet reports the address of the adapter that holds the default route.
-        with_address = [a for a in node.data['adapters'] if a['ipv4']]
-        routed = [a for a in with_address if a.get('gateway')] or with_address
-        address = routed[-1]['ipv4'][0]['address'] if routed else None
+        address = _kubelet_address(node, kubelet)
         # spec.unschedulable belongs to whoever cordoned the Node, not to the kubelet; the node
         # lifecycle controller taints a cordoned Node (_node_lifecycle).
         existing = self._store('Node').get(name)

@@ -46,6 +46,14 @@ DEFAULT_PROFILE = {
     'wipe_static_ip': False,
     # ... and re-applying it fails, so the node never returns at its address.
     'static_ip_restore_fails': False,
+    # The first adapter's link speed in bits per second: its automatic interface metric (windows/nettcpip.py).
+    'link_speed': 10 ** 10,
+    # More adapters, after the first: each {name, ip, prefix_length, gateway, dns_servers, dhcp, link_speed,
+    # interface_metric, gateway_metric, status ('Up' or 'Disabled')}; a disabled one needs no address.
+    'extra_adapters': [],
+    # Entries appended to the machine Path as real servers have them (a folder on a drive that is not there, one
+    # in quotes, an empty entry): the folders installers and administrators added.
+    'path_entries': [],
 }
 
 
@@ -81,18 +89,7 @@ def initial_state(hostname, profile):
         },
         'features': dict(profile['features']),
         'reboot_pending': False,
-        'adapters': [{
-            'name': profile['adapter'],
-            'description': 'Microsoft Hyper-V Network Adapter',
-            'if_index': 4,
-            'mac_address': '00-15-5D-%02X-%02X-%02X' % tuple(int(octet) for octet in address.split('.')[1:]),
-            'status': 'Up',
-            'ipv4': [{'address': address, 'prefix_length': int(profile['prefix_length']),
-                      'origin': 'Dhcp' if profile['dhcp'] else 'Manual'}],
-            'gateway': gateway,
-            'dns_servers': list(profile.get('dns_servers') or [gateway]),
-            'dhcp': bool(profile['dhcp']),
-        }],
+        'adapters': _initial_adapters(profile, address, gateway),
         # Static IPv4 routes: destination, next_hop, interface_index, metric, and whether the route
         # is in the routing table in use (active) and in the one restored at boot (persistent).
         'routes': [],
@@ -101,7 +98,7 @@ def initial_state(hostname, profile):
         'services': {},
         # Files and folders as windows/filesystem.py keeps them: a fresh installation's folders.
         'fs': _fresh_file_system(),
-        'environment': {},
+        'environment': _initial_environment(profile),
         'firewall_rules': {},
         'operations': {},
         'unreachable_until': 0,
@@ -109,6 +106,65 @@ def initial_state(hostname, profile):
         'unreachable_attempts': 0,
         'log': [],
     }
+
+
+ADAPTER_DESCRIPTION = 'Microsoft Hyper-V Network Adapter'
+VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter'
+VSWITCH_DESCRIPTION = 'Hyper-V Virtual Switch Extension Adapter'
+FIRST_ADAPTER_INDEX = 4
+
+
+def _initial_adapters(profile, address, gateway):
+    """The node's adapters: the profile's first (Ethernet at ``address``), then its ``extra_adapters``."""
+    specs = [{'name': profile['adapter'], 'ip': address, 'prefix_length': profile['prefix_length'], 'gateway': gateway,
+              'dns_servers': profile.get('dns_servers') or [gateway], 'dhcp': profile['dhcp'],
+              'link_speed': profile['link_speed'], 'interface_metric': profile.get('interface_metric'),
+              'gateway_metric': profile.get('gateway_metric')}] + list(profile['extra_adapters'])
+    adapters = []
+    for offset, spec in enumerate(specs):
+        adapters.append(_adapter_from(spec, FIRST_ADAPTER_INDEX + offset, unique_description(adapters, ADAPTER_DESCRIPTION)))
+    return adapters
+
+
+def _adapter_from(spec, if_index, description):
+    """One adapter of the profile: a MAC from its address (or its index when it has none), its IPv4 configuration."""
+    if spec.get('status', 'Up') not in ('Up', 'Disabled'):
+        raise SimulationError('adapter %s: status %r is not modelled (Up, Disabled)' % (spec['name'], spec['status']))
+    address = spec.get('ip')
+    octets = [int(octet) for octet in address.split('.')[1:]] if address else [0xFE, 0, if_index]
+    entry = {
+        'name': spec['name'], 'description': description, 'if_index': if_index,
+        'mac_address': '00-15-5D-%02X-%02X-%02X' % tuple(octets), 'status': spec.get('status', 'Up'),
+        'link_speed': int(spec.get('link_speed') or 10 ** 10),
+        'ipv4': [], 'gateway': spec.get('gateway'), 'dns_servers': list(spec.get('dns_servers') or []),
+        'dhcp': bool(spec.get('dhcp')),
+    }
+    if address:
+        entry['ipv4'] = [{'address': address, 'prefix_length': int(spec.get('prefix_length') or 24),
+                          'origin': 'Dhcp' if spec.get('dhcp') else 'Manual'}]
+    for optional in ('interface_metric', 'gateway_metric'):
+        if spec.get(optional) is not None:
+            entry[optional] = int(spec[optional])
+    return entry
+
+
+def unique_description(adapters, base):
+    """PnP's device description for one more device of a kind: "<base>", then "<base> #2", "#3"..."""
+    taken = {adapter['description'] for adapter in adapters}
+    taken.update(adapter['vswitch_adapter']['description'] for adapter in adapters if adapter.get('vswitch_adapter'))
+    if base not in taken:
+        return base
+    return next('%s #%d' % (base, number) for number in range(2, len(taken) + 3) if '%s #%d' % (base, number) not in taken)
+
+
+def _initial_environment(profile):
+    """Machine variables set over a fresh installation's: the profile's ``path_entries`` appended to the Path."""
+    if not profile['path_entries']:
+        return {}
+    from kubewin_sim.windows import registry  # pylint: disable=import-outside-toplevel  # windows imports node
+    default = registry.DEFAULT_MACHINE_VARIABLES['Path'][1]
+    expanded = default.replace('%SystemRoot%', 'C:\\Windows').replace('%SYSTEMROOT%', 'C:\\Windows')
+    return {'Path': ';'.join([expanded] + list(profile['path_entries']))}
 
 
 def _fresh_file_system():
@@ -161,6 +217,12 @@ class SimNode:
                 return adapter
         return None
 
+    def _next_if_index(self):
+        """An interface index no adapter, visible or hidden, holds."""
+        taken = [a['if_index'] for a in self.data['adapters']]
+        taken += [a['vswitch_adapter']['if_index'] for a in self.data['adapters'] if a.get('vswitch_adapter')]
+        return max(taken) + 1
+
     def _vswitch_adapters(self):
         return {n['adapter'] for n in self.data['hns']['networks']
                 if n['type'].lower() in EXTERNAL_TYPES and n.get('adapter')}
@@ -170,8 +232,11 @@ class SimNode:
         physical = self.adapter(adapter_name)
         vnic = copy.deepcopy(physical)
         vnic['name'] = 'vEthernet (%s)' % adapter_name
-        vnic['description'] = 'Hyper-V Virtual Ethernet Adapter'
-        vnic['if_index'] = max(a['if_index'] for a in self.data['adapters']) + 1
+        vnic['description'] = unique_description(self.data['adapters'], VNIC_DESCRIPTION)
+        vnic['if_index'] = self._next_if_index()
+        # The vSwitch's own hidden adapter (Get-NetAdapter -IncludeHidden), gone with the vSwitch.
+        physical['vswitch_adapter'] = {'if_index': vnic['if_index'] + 1,
+                                       'description': unique_description(self.data['adapters'], VSWITCH_DESCRIPTION)}
         if self.profile.get('wipe_static_ip') and not physical['dhcp']:
             vnic['ipv4'] = [{'address': '169.254.%d.%d' % (vnic['if_index'], 17), 'prefix_length': 16,
                              'origin': 'WellKnown'}]
@@ -194,6 +259,8 @@ class SimNode:
             physical.update(ipv4=vnic['ipv4'], gateway=vnic['gateway'], dns_servers=vnic['dns_servers'],
                             dhcp=vnic['dhcp'])
             self.data['adapters'].remove(vnic)
+        if physical:
+            physical.pop('vswitch_adapter', None)
         # The switch extensions' state (lib/ovs) goes with the vSwitch.
         self.data.get('ovs', {}).get('extensions', {}).pop(adapter_name, None)
         self.drop_network(self.profile['network_drop_seconds'])
@@ -305,8 +372,8 @@ class SimNode:
         if self.adapter(alias):
             raise SimulationError('HNS failed with error : The endpoint is already attached.')
         self.data['adapters'].append({
-            'name': alias, 'description': 'Hyper-V Virtual Ethernet Adapter',
-            'if_index': max(a['if_index'] for a in self.data['adapters']) + 1,
+            'name': alias, 'description': unique_description(self.data['adapters'], VNIC_DESCRIPTION),
+            'if_index': self._next_if_index(),
             'mac_address': endpoint['mac_address'], 'status': 'Up',
             'ipv4': [{'address': endpoint['ip_address'], 'prefix_length': 32, 'origin': 'Manual'}],
             'gateway': None, 'dns_servers': [], 'dhcp': False, 'forwarding': False,

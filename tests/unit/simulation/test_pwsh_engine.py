@@ -86,7 +86,7 @@ def test_cli_runs_on_a_named_node_of_the_state_directory_and_keeps_its_changes(t
     with open_node(str(tmp_path), 'win1', profile={'ip': '10.0.0.31'}):
         pass
     assert main(['--node', 'win1', '-Command', "Set-Content -LiteralPath C:\\k.txt -Value 'kept'"]) == 0
-    assert main(['--node', 'win1', '-Command', '(Get-NetIPAddress -InterfaceIndex 4).IPAddress; Get-Content C:\\k.txt']) == 0
+    assert main(['--node', 'win1', '-Command', '(Get-NetIPAddress -InterfaceIndex 4 -AddressFamily IPv4).IPAddress; Get-Content C:\\k.txt']) == 0
     assert capsys.readouterr().out.splitlines() == ['10.0.0.31', 'kept']
 
 

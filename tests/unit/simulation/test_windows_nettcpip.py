@@ -30,6 +30,98 @@ def stored(node):
             for r in node.data['routes']]
 
 
+# -- what Windows shows by default ------------------------------------------------------------------
+
+def _bound_node():
+    """A node whose Ethernet an external vSwitch took (its address on the host vNIC), with a disabled second NIC."""
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'extra_adapters': [{'name': 'Ethernet 2', 'status': 'Disabled'}]}))
+    node.data['hns']['networks'].append({'id': 'n1', 'name': 'cbr0', 'type': 'L2Bridge', 'adapter': 'Ethernet'})
+    node._bind_vswitch('Ethernet')  # pylint: disable=protected-access
+    return node
+
+
+def test_get_netipaddress_has_the_loopback_and_a_link_local_address_per_interface():
+    # Get-NetIPAddress without parameters: "the entire IP address configuration for the computer".
+    out = ok(fresh_node(), 'Get-NetIPAddress | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength) $($_.InterfaceIndex) '
+                           '$($_.PrefixOrigin) $($_.SuffixOrigin) $($_.AddressState)" }')
+    assert out == ['::1/128 1 WellKnown WellKnown Preferred', 'fe80::215:5dff:fe00:b%4/64 4 WellKnown Link Preferred',
+                   '127.0.0.1/8 1 WellKnown WellKnown Preferred', '10.0.0.11/24 4 Manual Manual Preferred']
+
+
+def test_get_netroute_has_the_on_link_host_broadcast_and_multicast_routes():
+    out = ok(fresh_node(), 'Get-NetRoute | ForEach-Object { "$($_.ifIndex) $($_.DestinationPrefix) $($_.NextHop) '
+                           '$($_.RouteMetric) $($_.Protocol)" }')
+    assert out == ['1 127.0.0.0/8 0.0.0.0 256 Local', '1 127.0.0.1/32 0.0.0.0 256 Local',
+                   '1 127.255.255.255/32 0.0.0.0 256 Local', '1 224.0.0.0/4 0.0.0.0 256 Local',
+                   '1 255.255.255.255/32 0.0.0.0 256 Local', '4 10.0.0.0/24 0.0.0.0 256 Local',
+                   '4 10.0.0.11/32 0.0.0.0 256 Local', '4 10.0.0.255/32 0.0.0.0 256 Local',
+                   '4 224.0.0.0/4 0.0.0.0 256 Local', '4 255.255.255.255/32 0.0.0.0 256 Local',
+                   '4 0.0.0.0/0 10.0.0.1 256 NetMgmt', '1 ::1/128 :: 256 Local', '1 ff00::/8 :: 256 Local',
+                   '4 fe80::/64 :: 256 Local', '4 fe80::215:5dff:fe00:b/128 :: 256 Local', '4 ff00::/8 :: 256 Local']
+
+
+def test_a_dhcp_gateway_has_route_metric_0_and_the_interface_metric_follows_the_link_speed():
+    # KB 299540 (Windows 10 and later): 10 Gb and more 15, 1 Gb 25, 100 Mb 35; the loopback's 75.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'dhcp': True, 'link_speed': 10 ** 9, 'extra_adapters': [
+        {'name': 'Ethernet 2', 'ip': '10.1.0.11', 'link_speed': 10 ** 8},
+        {'name': 'Ethernet 3', 'ip': '10.2.0.11', 'interface_metric': 500}]}))
+    out = ok(node, "Get-NetIPInterface -AddressFamily IPv4 | ForEach-Object { \"$($_.InterfaceAlias) $($_.InterfaceMetric) "
+                   "$($_.AutomaticMetric)\" }\n(Get-NetRoute -DestinationPrefix 0.0.0.0/0).RouteMetric\n"
+                   "(Get-NetAdapter).LinkSpeed")
+    assert out == ['Loopback Pseudo-Interface 1 75 Enabled', 'Ethernet 25 Enabled', 'Ethernet 2 35 Enabled',
+                   'Ethernet 3 500 Disabled', '0', '1 Gbps', '100 Mbps', '10 Gbps']
+
+
+def test_an_adapter_bound_to_a_vswitch_or_disabled_has_no_ip_interface():
+    node = _bound_node()
+    out = ok(node, "(Get-NetAdapter | ForEach-Object { $_.Name + ':' + $_.Status + ':' + $_.InterfaceDescription }) -join ','\n"
+                   "(Get-NetIPInterface -AddressFamily IPv4 | ForEach-Object { $_.InterfaceAlias }) -join ','\n"
+                   "(Get-DnsClientServerAddress | ForEach-Object { '{0}/{1}' -f $_.InterfaceIndex, $_.AddressFamily }) -join ','")
+    assert out == ['Ethernet:Up:Microsoft Hyper-V Network Adapter,Ethernet 2:Disabled:Microsoft Hyper-V Network Adapter #2,'
+                   'vEthernet (Ethernet):Up:Hyper-V Virtual Ethernet Adapter',
+                   'Loopback Pseudo-Interface 1,vEthernet (Ethernet)', '6/2,6/23,1/2,1/23']
+    for command in ('Get-NetIPInterface', 'Get-NetIPAddress', 'Get-NetRoute', 'Get-DnsClientServerAddress'):
+        outcome = run_on_node(node, '%s -InterfaceIndex 4' % command)
+        assert (outcome.output, len(outcome.errors)) == ([], 1), command
+        assert 'No matching' in outcome.errors[0]
+
+
+def test_get_netadapter_include_hidden_adds_each_vswitch_adapter():
+    node = _bound_node()
+    out = ok(node, "(Get-NetAdapter -IncludeHidden | ForEach-Object { '{0}|{1}|{2}' -f $_.ifIndex, $_.Name, "
+                   "$_.InterfaceDescription }) -join ','\n(Get-NetAdapter).Count\n(Get-NetAdapter -Physical).Count")
+    assert out == ['4|Ethernet|Microsoft Hyper-V Network Adapter,5|Ethernet 2|Microsoft Hyper-V Network Adapter #2,'
+                   '6|vEthernet (Ethernet)|Hyper-V Virtual Ethernet Adapter,'
+                   '7|vSwitch (cbr0)|Hyper-V Virtual Switch Extension Adapter', '3', '2']
+
+
+def test_dns_servers_per_interface_and_family():
+    # An interface without any server shows the site-local defaults for IPv6, as the loopback always does.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'extra_adapters': [{'name': 'Ethernet 2', 'ip': '10.1.0.11'}]}))
+    out = ok(node, "Get-DnsClientServerAddress | ForEach-Object { '{0} {1} {2}' -f $_.InterfaceAlias, $_.AddressFamily, "
+                   "($_.ServerAddresses -join ',') }")
+    site_local = 'fec0:0:0:ffff::1,fec0:0:0:ffff::2,fec0:0:0:ffff::3'
+    assert out == ['Ethernet 2 10.0.0.1', 'Ethernet 23 ', 'Ethernet 2 2 ', 'Ethernet 2 23 ' + site_local,
+                   'Loopback Pseudo-Interface 1 2 ', 'Loopback Pseudo-Interface 1 23 ' + site_local]
+
+
+def test_find_netroute_takes_the_lowest_route_and_interface_metric():
+    # Find-NetRoute's page: the local address, then the route. Ethernet 256 + 15 beats Ethernet 2's DHCP route 0 + 500.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'extra_adapters': [
+        {'name': 'Ethernet 2', 'ip': '192.168.50.11', 'gateway': '192.168.50.1', 'dhcp': True, 'interface_metric': 500}]}))
+    out = ok(node, "$a, $r = Find-NetRoute -RemoteIPAddress 198.51.100.1\n$a.IPAddress; $r.InterfaceAlias; $r.NextHop\n"
+                   "(Find-NetRoute -RemoteIPAddress 192.168.50.7)[1].DestinationPrefix")
+    assert out == ['10.0.0.11', 'Ethernet', '10.0.0.1', '192.168.50.0/24']
+    node.adapter('Ethernet 2')['interface_metric'] = 271
+    outcome = run_on_node(node, 'Find-NetRoute -RemoteIPAddress 198.51.100.1')
+    assert outcome.exit_code == 2 and 'equal metric' in outcome.unsupported
+
+
+def test_an_unmodelled_filter_is_refused():
+    outcome = run_on_node(fresh_node(), 'Get-NetRoute -RouteMetric 256')
+    assert outcome.exit_code == 2 and 'Get-NetRoute -RouteMetric' in outcome.unsupported
+
+
 # -- the cmdlets ------------------------------------------------------------------------------------
 
 def test_new_netroute_writes_both_stores_and_returns_an_instance_of_each():

@@ -95,6 +95,26 @@ def test_fresh_node_ovs_section():
                                        'switches': [{'name': 'external', 'adapter': 'Ethernet', 'extension': None}]}
 
 
+# Machine Path entries as real servers have them (node.py path_entries): a folder on a drive the node does not have,
+# one in double quotes (cmd.exe takes it, PowerShell's providers do not), an empty entry, a trailing backslash.
+UNTIDY_PATH = ['E:\\tools', '"C:\\Program Files\\Vendor Tool\\bin"', '', 'C:\\tools\\']
+
+
+def test_an_untidy_machine_path_does_not_fail_the_ovs_section():
+    # 5.1's Join-Path resolves the drive of -Path: 'E:\tools' and '"C:\...' (a drive named '"C') threw
+    # DriveNotFoundException, which node_info's Stop made fatal, on nodes that do not even run OVS.
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'features': dict(HYPER_V), 'path_entries': UNTIDY_PATH}))
+    assert ovs_section(node) == {'products': [], 'vsctl': None, 'database': None, 'database_error': None,
+                                 'switches': []}
+
+
+def test_ovs_vsctl_is_found_in_a_quoted_path_entry():
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'features': dict(HYPER_V),
+                                          'path_entries': UNTIDY_PATH + ['"%s"' % ovs.BIN_DIR]}))
+    node.write_file(ovs.BIN_DIR + '\\ovs-vsctl.exe', data=b'MZ')
+    assert ovs_section(node)['vsctl'] == ovs.BIN_DIR + '\\ovs-vsctl.exe'
+
+
 def test_without_the_hyper_v_module_there_are_no_switches():
     # Get-Command -Name Get-VMSwitch finds nothing where the Hyper-V module is not installed.
     node = new_node(transparent=False)
@@ -269,6 +289,16 @@ def test_ovs_vsctl_documented_behaviour():
 
 
 # -- Hyper-V (windows/hyperv.py) ----------------------------------------------------------------------------------
+
+def test_get_vmswitch_switch_type_is_the_vmswitchtype_enum():
+    # Get-VMSwitch's -SwitchType is a VMSwitchType: [string] and -eq see the name, ConvertTo-Json the number.
+    outcome = run_on_node(new_node(), "$s = Get-VMSwitch\n[string]$s.SwitchType; $s.SwitchType -eq 'External'\n"
+                                      "$s.SwitchType.GetType().FullName\nConvertTo-Json -Compress -InputObject $s.SwitchType\n"
+                                      "$s.NetAdapterInterfaceDescriptions -join ','")
+    assert (outcome.exit_code, outcome.errors) == (0, []), outcome
+    assert outcome.output == ['External', 'True', 'Microsoft.HyperV.PowerShell.VMSwitchType', '2',
+                              'Microsoft Hyper-V Network Adapter']
+
 
 def test_switch_extension_cmdlets():
     node = new_node()

@@ -17,7 +17,8 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disab
 from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 
 CHECKOUT = 'C:\\kubewin-scenarios'
-SCENARIOS = ['node_info', 'file_write', 'firewall_rule', 'node_route', 'node_service', 'kubeadm_join']
+SCENARIOS = ['node_info', 'default_route', 'untidy_path', 'file_write', 'firewall_rule', 'node_route', 'node_service',
+             'kubeadm_join']
 FOLDERS = [os.path.join('tests', 'windows', 'scenarios'), os.path.join('plugins', 'plugin_utils', 'scripts')]
 KUBEADM = 'C:\\kubewin-scenario-stubs\\kubeadm.exe'
 SERVICE_PROGRAM = 'C:\\kubewin-scenario-stubs\\kubewin-scenario-service.exe'
@@ -25,9 +26,16 @@ RUN = ('& powershell.exe -NoProfile -ExecutionPolicy Bypass -File %s\\tests\\win
        % (CHECKOUT, CHECKOUT))
 
 
-def staged_node():
+# A node as real servers can be (windows/nettcpip.py, node.py): a second NIC with a DHCP gateway that the
+# administrator made the least preferred (interface metric 500), a disabled third NIC.
+TWO_NICS = {'ip': '10.0.0.11', 'extra_adapters': [
+    {'name': 'Ethernet 2', 'ip': '192.168.50.11', 'gateway': '192.168.50.1', 'dhcp': True, 'interface_metric': 500},
+    {'name': 'Ethernet 3', 'status': 'Disabled'}]}
+
+
+def staged_node(profile=None):
     """A fresh node with the checkout's scenario folder and scripts copied as the molecule play copies them."""
-    node = SimNode(initial_state('win1', {'ip': '10.0.0.11'}))
+    node = SimNode(initial_state('win1', profile or {'ip': '10.0.0.11'}))
     for folder in FOLDERS:
         for directory, _folders, names in os.walk(os.path.join(ROOT, folder)):
             for name in names:
@@ -63,8 +71,17 @@ def test_scenarios_that_need_a_stub_program_say_they_are_skipped_without_one():
     outcome = run(staged_node())
     assert outcome.exit_code == 0, outcome
     assert [line.split(' ', 2)[:2] for line in outcome.output] == [
-        ['PASS', 'node_info'], ['PASS', 'file_write'], ['PASS', 'firewall_rule'], ['PASS', 'node_route'],
+        ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path'], ['PASS', 'file_write'], ['PASS', 'firewall_rule'], ['PASS', 'node_route'],
         ['SKIP', 'node_service'], ['SKIP', 'kubeadm_join']]
+
+
+def test_on_a_node_with_two_nics_and_a_disabled_one_the_read_only_scenarios_pass():
+    # default_route holds node_info's choice to Find-NetRoute's: with the lowest RouteMetric alone, lib/netconfig.ps1
+    # took Ethernet 2 (0 + 500) over Ethernet (256 + 15), and the disabled NIC's DNS servers were [null].
+    outcome = run(staged_node(TWO_NICS))
+    assert outcome.exit_code == 0, outcome
+    assert [line.split(' ', 2)[:2] for line in outcome.output][:3] == [
+        ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path']]
 
 
 def test_a_failing_assertion_is_a_fail_line_and_exit_code_1():

@@ -4,11 +4,16 @@ function Get-KubeWinIPv4Config {
     $interface = Get-NetIPInterface -InterfaceIndex $InterfaceIndex -AddressFamily IPv4 -ErrorAction SilentlyContinue
     $addresses = @(Get-NetIPAddress -InterfaceIndex $InterfaceIndex -AddressFamily IPv4 -ErrorAction SilentlyContinue |
             Sort-Object -Property IPAddress)
+    # 5.1's Sort-Object is not stable (List.Sort): a tie is broken by the next hop, not by the order Windows lists.
     $route = Get-NetRoute -InterfaceIndex $InterfaceIndex -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue |
-        Sort-Object -Property RouteMetric | Select-Object -First 1
+        Sort-Object -Property RouteMetric, NextHop | Select-Object -First 1
     $dns = Get-DnsClientServerAddress -InterfaceIndex $InterfaceIndex -AddressFamily IPv4 -ErrorAction SilentlyContinue
     $gateway = $null
     if ($route) { $gateway = $route.NextHop }
+    # An adapter without an IP interface (bound to an external vSwitch, or disabled) has no DNS client entry:
+    # no servers, where @($dns.ServerAddresses) would be a list holding one $null.
+    $dnsServers = @()
+    if ($dns) { $dnsServers = @($dns.ServerAddresses) }
     return [ordered]@{
         ipv4 = @(foreach ($address in $addresses) {
                 [ordered]@{
@@ -18,16 +23,28 @@ function Get-KubeWinIPv4Config {
                 }
             })
         gateway = $gateway
-        dns_servers = @($dns.ServerAddresses)
+        dns_servers = $dnsServers
         dhcp = ([string]$interface.Dhcp -eq 'Enabled')
     }
+}
+
+function Get-KubeWinDefaultRoute {
+    # The IPv4 default route Windows uses: the lowest RouteMetric + InterfaceMetric (Get-NetRoute's -RouteMetric:
+    # "the computer adds this value to the interface metric value ... selects the route with the lowest combined
+    # value"). Equal sums are ordered by interface index: 5.1's Sort-Object is not stable.
+    $interfaceMetrics = @{}
+    foreach ($interface in @(Get-NetIPInterface -AddressFamily IPv4 -ErrorAction SilentlyContinue)) {
+        $interfaceMetrics[[int]$interface.InterfaceIndex] = [int]$interface.InterfaceMetric
+    }
+    return Get-NetRoute -AddressFamily IPv4 -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue |
+        Sort-Object -Property { [int]$_.RouteMetric + [int]$interfaceMetrics[[int]$_.ifIndex] }, { [int]$_.ifIndex } |
+        Select-Object -First 1
 }
 
 function Get-KubeWinAdapters {
     # Returns the list as one object (unary comma): PowerShell unrolls a returned collection, and one
     # adapter would otherwise reach ConvertTo-Json as an object, none as $null (about_Return).
-    $default = Get-NetRoute -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue |
-        Sort-Object -Property RouteMetric | Select-Object -First 1
+    $default = Get-KubeWinDefaultRoute
     return , @(foreach ($adapter in @(Get-NetAdapter | Sort-Object -Property ifIndex)) {
             $entry = [ordered]@{
                 name = $adapter.Name

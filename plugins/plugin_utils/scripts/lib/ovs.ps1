@@ -33,10 +33,14 @@ function Get-KubeWinOvsProducts {
 
 function Get-KubeWinOvsVsctl {
     # The MSI puts its bin folder on the machine PATH, which a session opened before it ran lacks.
+    # Entries are as servers have them: empty, in double quotes, with a trailing backslash, on a drive the node does
+    # not have. The name is put together as text: 5.1's Join-Path resolves the drive of its -Path and throws
+    # DriveNotFoundException for 'E:\tools' or '"C:\...' (a drive named '"C'); Test-Path says False for those.
     $machinePath = [Environment]::GetEnvironmentVariable('Path', 'Machine')
-    foreach ($folder in @($machinePath -split ';') + @($env:Path -split ';')) {
+    foreach ($entry in @($machinePath -split ';') + @($env:Path -split ';')) {
+        $folder = $entry.Trim().Trim('"').TrimEnd('\')
         if (-not $folder) { continue }
-        $candidate = Join-Path -Path $folder -ChildPath 'ovs-vsctl.exe'
+        $candidate = $folder + '\ovs-vsctl.exe'
         if (Test-Path -LiteralPath $candidate -PathType Leaf) { return $candidate }
     }
     return $null

@@ -6,9 +6,8 @@ Write-Error, Out-Null, New-Object, Join-Path's string form is in the Windows mod
 file system). Cmdlets that read or change the node live in the Windows model.
 """
 
-import functools
-
 from . import dotnet
+from . import dotnet_sort
 from . import operators as ops
 from . import types as pstypes
 from .commands import Cmdlet
@@ -158,10 +157,12 @@ def sort_object(ctx, params, input_items):
         for left, right in zip(keys(a), keys(b)):
             result = _sort_compare(left, right, cs)
             if result:
-                return result
+                # -Descending negates each comparison (the comparer's order), it does not reverse the result.
+                return -result if descending else result
         return 0
 
-    ordered = sorted(items, key=functools.cmp_to_key(compare), reverse=descending)
+    # List<T>.Sort of .NET Framework: unstable (dotnet_sort.py), equal items may come out in any order.
+    ordered = dotnet_sort.framework_sort(list(items), compare)
     if params.get('Unique'):
         unique = []
         for item in ordered:

@@ -12,13 +12,23 @@ ships (Microsoft Windows Filtering Platform, enabled; Microsoft NDIS Capture, di
 driver feature is installed (windows/msi.py), the Open vSwitch extension, disabled until enabled; its state is
 ``node.data['ovs']['extensions']`` per adapter, which goes with the switch (node.py).
 
+A switch's SwitchType is the module's enum Microsoft.HyperV.PowerShell.VMSwitchType (Get-VMSwitch's -SwitchType:
+"Type: VMSwitchType[]", Accepted values Private, Internal, External, the enum's members in order: 0, 1, 2), so
+[string] gives 'External' and ConvertTo-Json 2, as a Get-VMSwitch object of an external switch is serialized (a
+public Hyper-V Terraform provider's vm switch test fixture: "SwitchType": 2 with its NetAdapterInterfaceDescriptions).
+Every switch the model has is an external one bound to an adapter. NetAdapterInterfaceDescriptions lists the bound
+adapters (one here; a Switch Embedded Team has several).
+
 The messages for a switch or an extension that is not there are the simulation's own wording: the Hyper-V
 module's exact text is not in its reference pages.
 """
 
 from .. import ovs
-from ..pwsh.values import PSError, enumerate_value, is_enumerable, to_string
+from ..pwsh.types import enum_type
+from ..pwsh.values import PSArray, PSError, Unsupported, enumerate_value, is_enumerable, to_string
 from ..pwsh import operators as ops
+
+VM_SWITCH_TYPE = enum_type('Microsoft.HyperV.PowerShell.VMSwitchType', {'Private': 0, 'Internal': 1, 'External': 2}).enum
 
 BUILTIN_EXTENSIONS = (('Microsoft Windows Filtering Platform', 'Microsoft', 'Filter', True),
                       ('Microsoft NDIS Capture', 'Microsoft', 'Capture', False))
@@ -30,12 +40,14 @@ def available(node):
 
 class VMSwitch:
     NET = 'Microsoft.HyperV.PowerShell.VMSwitch'
-    PROPERTIES = ('Name', 'SwitchType', 'NetAdapterInterfaceDescription', 'AllowManagementOS')
+    PROPERTIES = ('Name', 'SwitchType', 'NetAdapterInterfaceDescription', 'NetAdapterInterfaceDescriptions',
+                  'AllowManagementOS')
 
     def __init__(self, name, description):
         self.Name = name  # pylint: disable=invalid-name
-        self.SwitchType = 'External'  # pylint: disable=invalid-name
+        self.SwitchType = VM_SWITCH_TYPE(2)  # pylint: disable=invalid-name
         self.NetAdapterInterfaceDescription = description  # pylint: disable=invalid-name
+        self.NetAdapterInterfaceDescriptions = PSArray([description], 'System.String')  # pylint: disable=invalid-name
         self.AllowManagementOS = True  # pylint: disable=invalid-name
 
     def to_string(self):
@@ -101,6 +113,9 @@ def _extension_not_found(name):
 
 
 def get_vmswitch(ctx, params, input_items):
+    for unmodelled in ('Id', 'ResourcePoolName', 'SwitchType', 'CimSession', 'ComputerName', 'Credential'):
+        if params.get(unmodelled) is not None:
+            raise Unsupported('Get-VMSwitch -%s' % unmodelled)
     node = ctx.host.node
     descriptions = {adapter['name']: adapter['description'] for adapter in node.data['adapters']}
     return [VMSwitch(name, descriptions.get(adapter)) for name, adapter in _selected_switches(ctx, params, 'Name')]
@@ -110,7 +125,6 @@ def _matching_extensions(ctx, params):
     """(adapter, extension) of the -VMSwitchName switches whose extensions match -Name."""
     node = ctx.host.node
     if params.get('VMSwitch') is not None or params.get('VMSwitchExtension') is not None:
-        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('%s with switch or extension objects' % ctx.cmdlet.name)
     wanted = _names(params.get('Name'))
     out = []
@@ -135,7 +149,6 @@ def _set_enabled(ctx, params, enabled):
         if extension.Name == ovs.EXTENSION:
             ovs.model(node)['extensions'][adapter] = enabled
         elif extension.Enabled != enabled:
-            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
             raise Unsupported('changing the built-in switch extension %s' % extension.Name)
         extension.Enabled = extension.Running = enabled
         out.append(extension)

@@ -22,6 +22,12 @@ MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the m
   non-terminating error like every failed CIM call of a CDXML cmdlet.
 - The model takes an empty -LocalPort array as no port (Any); what Windows does with an empty array is not
   documented. Not modelled: the rejection of local ports on a rule whose protocol is not TCP/UDP.
+- EdgeTraversalPolicy and PrimaryStatus are generated enums on Windows (New-NetFirewallRule's -EdgeTraversalPolicy:
+  "Type: EdgeTraversal", Block, Allow, DeferToUser, DeferToApp; Get-NetFirewallRule's -PrimaryStatus: Unknown, OK,
+  Inactive, Error); their numbers are not on the pages, so the model keeps their names as strings: [string] and -eq
+  agree with Windows, ConvertTo-Json of a rule object would not (no script serializes one).
+- Errors: a name without wildcards that matches nothing is the CDXML query's ObjectNotFound (property InstanceID for
+  -Name, the class key); a name that exists is Win32 error 183, ERROR_ALREADY_EXISTS ("System Error Codes").
 """
 
 from ..pwsh.types import enum_type

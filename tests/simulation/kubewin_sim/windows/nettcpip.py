@@ -1,55 +1,126 @@
-"""Reading a node's adapters, IPv4 configuration and routes: NetAdapter, NetTCPIP and DnsClient cmdlets.
+"""A node's adapters, IP interfaces, addresses, routes and DNS servers: NetAdapter, NetTCPIP and DnsClient cmdlets.
 
-Objects and properties from the CIM classes behind the cmdlets (Windows Management Instrumentation
-reference, ROOT/StandardCimv2: MSFT_NetAdapter, MSFT_NetIPAddress, MSFT_NetIPInterface, MSFT_NetRoute,
-MSFT_DNSClientServerAddress) and the cmdlets' pages in MicrosoftDocs/windows-powershell-docs
-(docset/winserver2022-ps: netadapter/Get-NetAdapter, nettcpip/Get-NetIPAddress, Get-NetIPInterface,
-Get-NetRoute, New-NetRoute, Remove-NetRoute, New-NetIPAddress, Remove-NetIPAddress,
-dnsclient/Get-DnsClientServerAddress, Set-DnsClientServerAddress). The enum-valued properties are the generated
-enums of the cmdletization layer, so [string] shows the name and ConvertTo-Json the number. A filter
-that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML cmdlets do.
+Objects and properties from the CIM classes behind the cmdlets (ROOT/StandardCimv2; the Windows Management
+Instrumentation reference pages "MSFT_NetAdapter class", "MSFT_NetIPAddress class", "MSFT_NetIPInterface class",
+"MSFT_NetRoute class", "MSFT_DNSClientServerAddress class") and the cmdlets' pages in MicrosoftDocs/windows-powershell-docs
+(docset/winserver2022-ps: NetAdapter/Get-NetAdapter, NetTCPIP/Get-NetIPAddress, Get-NetIPInterface, Get-NetRoute,
+New-NetRoute, Remove-NetRoute, New-NetIPAddress, Remove-NetIPAddress, Set-NetIPInterface,
+DnsClient/Get-DnsClientServerAddress, Set-DnsClientServerAddress). The enum-valued properties are the generated enums
+of the cmdletization layer, so [string] shows the name and ConvertTo-Json the number. A filter that matches nothing
+writes a non-terminating ObjectNotFound error, as the CDXML cmdlets do.
+
+What Windows shows by default, and the model with it:
+
+- IP interfaces (Get-NetIPInterface's page: "including virtual interfaces and loopback interfaces"): one per address
+  family for the loopback ("Loopback Pseudo-Interface 1", index 1) and for every adapter that is up and has the
+  TCP/IP protocol bound. An adapter bound to an external vSwitch has not: the vSwitch protocol takes it and its
+  configuration moves to the host vNIC "vEthernet (...)" (Get-NetAdapterBinding shows ms_tcpip off there), and a
+  disabled adapter has none either. Such an adapter is still a network adapter (Get-NetAdapter lists it), but
+  Get-NetIPInterface, Get-NetIPAddress, Get-NetRoute and Get-DnsClientServerAddress know nothing of it.
+- The interface metric is the Automatic Metric's, from the link speed, unless set (the support article "An explanation
+  of the Automatic Metric feature for IPv4 routes", KB 299540: Windows 10 and later, wired interfaces: 100 Gb 5,
+  40 Gb 10, 10 Gb 15, 2 Gb 20, 200 Mb 25, 80 Mb 35, 20 Mb 45, 4 Mb 55, 500 Kb 65, below 75). The loopback's is 75
+  (its Get-NetIPInterface line: NlMtu 4294967295, InterfaceMetric 75, Dhcp Disabled).
+- Addresses: every IP interface has an IPv6 link-local address ``fe80::<id>%<ifIndex>``/64 (PrefixOrigin WellKnown,
+  SuffixOrigin Link), the loopback 127.0.0.1/8 and ::1/128 (WellKnown, WellKnown); an APIPA address 169.254.x.y/16 is
+  WellKnown/Link, a manual one Manual/Manual, a DHCP one Dhcp/Dhcp (the Get-NetIPAddress objects Windows prints).
+- Routes: Get-NetRoute's -RouteMetric: "To choose among multiple routes, the computer adds this value to the interface
+  metric value. The computer selects the route with the lowest combined value." On-link routes (Protocol Local,
+  RouteMetric 256, the active store only): per IPv4 address its subnet, the address itself /32 and the subnet's
+  broadcast /32, per IPv4 interface 224.0.0.0/4 and 255.255.255.255/32 (the loopback's follow from 127.0.0.1/8:
+  127.0.0.0/8, 127.0.0.1/32, 127.255.255.255/32); per IPv6 interface fe80::/64 and its link-local address /128
+  (the loopback ::1/128) and ff00::/8. The default route of a gateway has RouteMetric 256 when it was set by hand
+  (New-NetIPAddress -DefaultGateway makes it as New-NetRoute would: its page's default metric 256; kept in both
+  stores) and 0 when DHCP gave it (Find-NetRoute's example: a Dhcp address whose default route has RouteMetric 0 and
+  Protocol NetMgmt), unless the node says otherwise (``gateway_metric``). Find-NetRoute -RemoteIPAddress answers the
+  source address and the route Windows takes: the longest prefix, then the lowest RouteMetric + InterfaceMetric;
+  which of two equal routes Windows takes is not documented, so a tie is Unsupported. The order in which Windows enumerates routes, addresses and
+  interfaces is not documented: the model lists IPv4 before IPv6 and the interfaces by index, a script must not
+  depend on it.
+- DNS servers (Get-DnsClientServerAddress): one entry per IP interface and family, the loopback's last; the IPv4
+  entry holds the interface's servers, the IPv6 one none, or the three site-local defaults fec0:0:0:ffff::1..3 on
+  an interface without any server (and always on the loopback), as Windows Server prints them. AddressFamily is the
+  class's uint16 (2, 23), not an enum.
+- Hidden adapters (Get-NetAdapter -IncludeHidden: "includes both visible and hidden network adapters"): each vSwitch's
+  "vSwitch (<switch name>)" adapter, "Hyper-V Virtual Switch Extension Adapter" (then "#2"...), as Windows lists it.
+  The other hidden adapters of a Windows installation (the WAN Miniports, the Teredo and kernel debug adapters) are
+  not modelled. Two adapters of one device type get PnP's distinct descriptions (" #2"...).
 """
 
 import ipaddress
 
+from .. import ovs
 from ..pwsh.types import enum_type
-from ..pwsh.values import (Byte, PSArray, PSError, UInt16, UInt32, Unsupported, enumerate_value, is_enumerable,
+from ..pwsh.values import (Byte, PSArray, PSError, UInt16, UInt32, UInt64, Unsupported, enumerate_value, is_enumerable,
                            to_string)
 from ..pwsh import operators as ops
 from .cim import CimInstance
 
 _GENERATED = 'Microsoft.PowerShell.Cmdletization.GeneratedTypes.'
 ADDRESS_FAMILY = enum_type(_GENERATED + 'NetIPAddress.AddressFamily', {'IPv4': 2, 'IPv6': 23}).enum
+ADDRESS_TYPE = enum_type(_GENERATED + 'NetIPAddress.Type', {'Unicast': 1, 'Anycast': 2}).enum
 PREFIX_ORIGIN = enum_type(_GENERATED + 'NetIPAddress.PrefixOrigin',
                           {'Other': 0, 'Manual': 1, 'WellKnown': 2, 'Dhcp': 3, 'RouterAdvertisement': 4}).enum
+SUFFIX_ORIGIN = enum_type(_GENERATED + 'NetIPAddress.SuffixOrigin',
+                          {'Other': 0, 'Manual': 1, 'WellKnown': 2, 'Dhcp': 3, 'Link': 4, 'Random': 5}).enum
+ADDRESS_STATE = enum_type(_GENERATED + 'NetIPAddress.AddressState',
+                          {'Invalid': 0, 'Tentative': 1, 'Duplicate': 2, 'Deprecated': 3, 'Preferred': 4}).enum
 DHCP = enum_type(_GENERATED + 'NetIPInterface.Dhcp', {'Disabled': 0, 'Enabled': 1}).enum
+FORWARDING = enum_type(_GENERATED + 'NetIPInterface.Forwarding', {'Disabled': 0, 'Enabled': 1}).enum
+AUTOMATIC_METRIC = enum_type(_GENERATED + 'NetIPInterface.AutomaticMetric', {'Disabled': 0, 'Enabled': 1}).enum
+CONNECTION_STATE = enum_type(_GENERATED + 'NetIPInterface.ConnectionState', {'Disconnected': 0, 'Connected': 1}).enum
 ROUTE_PROTOCOL = enum_type(_GENERATED + 'NetRoute.Protocol', {
     'Other': 1, 'Local': 2, 'NetMgmt': 3, 'Icmp': 4, 'Egp': 5, 'Ggp': 6, 'Hello': 7, 'Rip': 8, 'IsIs': 9, 'EsIs': 10,
     'Igrp': 11, 'Bbn': 12, 'Ospf': 13, 'Bgp': 14, 'Idpr': 15, 'Eigrp': 16, 'Dvmrp': 17, 'Rpl': 18, 'Dhcp': 19}).enum
-# New-NetRoute's documented default RouteMetric; the model gives every route it makes this metric.
+# New-NetRoute's documented default RouteMetric; the on-link routes have it too.
 DEFAULT_ROUTE_METRIC = 256
+# A DHCP gateway's automatic metric: the route adds nothing to the interface metric.
+DHCP_GATEWAY_METRIC = 0
+TEN_GBPS = 10 ** 10
+LOOPBACK_INDEX = 1
+LOOPBACK_ALIAS = 'Loopback Pseudo-Interface 1'
+LOOPBACK_METRIC = 75
+LOOPBACK_MTU = 4294967295
+ETHERNET_MTU = 1500
+SITE_LOCAL_DNS = ('fec0:0:0:ffff::1', 'fec0:0:0:ffff::2', 'fec0:0:0:ffff::3')
+# (link speed at least, metric): KB 299540's table for Windows 10 and later, interfaces other than wireless.
+AUTOMATIC_METRICS = ((100 * 10 ** 9, 5), (40 * 10 ** 9, 10), (10 * 10 ** 9, 15), (2 * 10 ** 9, 20), (200 * 10 ** 6, 25),
+                     (80 * 10 ** 6, 35), (20 * 10 ** 6, 45), (4 * 10 ** 6, 55), (500 * 10 ** 3, 65), (0, 75))
+_CIM_EXCEPTION = 'Microsoft.Management.Infrastructure.CimException'
 
 
 class NetAdapter(CimInstance):
+    """Get-NetAdapter's output (its page: CimInstance#ROOT/StandardCimv2/MSFT_NetAdapter): Status the text Windows
+    prints (Up, Disabled), LinkSpeed the text of Speed (bits per second, 0 when the adapter is not up)."""
     CLASS = 'MSFT_NetAdapter'
     KEY = 'Name'
-    PROPERTIES = ('Name', 'InterfaceDescription', 'ifIndex', 'Status', 'MacAddress', 'LinkSpeed', 'InterfaceAlias')
+    PROPERTIES = ('Name', 'InterfaceDescription', 'ifIndex', 'Status', 'MacAddress', 'LinkSpeed', 'Speed',
+                  'InterfaceAlias')
 
 
 class NetIPAddress(CimInstance):
+    """Get-NetIPAddress's and Find-NetRoute's first output (MSFT_NetIPAddress), the properties in the order of
+    Find-NetRoute's example; ValidLifetime and PreferredLifetime are not modelled."""
     CLASS = 'MSFT_NetIPAddress'
     KEY = 'IPAddress'
-    PROPERTIES = ('IPAddress', 'InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'PrefixLength', 'PrefixOrigin',
-                  'PolicyStore')
+    PROPERTIES = ('IPAddress', 'InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Type', 'PrefixLength',
+                  'PrefixOrigin', 'SuffixOrigin', 'AddressState', 'SkipAsSource', 'PolicyStore')
 
 
 class NetIPInterface(CimInstance):
+    """Get-NetIPInterface's output (MSFT_NetIPInterface; the enums of its page's parameters: Forwarding, Dhcp,
+    AutomaticMetric, ConnectionState)."""
     CLASS = 'MSFT_NetIPInterface'
     KEY = 'InterfaceAlias'
-    PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Dhcp', 'Forwarding', 'InterfaceMetric', 'PolicyStore')
+    PROPERTIES = ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'Forwarding', 'NlMtu', 'AutomaticMetric',
+                  'InterfaceMetric', 'Dhcp', 'ConnectionState', 'PolicyStore')
 
 
 class NetRoute(CimInstance):
+    """Get-NetRoute's and New-NetRoute's output, Find-NetRoute's second (MSFT_NetRoute, "MSFT_NetRoute class": RouteMetric
+    uint16, InterfaceIndex uint32, AddressFamily 2/23; ifIndex as Find-NetRoute's example shows it). The class stores
+    the policy store as Store (the example prints "Store : ActiveStore"); the model names it PolicyStore, the name
+    Get-NetRoute's table and -PolicyStore use, and no script reads it from a route."""
     CLASS = 'MSFT_NetRoute'
     KEY = 'DestinationPrefix'
     PROPERTIES = ('DestinationPrefix', 'NextHop', 'InterfaceIndex', 'ifIndex', 'InterfaceAlias', 'RouteMetric',
@@ -57,6 +128,7 @@ class NetRoute(CimInstance):
 
 
 class DnsClientServerAddress(CimInstance):
+    """Get-DnsClientServerAddress's output (MSFT_DNSClientServerAddress): AddressFamily the class's uint16."""
     CLASS = 'MSFT_DNSClientServerAddress'
     KEY = 'InterfaceAlias'
     PROPERTIES = ('InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'ServerAddresses')
@@ -66,7 +138,7 @@ def _not_found(class_name, detail):
     # The CDXML cmdlets' message when a filter matches no instance.
     return PSError('No matching %s objects found by CIM query for instances of the ROOT/StandardCimv2/%s class on the  '
                    'CIM server: %s. Verify query parameters and retry.' % (class_name, class_name, detail),
-                   'Microsoft.Management.Infrastructure.CimException', 'CmdletizationQuery_NotFound', 'ObjectNotFound')
+                   _CIM_EXCEPTION, 'CmdletizationQuery_NotFound', 'ObjectNotFound')
 
 
 def _values(value):
@@ -85,131 +157,378 @@ def _index_filter(params):
     return None if value is None else {int(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])}
 
 
-def _family_ok(params, family='IPv4'):
-    wanted = params.get('AddressFamily')
-    return wanted is None or family in _values(wanted) or str(ADDRESS_FAMILY.parse(family).value) in _values(wanted)
+def _families(params):
+    """The address families -AddressFamily asks for (names or numbers), both when it is not given."""
+    wanted = _values(params.get('AddressFamily'))
+    if wanted is None:
+        return ('IPv4', 'IPv6')
+    names = {str(ADDRESS_FAMILY.parse(item)) if not item.isdigit() else str(ADDRESS_FAMILY(int(item)))
+             for item in wanted}
+    return tuple(family for family in ('IPv4', 'IPv6') if family in names)
 
+
+def _refuse_unmodelled(ctx, params, modelled):
+    unmodelled = sorted(set(params) - set(modelled))
+    if unmodelled:
+        raise Unsupported('%s -%s' % (ctx.cmdlet.name, unmodelled[0]))
+
+
+# -- the node's adapters and IP interfaces --------------------------------------------------------------------------
 
 def _adapters(node):
     return sorted(node.data['adapters'], key=lambda adapter: adapter['if_index'])
 
 
-def get_netadapter(ctx, params, input_items):
-    names = _values(params.get('Name'))
-    out = [NetAdapter(Name=adapter['name'], InterfaceDescription=adapter['description'],
-                      ifIndex=UInt32(adapter['if_index']), Status=adapter['status'], MacAddress=adapter['mac_address'],
-                      LinkSpeed='10 Gbps', InterfaceAlias=adapter['name'])
-           for adapter in _adapters(ctx.host.node) if _matches(adapter['name'], names)
-           and (_index_filter(params) is None or adapter['if_index'] in _index_filter(params))]
-    if not out and names:
-        for name in names:
-            ctx.write_error(PSError("No MSFT_NetAdapter objects found with property 'Name' equal to '%s'.  Verify the "
-                                    "value of the property and retry." % name,
-                                    'Microsoft.Management.Infrastructure.CimException',
-                                    'CmdletizationQuery_NotFound_Name,Get-NetAdapter', 'ObjectNotFound', target=name))
-    return out
+def has_ip_interface(node, adapter):
+    """Whether TCP/IP is bound to ``adapter`` and it is up: not disabled, not taken by an external vSwitch."""
+    return adapter['status'] == 'Up' and adapter['name'] not in ovs.vswitch_adapters(node)
+
+
+def automatic_metric(link_speed):
+    return next(metric for least, metric in AUTOMATIC_METRICS if link_speed >= least)
+
+
+def interface_metric(adapter):
+    if adapter.get('interface_metric') is not None:
+        return int(adapter['interface_metric'])
+    return automatic_metric(int(adapter.get('link_speed') or TEN_GBPS))
+
+
+def _link_local(adapter):
+    """A stable link-local address for the adapter: its MAC as a modified EUI-64 (RFC 4291 appendix A)."""
+    octets = [int(part, 16) for part in adapter['mac_address'].split('-')]
+    identifier = bytes([octets[0] ^ 0x02] + octets[1:3] + [0xFF, 0xFE] + octets[3:6])
+    return str(ipaddress.IPv6Address(b'\xfe\x80' + bytes(6) + identifier))
+
+
+class _Interface:  # pylint: disable=too-few-public-methods,too-many-instance-attributes
+    """One IP interface as the NetTCPIP cmdlets see it: the loopback's, or an adapter's (``adapter`` its dict)."""
+
+    def __init__(self, index, alias, adapter=None):
+        self.index = index
+        self.alias = alias
+        self.adapter = adapter
+
+
+def _loopback():
+    return _Interface(LOOPBACK_INDEX, LOOPBACK_ALIAS)
+
+
+def ip_interfaces(node):
+    """The node's IP interfaces, by index (the loopback first)."""
+    return [_loopback()] + [_Interface(adapter['if_index'], adapter['name'], adapter) for adapter in _adapters(node)
+                            if has_ip_interface(node, adapter)]
+
+
+def _selected_interfaces(ctx, params):
+    indexes = _index_filter(params)
+    aliases = _values(params.get('InterfaceAlias'))
+    return [interface for interface in ip_interfaces(ctx.host.node)
+            if (indexes is None or interface.index in indexes) and _matches(interface.alias, aliases)]
 
 
 def _selected_adapters(ctx, params):
-    indexes = _index_filter(params)
-    aliases = _values(params.get('InterfaceAlias'))
-    return [adapter for adapter in _adapters(ctx.host.node)
-            if (indexes is None or adapter['if_index'] in indexes) and _matches(adapter['name'], aliases)]
+    """The adapters' IP interfaces a setting cmdlet selects; the loopback's is not modelled for them."""
+    interfaces = _selected_interfaces(ctx, params)
+    if any(interface.adapter is None for interface in interfaces):
+        raise Unsupported('%s on the loopback interface' % ctx.cmdlet.name)
+    return [interface.adapter for interface in interfaces]
 
 
-def get_netipaddress(ctx, params, input_items):
+# -- Get-NetAdapter -------------------------------------------------------------------------------------------------
+
+def _link_speed_text(bits):
+    """MSFT_NetAdapter's LinkSpeed text ("10 Gbps", "100 Mbps", "0 bps")."""
+    for unit, size in (('Gbps', 10 ** 9), ('Mbps', 10 ** 6), ('Kbps', 10 ** 3)):
+        if bits >= size:
+            return '%s %s' % (('%.1f' % (bits / size)).rstrip('0').rstrip('.'), unit)
+    return '%d bps' % bits
+
+
+def _adapter_object(name, description, index, status, mac, speed):  # pylint: disable=too-many-arguments
+    return NetAdapter(Name=name, InterfaceDescription=description, ifIndex=UInt32(index), Status=status,
+                      MacAddress=mac, LinkSpeed=_link_speed_text(speed), Speed=UInt64(speed), InterfaceAlias=name)
+
+
+def _visible_adapter(adapter):
+    up = adapter['status'] == 'Up'
+    speed = int(adapter.get('link_speed') or TEN_GBPS) if up else 0
+    return _adapter_object(adapter['name'], adapter['description'], adapter['if_index'], adapter['status'],
+                           adapter['mac_address'], speed)
+
+
+def _hidden_adapters(node):
+    """Each vSwitch's own adapter, kept with the physical adapter it is bound to (node.py)."""
     out = []
-    if _family_ok(params):
-        for adapter in _selected_adapters(ctx, params):
-            for address in adapter['ipv4']:
-                out.append(NetIPAddress(IPAddress=address['address'], InterfaceIndex=UInt32(adapter['if_index']),
-                                        InterfaceAlias=adapter['name'], AddressFamily=ADDRESS_FAMILY(2),
-                                        PrefixLength=Byte(address['prefix_length']),
-                                        PrefixOrigin=PREFIX_ORIGIN.parse(address['origin']), PolicyStore='ActiveStore'))
-    if not out:
-        ctx.write_error(_not_found('MSFT_NetIPAddress', 'SELECT * FROM MSFT_NetIPAddress'))
+    for adapter in _adapters(node):
+        hidden = adapter.get('vswitch_adapter')
+        if hidden and adapter['name'] in ovs.vswitch_adapters(node):
+            out.append(_adapter_object('vSwitch (%s)' % ovs.switch_name(node, adapter['name']), hidden['description'],
+                                       hidden['if_index'], 'Up', '', TEN_GBPS))
     return out
 
 
-def get_netipinterface(ctx, params, input_items):
+def get_netadapter(ctx, params, input_items):
+    _refuse_unmodelled(ctx, params, ('Name', 'InterfaceDescription', 'InterfaceIndex', 'IncludeHidden', 'Physical'))
+    node = ctx.host.node
+    candidates = [(_visible_adapter(adapter), not adapter['name'].startswith('vEthernet (')) for adapter in _adapters(node)]
+    if params.get('IncludeHidden'):
+        candidates += [(hidden, False) for hidden in _hidden_adapters(node)]
+    if params.get('Physical'):
+        candidates = [(item, physical) for item, physical in candidates if physical]
+    adapters = sorted((item for item, _physical in candidates), key=lambda item: int(item.ifIndex))
+    for key, prop in (('Name', 'Name'), ('InterfaceDescription', 'InterfaceDescription')):
+        if params.get(key) is not None:
+            adapters = _filtered(ctx, adapters, prop, _values(params[key]))
+    if params.get('InterfaceIndex') is not None:
+        adapters = _filtered(ctx, adapters, 'InterfaceIndex', sorted(str(index) for index in _index_filter(params)))
+    return adapters
+
+
+def _filtered(ctx, adapters, prop, patterns):
+    """The adapters whose ``prop`` matches a pattern; each literal that matches none is an error."""
+    value = (lambda item: str(int(item.ifIndex))) if prop == 'InterfaceIndex' else (lambda item: getattr(item, prop))
     out = []
-    if _family_ok(params):
-        out = [NetIPInterface(InterfaceIndex=UInt32(adapter['if_index']), InterfaceAlias=adapter['name'],
-                              AddressFamily=ADDRESS_FAMILY(2), Dhcp=DHCP(1 if adapter['dhcp'] else 0),
-                              Forwarding=FORWARDING(1 if adapter.get('forwarding') else 0),
-                              InterfaceMetric=UInt32(15), PolicyStore='ActiveStore')
-               for adapter in _selected_adapters(ctx, params)]
+    for pattern in patterns:
+        found = [item for item in adapters if ops.wildcard(pattern).match(value(item))]
+        if not found and not any(char in pattern for char in '*?['):
+            ctx.write_error(PSError("No MSFT_NetAdapter objects found with property '%s' equal to '%s'.  Verify the "
+                                    "value of the property and retry." % (prop, pattern), _CIM_EXCEPTION,
+                                    'CmdletizationQuery_NotFound_%s,Get-NetAdapter' % prop, 'ObjectNotFound',
+                                    target=pattern))
+        out.extend(item for item in found if item not in out)
+    return sorted(out, key=lambda item: int(item.ifIndex))
+
+
+# -- Get-NetIPInterface ---------------------------------------------------------------------------------------------
+
+def _interface_object(interface, family):
+    adapter = interface.adapter
+    if adapter is None:
+        return NetIPInterface(InterfaceIndex=UInt32(LOOPBACK_INDEX), InterfaceAlias=LOOPBACK_ALIAS,
+                              AddressFamily=ADDRESS_FAMILY.parse(family), Forwarding=FORWARDING(0),
+                              NlMtu=UInt32(LOOPBACK_MTU), AutomaticMetric=AUTOMATIC_METRIC(1),
+                              InterfaceMetric=UInt32(LOOPBACK_METRIC), Dhcp=DHCP(0), ConnectionState=CONNECTION_STATE(1),
+                              PolicyStore='ActiveStore')
+    ipv4 = family == 'IPv4'
+    # The model keeps DHCP and forwarding for IPv4; an IPv6 interface shows DHCPv6 enabled and no forwarding.
+    return NetIPInterface(InterfaceIndex=UInt32(interface.index), InterfaceAlias=interface.alias,
+                          AddressFamily=ADDRESS_FAMILY.parse(family),
+                          Forwarding=FORWARDING(1 if ipv4 and adapter.get('forwarding') else 0),
+                          NlMtu=UInt32(ETHERNET_MTU),
+                          AutomaticMetric=AUTOMATIC_METRIC(0 if adapter.get('interface_metric') is not None else 1),
+                          InterfaceMetric=UInt32(interface_metric(adapter)),
+                          Dhcp=DHCP(1 if adapter['dhcp'] or not ipv4 else 0), ConnectionState=CONNECTION_STATE(1),
+                          PolicyStore='ActiveStore')
+
+
+def get_netipinterface(ctx, params, input_items):
+    _refuse_unmodelled(ctx, params, ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily'))
+    out = [_interface_object(interface, family) for family in _families(params)
+           for interface in _selected_interfaces(ctx, params)]
     if not out:
         ctx.write_error(_not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface'))
     return out
 
 
+# -- Get-NetIPAddress -----------------------------------------------------------------------------------------------
+
+_SUFFIX_OF = {'Manual': 'Manual', 'Dhcp': 'Dhcp', 'WellKnown': 'Link'}
+
+
+def _address_object(interface, address, prefix_length, prefix_origin, suffix_origin):  # pylint: disable=too-many-arguments
+    family = 'IPv6' if ':' in address else 'IPv4'
+    return NetIPAddress(IPAddress=address, InterfaceIndex=UInt32(interface.index), InterfaceAlias=interface.alias,
+                        AddressFamily=ADDRESS_FAMILY.parse(family), Type=ADDRESS_TYPE(1), PrefixLength=Byte(prefix_length),
+                        PrefixOrigin=PREFIX_ORIGIN.parse(prefix_origin), SuffixOrigin=SUFFIX_ORIGIN.parse(suffix_origin),
+                        AddressState=ADDRESS_STATE(4), SkipAsSource=False, PolicyStore='ActiveStore')
+
+
+def _addresses(interface, family):
+    if interface.adapter is None:
+        if family == 'IPv4':
+            return [_address_object(interface, '127.0.0.1', 8, 'WellKnown', 'WellKnown')]
+        return [_address_object(interface, '::1', 128, 'WellKnown', 'WellKnown')]
+    if family == 'IPv6':
+        return [_address_object(interface, '%s%%%d' % (_link_local(interface.adapter), interface.index), 64,
+                                'WellKnown', 'Link')]
+    return [_address_object(interface, entry['address'], entry['prefix_length'], entry['origin'],
+                            _SUFFIX_OF[entry['origin']]) for entry in interface.adapter['ipv4']]
+
+
+def get_netipaddress(ctx, params, input_items):
+    _refuse_unmodelled(ctx, params, ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily', 'IPAddress'))
+    wanted = _values(params.get('IPAddress'))
+    out = [address for family in reversed(_families(params)) for interface in _selected_interfaces(ctx, params)
+           for address in _addresses(interface, family) if _matches(address.IPAddress, wanted)]
+    if not out:
+        ctx.write_error(_not_found('MSFT_NetIPAddress', 'SELECT * FROM MSFT_NetIPAddress'))
+    return out
+
+
+# -- Get-NetRoute ---------------------------------------------------------------------------------------------------
+
+def _on_link_routes(interface):
+    """(destination, family) of the routes Windows makes for an IP interface's own addresses."""
+    v4 = [('127.0.0.1', 8)] if interface.adapter is None else [
+        (entry['address'], entry['prefix_length']) for entry in interface.adapter['ipv4']]
+    out = []
+    for address, length in v4:
+        network = ipaddress.ip_interface('%s/%s' % (address, length)).network
+        for destination in (str(network), '%s/32' % address, '%s/32' % network.broadcast_address):
+            if (destination, 'IPv4') not in out:
+                out.append((destination, 'IPv4'))
+    if v4:
+        out += [('224.0.0.0/4', 'IPv4'), ('255.255.255.255/32', 'IPv4')]
+    if interface.adapter is None:
+        out += [('::1/128', 'IPv6')]
+    else:
+        out += [('fe80::/64', 'IPv6'), ('%s/128' % _link_local(interface.adapter), 'IPv6')]
+    return out + [('ff00::/8', 'IPv6')]
+
+
+def _gateway_metric(adapter):
+    if adapter.get('gateway_metric') is not None:
+        return int(adapter['gateway_metric'])
+    return DHCP_GATEWAY_METRIC if adapter['dhcp'] else DEFAULT_ROUTE_METRIC
+
+
 def _routes(node):
-    """Every IPv4 route of the node with its stores: connected subnets, default gateways, static routes."""
-    aliases = {adapter['if_index']: adapter['name'] for adapter in node.data['adapters']}
+    """Every route of the node: (destination, next hop, interface index, metric, protocol, store, alias, family)."""
     routes = []
-    for adapter in _adapters(node):
-        for address in adapter['ipv4']:
-            network = ipaddress.ip_interface('%s/%s' % (address['address'], address['prefix_length'])).network
-            routes.append((str(network), '0.0.0.0', adapter['if_index'], DEFAULT_ROUTE_METRIC, 'Local', ('ActiveStore',)))
-        if adapter.get('gateway'):
+    interfaces = ip_interfaces(node)
+    for interface in interfaces:
+        for destination, family in _on_link_routes(interface):
+            next_hop = '0.0.0.0' if family == 'IPv4' else '::'
+            routes.append((destination, next_hop, interface.index, DEFAULT_ROUTE_METRIC, 'Local', ('ActiveStore',)))
+        adapter = interface.adapter
+        if adapter is not None and adapter.get('gateway'):
             stores = ('ActiveStore',) if adapter['dhcp'] else ('ActiveStore', 'PersistentStore')
-            routes.append(('0.0.0.0/0', adapter['gateway'], adapter['if_index'], DEFAULT_ROUTE_METRIC,
-                           'Dhcp' if adapter['dhcp'] else 'NetMgmt', stores))
+            # Protocol NetMgmt for a DHCP gateway too (Find-NetRoute's example: a Dhcp address, its default route
+            # RouteMetric 0, Protocol NetMgmt).
+            routes.append(('0.0.0.0/0', adapter['gateway'], interface.index, _gateway_metric(adapter), 'NetMgmt',
+                           stores))
     for route in node.data.get('routes', []):
         stores = tuple(store for store, present in (('ActiveStore', route['active']),
                                                     ('PersistentStore', route['persistent'])) if present)
         routes.append((route['destination'], route['next_hop'], route['interface_index'], route['metric'], 'NetMgmt',
                        stores))
-    return [(destination, next_hop, index, metric, protocol, store, aliases.get(index, ''))
-            for destination, next_hop, index, metric, protocol, stores in routes for store in stores]
+    aliases = {interface.index: interface.alias for interface in interfaces}
+    aliases.update((adapter['if_index'], adapter['name']) for adapter in node.data['adapters'])
+    out = [(destination, next_hop, index, metric, protocol, store, aliases.get(index, ''),
+            'IPv6' if ':' in destination else 'IPv4')
+           for destination, next_hop, index, metric, protocol, stores in routes for store in stores]
+    return sorted(out, key=lambda route: route[7] != 'IPv4')
 
 
 def get_netroute(ctx, params, input_items):
+    _refuse_unmodelled(ctx, params, ('DestinationPrefix', 'InterfaceIndex', 'InterfaceAlias', 'AddressFamily',
+                                     'Protocol', 'PolicyStore', 'NextHop'))
     store_wanted = to_string(params.get('PolicyStore', 'ActiveStore'))
     indexes = _index_filter(params)
-    prefixes = _values(params.get('DestinationPrefix'))
-    protocols = _values(params.get('Protocol'))
+    families = _families(params)
+    filters = {key: _values(params.get(key)) for key in ('DestinationPrefix', 'InterfaceAlias', 'NextHop', 'Protocol')}
     out = []
-    if _family_ok(params):
-        for destination, next_hop, index, metric, protocol, store, alias in _routes(ctx.host.node):
-            if store.lower() != store_wanted.lower() or (indexes is not None and index not in indexes):
-                continue
-            if not _matches(destination, prefixes) or (protocols is not None and protocol.lower() not in
-                                                       [item.lower() for item in protocols]):
-                continue
-            out.append(NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index),
-                                ifIndex=UInt32(index), InterfaceAlias=alias, RouteMetric=UInt16(metric),
-                                Protocol=ROUTE_PROTOCOL.parse(protocol), AddressFamily=ADDRESS_FAMILY(2),
-                                PolicyStore=store))
+    for destination, next_hop, index, metric, protocol, store, alias, family in _routes(ctx.host.node):
+        if store.lower() != store_wanted.lower() or family not in families or (indexes is not None and index not in indexes):
+            continue
+        if not (_matches(destination, filters['DestinationPrefix']) and _matches(alias, filters['InterfaceAlias'])
+                and _matches(next_hop, filters['NextHop'])):
+            continue
+        if filters['Protocol'] is not None and protocol.lower() not in [item.lower() for item in filters['Protocol']]:
+            continue
+        out.append(NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index),
+                            ifIndex=UInt32(index), InterfaceAlias=alias, RouteMetric=UInt16(metric),
+                            Protocol=ROUTE_PROTOCOL.parse(protocol), AddressFamily=ADDRESS_FAMILY.parse(family),
+                            PolicyStore=store))
     if not out:
         ctx.write_error(_not_found('MSFT_NetRoute', 'SELECT * FROM MSFT_NetRoute'))
     return out
 
 
+def best_routes(node, remote):
+    """The active IPv4 routes Windows may take to ``remote`` (an IPv4Address): the longest prefix, then the lowest
+    RouteMetric + InterfaceMetric; more than one when they tie."""
+    interfaces = {interface.index: interface for interface in ip_interfaces(node)}
+    candidates = [route for route in _routes(node) if route[5] == 'ActiveStore' and route[7] == 'IPv4'
+                  and route[2] in interfaces and remote in ipaddress.IPv4Network(route[0])]
+    if not candidates:
+        return []
+    longest = max(ipaddress.IPv4Network(route[0]).prefixlen for route in candidates)
+    candidates = [route for route in candidates if ipaddress.IPv4Network(route[0]).prefixlen == longest]
+
+    def cost(route):
+        interface = interfaces[route[2]]
+        return route[3] + (LOOPBACK_METRIC if interface.adapter is None else interface_metric(interface.adapter))
+    best = min(cost(route) for route in candidates)
+    return [route for route in candidates if cost(route) == best]
+
+
+def default_route_adapter(node):
+    """The adapter whose default route Windows takes (the lowest interface index of a tie), or None."""
+    routes = [route for route in best_routes(node, ipaddress.IPv4Address('0.0.0.0')) if route[0] == '0.0.0.0/0']
+    indexes = sorted(route[2] for route in routes)
+    return next((adapter for adapter in node.data['adapters'] if indexes and adapter['if_index'] == indexes[0]), None)
+
+
+def find_netroute(ctx, params, input_items):
+    """Find-NetRoute -RemoteIPAddress (IPv4): the local address, then the route (its page: 'The command returns two
+    objects. The first object is the local IP address. The second object is the local route')."""
+    _refuse_unmodelled(ctx, params, ('RemoteIPAddress',))
+    node = ctx.host.node
+    try:
+        remote = ipaddress.IPv4Address(to_string(params['RemoteIPAddress']))
+    except ValueError:
+        raise Unsupported('Find-NetRoute -RemoteIPAddress %s (IPv4 only)' % to_string(params['RemoteIPAddress'])) from None
+    interfaces = {interface.index: interface for interface in ip_interfaces(node)}
+    chosen = best_routes(node, remote)
+    if not chosen:
+        raise Unsupported('Find-NetRoute to %s, which no route reaches (the error is not modelled)' % remote)
+    if len(chosen) > 1:
+        raise Unsupported('Find-NetRoute between routes of equal metric to %s (which one Windows takes is not '
+                          'documented)' % remote)
+    destination, next_hop, index, metric, protocol, store, alias, family = chosen[0]
+    sources = _addresses(interfaces[index], 'IPv4')
+    if len(sources) != 1:
+        raise Unsupported('Find-NetRoute\'s source address among %d addresses (RFC 6724 selection)' % len(sources))
+    return [sources[0], NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index),
+                                 ifIndex=UInt32(index), InterfaceAlias=alias, RouteMetric=UInt16(metric),
+                                 Protocol=ROUTE_PROTOCOL.parse(protocol), AddressFamily=ADDRESS_FAMILY.parse(family),
+                                 PolicyStore=store)]
+
+
+# -- Get-DnsClientServerAddress -------------------------------------------------------------------------------------
+
+def _dns_servers(interface, family):
+    if interface.adapter is None:
+        return list(SITE_LOCAL_DNS) if family == 'IPv6' else []
+    servers = list(interface.adapter['dns_servers'])
+    if family == 'IPv4':
+        return servers
+    return [] if servers else list(SITE_LOCAL_DNS)
+
+
 def get_dnsclientserveraddress(ctx, params, input_items):
-    out = []
-    if _family_ok(params):
-        out = [DnsClientServerAddress(InterfaceAlias=adapter['name'], InterfaceIndex=UInt32(adapter['if_index']),
-                                      AddressFamily=UInt16(2),
-                                      ServerAddresses=PSArray(adapter['dns_servers'], 'System.String'))
-               for adapter in _selected_adapters(ctx, params)]
+    _refuse_unmodelled(ctx, params, ('InterfaceIndex', 'InterfaceAlias', 'AddressFamily'))
+    interfaces = _selected_interfaces(ctx, params)
+    interfaces = [i for i in interfaces if i.adapter is not None] + [i for i in interfaces if i.adapter is None]
+    out = [DnsClientServerAddress(InterfaceAlias=interface.alias, InterfaceIndex=UInt32(interface.index),
+                                  AddressFamily=UInt16(ADDRESS_FAMILY.parse(family).value),
+                                  ServerAddresses=PSArray(_dns_servers(interface, family), 'System.String'))
+           for interface in interfaces for family in _families(params)]
     if not out:
         ctx.write_error(_not_found('MSFT_DNSClientServerAddress', 'SELECT * FROM MSFT_DNSClientServerAddress'))
     return out
 
 
-FORWARDING = enum_type(_GENERATED + 'NetIPInterface.Forwarding', {'Disabled': 0, 'Enabled': 1}).enum
-
-
 def set_netipinterface(ctx, params, input_items):
-    """Set-NetIPInterface: -Forwarding and -Dhcp of the interfaces selected by alias or index (IPv4 only here)."""
+    """Set-NetIPInterface: -Forwarding and -Dhcp of the IPv4 interfaces selected by alias or index."""
+    _refuse_unmodelled(ctx, params, ('InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'Forwarding', 'Dhcp'))
+    if _families(params) != ('IPv4',):
+        raise Unsupported('Set-NetIPInterface of an IPv6 interface')
     adapters = _selected_adapters(ctx, params)
     if not adapters:
         raise _not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface')
-    unmodelled = set(params) - {'InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'Forwarding', 'Dhcp'}
-    if unmodelled:
-        raise PSError('Set-NetIPInterface -%s is not modelled' % sorted(unmodelled)[0])
     for adapter in adapters:
         if 'Forwarding' in params:
             adapter['forwarding'] = FORWARDING.parse(to_string(params['Forwarding'])).value == 1
@@ -218,8 +537,7 @@ def set_netipinterface(ctx, params, input_items):
     return []
 
 
-_CIM_EXCEPTION = 'Microsoft.Management.Infrastructure.CimException'
-
+# -- the setting cmdlets --------------------------------------------------------------------------------------------
 
 def new_netroute(ctx, params, input_items):
     """New-NetRoute: a static route (protocol NetMgmt) on one interface, in both stores unless -PolicyStore ActiveStore.
@@ -232,7 +550,7 @@ def new_netroute(ctx, params, input_items):
                        'AsJob'):
         if params.get(unmodelled) is not None:
             raise Unsupported('New-NetRoute -%s' % unmodelled)
-    if not _family_ok(params):
+    if _families(params) != ('IPv4',) and params.get('AddressFamily') is not None:
         raise Unsupported('New-NetRoute -AddressFamily IPv6')
     store = params.get('PolicyStore')
     if store is None:
@@ -333,7 +651,7 @@ def new_netipaddress(ctx, params, input_items):
                        'AsJob'):
         if params.get(unmodelled) is not None:
             raise Unsupported('New-NetIPAddress -%s' % unmodelled)
-    if not _family_ok(params):
+    if _families(params) != ('IPv4',) and params.get('AddressFamily') is not None:
         raise Unsupported('New-NetIPAddress -AddressFamily IPv6')
     node = ctx.host.node
     adapter = _one_adapter(ctx, params, 'MSFT_NetIPInterface')
@@ -361,10 +679,11 @@ def new_netipaddress(ctx, params, input_items):
     adapter['dhcp'] = False
     if gateway is not None:
         adapter['gateway'] = gateway
-    return [NetIPAddress(IPAddress=address, InterfaceIndex=UInt32(adapter['if_index']), InterfaceAlias=adapter['name'],
-                         AddressFamily=ADDRESS_FAMILY(2), PrefixLength=Byte(prefix_length),
-                         PrefixOrigin=PREFIX_ORIGIN.parse('Manual'), PolicyStore=store)
-            for store in ('ActiveStore', 'PersistentStore')]
+    created = _address_object(_Interface(adapter['if_index'], adapter['name'], adapter), address, prefix_length,
+                              'Manual', 'Manual')
+    persistent = NetIPAddress(**{name: getattr(created, name) for name in NetIPAddress.PROPERTIES})
+    persistent.PolicyStore = 'PersistentStore'
+    return [created, persistent]
 
 
 def remove_netipaddress(ctx, params, input_items):
@@ -415,6 +734,7 @@ def set_dnsclientserveraddress(ctx, params, input_items):
 
 
 CMDLETS = {
+    'Find-NetRoute': find_netroute,
     'New-NetIPAddress': new_netipaddress,
     'Remove-NetIPAddress': remove_netipaddress,
     'Set-DnsClientServerAddress': set_dnsclientserveraddress,

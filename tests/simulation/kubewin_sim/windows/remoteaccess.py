@@ -13,6 +13,12 @@ Sources:
 - Microsoft's guidance on disabling system services on Windows Server 2016: the service "Routing and Remote Access"
   is installed Disabled. Install-RemoteAccess makes it start automatically and starts it.
 
+Get-RemoteAccess on a node where the role is installed and nothing configured: its page says "If a certain Remote
+Access technology (RA) is not installed, then only the computer status is displayed", so one RemoteAccessCommon whose
+statuses say Uninstalled, no error (the model's answer). Whether it fails instead while the role waits for its
+restart, or where the Remote Access Management service is missing, is not documented: a known risk
+(docs/docsite/rst/testing.rst).
+
 The cmdlets exist where the RemoteAccess module is installed (the RSAT-RemoteAccess-PowerShell feature). What the
 reference pages do not say is not modelled: Install-RemoteAccess on a node where routing is installed already (a
 script checks Get-RemoteAccess first), the other VPN types and DirectAccess. The error for a node whose Remote Access
