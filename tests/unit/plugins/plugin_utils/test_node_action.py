@@ -120,7 +120,10 @@ def test_each_run_that_costs_a_call_or_changes_adds_to_the_activity_fact(monkeyp
     # A change: the query is one call (the toy's apply returns the state without a script).
     action = counting(monkeypatch)
     [entry] = action.run(task_vars={})['ansible_facts'][_activity.FACT]
-    assert dict(entry, at=0) == {'at': 0, 'module': 'switch', 'resource': 'kubelet', 'changed': True, 'calls': 1}
+    # The task it came from, so that the fleet report counts changed tasks as the play recap does.
+    assert entry['task'] == action._task._uuid
+    assert dict(entry, at=0, task=None) == {'at': 0, 'module': 'switch', 'resource': 'kubelet', 'changed': True,
+                                            'calls': 1, 'task': None}
 
     # Nothing to do, decided from the snapshot: no call, no entry, no fact returned at all.
     action = counting(monkeypatch)
