@@ -17,8 +17,8 @@ import urllib.parse
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
-from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, type_name, PSError,
-                     enumerate_value, is_enumerable, is_null, round_half_even, to_string)
+from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, Unsupported,
+                     type_name, PSError, enumerate_value, is_enumerable, is_null, round_half_even, to_string)
 
 enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
 enum_type('System.IO.FileAccess', {'Read': 1, 'Write': 2, 'ReadWrite': 3}, flags=True)
@@ -327,6 +327,7 @@ def _is_exception_of(value, name):
     return False
 
 
+ExceptionValue.NET_NAMES = EXCEPTION_TYPES
 for _name in EXCEPTION_TYPES:
     register(NetType(_name, test=lambda value, _n=_name: _is_exception_of(value, _n),
                      constructor=_exception_constructor(_name)))
@@ -334,6 +335,8 @@ for _name in EXCEPTION_TYPES:
 
 class GenericList(list):
     """System.Collections.Generic.List[T]: Add returns nothing, unlike ArrayList.Add."""
+
+    NET_NAMES = ('System.Collections.Generic.List`1',)
 
     def __init__(self, element, items=()):
         super().__init__(items)
@@ -366,7 +369,31 @@ def _from_base64(text):
                       'System.FormatException') from None
 
 
+_INTEGER_WIDTHS = {'System.Byte': 8, 'System.Int16': 16, 'System.Int32': 32, 'System.Int64': 64}
+
+
+def _convert_to_string(value, to_base=None):
+    """Convert.ToString(integer) and Convert.ToString(integer, toBase) (.NET API reference, System.Convert.ToString:
+    toBase 2, 8, 10 or 16; a negative value in another base than 10 is its two's complement of the type's width;
+    hexadecimal digits in lower case). Other overloads (a culture's number format, a double...) are not modelled."""
+    width = _INTEGER_WIDTHS.get(type_name(value))
+    if width is None:
+        raise Unsupported('[Convert]::ToString of a %s' % type_name(value))
+    if to_base is None:
+        return str(int(value))
+    base = int(to_base)
+    if base not in (2, 8, 10, 16):
+        raise PSError('Invalid Base.', 'System.ArgumentException')
+    number = int(value)
+    if base == 10:
+        return str(number)
+    if number < 0:
+        number += 1 << width
+    return {2: format(number, 'b'), 8: format(number, 'o'), 16: format(number, 'x')}[base]
+
+
 register(NetType('System.Convert', statics={
+    'ToString': _convert_to_string,
     'ToBase64String': lambda value, *rest: base64.b64encode(_bytes(value)).decode('ascii'),
     'FromBase64String': _from_base64,
     'ToInt32': lambda value, base=10: int(to_string(value), int(base)) if not isinstance(value, (int, float))
