@@ -583,7 +583,7 @@ def main(argv):
     for cim_class, (path, properties) in sorted(cim_pages(win32, classes).items()):
         cim['Microsoft.Management.Infrastructure.CimInstance#' + cim_class] = {
             'source': 'MicrosoftDocs/win32 %s %s' % (win32_commit, path), 'complete': False,
-            'base': 'Microsoft.Management.Infrastructure.CimInstance',
+            'base': 'Microsoft.Management.Infrastructure.CimInstance', 'inherit': True,
             'instance': dict({name: 'property' for name in properties}, PSComputerName='property')}
     missing += sorted(set(classes) - set(cim_pages(win32, classes)))
     os.makedirs(OUT, exist_ok=True)

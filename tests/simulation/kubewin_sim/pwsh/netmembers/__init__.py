@@ -13,7 +13,8 @@ two apart needs each type's whole member list, kept here as data that names its 
   reference pages of MicrosoftDocs/win32, written by the same tool. CIM methods are not members of an instance that
   Get-CimInstance returns (Invoke-CimMethod calls them).
 - ``windows.json``: hand-written, each entry naming its page: types no fetched source documents member by member
-  (Microsoft.Management.Infrastructure.CimInstance, the Hyper-V and ServerManager output types, COM objects...).
+  (Microsoft.Management.Infrastructure.CimInstance, an enum, the MSI COM objects), and, under ``+<type>``, the note
+  properties a provider or a cmdlet adds to the objects it outputs (PSPath..., Get-WinEvent's Message).
 
 An entry is ``complete`` when its source lists every member a script can reach; a CIM class is not (the CDXML
 module's own types.ps1xml can add members no source here lists), nor is a hand-written entry unless it says so.
@@ -80,12 +81,21 @@ def _takes(arity, count):
 def _table():
     table = {}
     inheriting = []
+    added = []
     for name in FILES:
         with open(os.path.join(HERE, name)) as handle:
             for type_name, data in json.load(handle).items():
+                if type_name.startswith('+'):
+                    added.append((type_name[1:], data))
+                    continue
                 table[type_name.lower()] = Documented(type_name, data)
                 if data.get('inherit'):
                     inheriting.append(table[type_name.lower()])
+    for type_name, data in added:
+        # Members a provider or a cmdlet adds to the objects it outputs (note properties), on top of the type's own.
+        entry = table[type_name.lower()]
+        entry.instance = dict(entry.instance, **{key.lower(): (key, kind) for key, kind in data['instance'].items()})
+        entry.source += '; ' + data['source']
     for entry in inheriting:
         # A hand-written entry lists its own members; its base type's come from the base's entry (not constructors).
         base = table[entry.base.lower()]
@@ -181,6 +191,7 @@ def error_type_names():
 
 def model_classes():
     """The Python classes of the engine and the Windows model that stand for a .NET type (a NET name)."""
+    import datetime  # pylint: disable=import-outside-toplevel
     import importlib  # pylint: disable=import-outside-toplevel
     import inspect  # pylint: disable=import-outside-toplevel
     import pkgutil  # pylint: disable=import-outside-toplevel
@@ -190,8 +201,8 @@ def model_classes():
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module('%s.%s' % (package.__name__, info.name))
             for cls in vars(module).values():
-                if inspect.isclass(cls) and cls.__module__ == module.__name__ and \
-                        (hasattr(cls, 'NET') or hasattr(cls, 'NET_NAMES')) and cls not in classes:
+                if inspect.isclass(cls) and cls.__module__ == module.__name__ and cls not in classes and \
+                        (hasattr(cls, 'NET') or hasattr(cls, 'NET_NAMES') or issubclass(cls, datetime.datetime)):
                     classes.append(cls)
     return classes
 
