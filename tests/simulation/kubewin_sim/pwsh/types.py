@@ -456,7 +456,8 @@ REF = register(NetType('System.Management.Automation.PSReference', test=lambda v
 
 
 def _parser(net_type, name):
-    def parse_method(text, *rest):
+    def parse_method(text):
+        # Parse(string) only: the overloads with NumberStyles or a format provider are not modelled.
         if is_null(text):
             raise PSError('Value cannot be null.\r\nParameter name: s', 'System.ArgumentNullException')
         try:

@@ -65,6 +65,17 @@ CASES = [
          ['ff', '101', 'ffffffff', '42'],
          source='.NET API reference System.Convert.ToString(Int32, Int32): base 2, 8, 10 or 16; a negative value is '
                 'its two\'s complement (' + NETFX + 'mscorlib/system/convert.cs)'),
+    Case('regex-static-honours-ignorecase', "[regex]::Matches('aAa', 'a', 'IgnoreCase').Count; [regex]::Matches('aAa', 'a').Count",
+         ['3', '2'], source='.NET API reference System.Text.RegularExpressions.Regex.Matches(String, String, RegexOptions): '
+                            'case-sensitive unless RegexOptions.IgnoreCase'),
+    Case('string-equals-with-a-comparison', "[string]::Equals('a', 'A', 'OrdinalIgnoreCase'); [string]::Equals('a', 'A')",
+         ['True', 'False'], source='.NET API reference System.String.Equals(String, String[, StringComparison]): ordinal '
+                                   'unless told to ignore case'),
+    Case('enum-parse-is-case-sensitive-unless-told', "[Enum]::Parse([IO.FileMode], 'Open'); "
+         "[Enum]::Parse([IO.FileMode], 'open', $true); [Enum]::Parse([IO.FileMode], 'open'); 'after'",
+         ['Open', 'Open', 'after'], errors=["Requested value 'open' was not found."],
+         source='.NET API reference System.Enum.Parse(Type, String[, Boolean ignoreCase]): the name must match in case '
+                'unless ignoreCase'),
 
     # -- the engine's refusal of what Windows has and the engine does not model ---------------------------------
     Case('refuses-an-unmodelled-static-method-even-in-try',
@@ -76,6 +87,9 @@ CASES = [
     Case('refuses-an-unmodelled-overload-of-convert', "'before'; [Convert]::ToString(1.5, [cultureinfo]::InvariantCulture)",
          ['before'], exit_code=2, unsupported='cultureinfo',
          source=RULE + '[cultureinfo] is a 5.1 type accelerator (' + ACCELERATORS + ')'),
+    Case('refuses-an-unmodelled-parse-overload', "[int]::Parse('ff', 'HexNumber')", [], exit_code=2,
+         unsupported='Parse(2 arguments)', source=RULE + 'Int32.Parse(String, NumberStyles) exists (' + NETFX +
+                                                      'mscorlib/system/int32.cs)'),
     Case('refuses-an-unmodelled-instance-property', "$h = @{}; try { $h.IsSynchronized } catch { 'caught' }", [],
          exit_code=2, unsupported='IsSynchronized',
          source=RULE + 'Hashtable.IsSynchronized exists (' + NETFX + 'mscorlib/system/collections/hashtable.cs)'),
