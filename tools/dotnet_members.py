@@ -580,12 +580,13 @@ def main(argv):
     win32_commit = git(win32, 'rev-parse', '--short=10', 'HEAD').decode().strip()
     cim = {}
     classes = cim_classes()
-    for cim_class, (path, properties) in sorted(cim_pages(win32, classes).items()):
+    pages = cim_pages(win32, classes)
+    for cim_class, (path, properties) in sorted(pages.items()):
         cim['Microsoft.Management.Infrastructure.CimInstance#' + cim_class] = {
             'source': 'MicrosoftDocs/win32 %s %s' % (win32_commit, path), 'complete': False,
             'base': 'Microsoft.Management.Infrastructure.CimInstance', 'inherit': True,
             'instance': dict({name: 'property' for name in properties}, PSComputerName='property')}
-    missing += sorted(set(classes) - set(cim_pages(win32, classes)))
+    missing += ['Microsoft.Management.Infrastructure.CimInstance#' + name for name in sorted(set(classes) - set(pages))]
     os.makedirs(OUT, exist_ok=True)
     for stem, data in (('framework', written['framework']), ('powershell', written['powershell']), ('names', names),
                        ('cim', cim)):
