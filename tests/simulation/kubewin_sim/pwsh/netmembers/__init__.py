@@ -117,6 +117,7 @@ def names():
             'system_types': frozenset(data['system_types']), 'source': data['source']}
 
 
+@functools.lru_cache(maxsize=None)
 def generic_definition(type_name):
     """System.Collections.Generic.List`1[[System.String]] -> System.Collections.Generic.List`1; X[] -> System.Array."""
     if type_name.endswith(']') and '`' not in type_name:
@@ -124,6 +125,7 @@ def generic_definition(type_name):
     return re.sub(r'(`\d+)\[.*\]$', r'\1', type_name)
 
 
+@functools.lru_cache(maxsize=None)
 def lookup(type_name):
     """The Documented entry of a type name, or None when no source here lists its members."""
     if not type_name:
