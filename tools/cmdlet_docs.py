@@ -7,6 +7,11 @@ parameter sets (SYNTAX headings, "(Default)"), and per parameter the YAML block 
 (Type, Parameter Sets, Aliases, Required, Position, Accept pipeline input, Accepted values). No description text.
 The JSON it writes is the test data; this tool is not needed at test time.
 
+It also writes tests/simulation/kubewin_sim/pwsh/cmdlet_names.json: the name of every cmdlet and function the two
+references document, by module (a page named Verb-Noun.md in a module's folder of reference/5.1 or
+docset/winserver2022-ps). The engine refuses a call of one it does not model as Unsupported, not CommandNotFound
+(commands.py).
+
 Usage: cmdlet_docs.py POWERSHELL_DOCS_GIT_DIR WINDOWS_DOCS_GIT_DIR
 Prints every inconsistency between a page's SYNTAX and its PARAMETERS blocks.
 """
@@ -209,6 +214,25 @@ def dump(data):
     return '\n'.join(lines) + '\n'
 
 
+NAMES_OUT = os.path.join(ROOT, 'tests', 'simulation', 'kubewin_sim', 'pwsh', 'cmdlet_names.json')
+NAME_ROOTS = {PS_REPO: 'reference/5.1', WIN_REPO: 'docset/winserver2022-ps'}
+
+
+def write_names(gitdirs, commits):
+    """{module: [cmdlet names]} of every Verb-Noun page under each reference's module folders."""
+    modules = {}
+    for repo, root in NAME_ROOTS.items():
+        for path in git(gitdirs[repo], 'ls-tree', '-r', '--name-only', 'HEAD', '--', root).splitlines():
+            parts = path[len(root) + 1:].split('/')
+            if len(parts) == 2 and re.match(r'^[A-Za-z]+-[A-Za-z0-9]+\.md$', parts[1]):
+                modules.setdefault(parts[0], []).append(parts[1][:-3])
+    data = {'source': {repo: '%s %s' % (commits[repo], root) for repo, root in NAME_ROOTS.items()},
+            'modules': {module: sorted(names) for module, names in sorted(modules.items())}}
+    with open(NAMES_OUT, 'w', encoding='utf-8') as handle:
+        json.dump(data, handle, indent=1)
+        handle.write('\n')
+
+
 def main(argv):
     if len(argv) != 3 or argv[1] in ('-h', '--help'):
         print(__doc__.strip())
@@ -224,6 +248,7 @@ def main(argv):
             data['cmdlets'][name] = {'source': '%s: %s' % (repo, path), **cmdlet}
         with open(os.path.join(OUT, module + '.json'), 'w', encoding='utf-8') as handle:
             handle.write(dump(data))
+    write_names(gitdirs, commits)
     return 0
 
 

@@ -5,7 +5,15 @@ Arguments are read from the command elements: ``-Name value``, ``-Name:value``, 
 takes no value unless joined with a colon), barewords, splatted hashtables and arrays. Which
 parameters are switches comes from the command itself. Errors a cmdlet writes obey its
 -ErrorAction, else $ErrorActionPreference.
+
+A name that is no function, modelled cmdlet or program of the node is CommandNotFound (Windows' own error) only
+when Windows would not have it either: a cmdlet of Windows PowerShell 5.1 or of a Windows Server module that the
+engine does not model is Unsupported, unless its module is one the node does not have (cmdlet_names.json).
 """
+
+import functools
+import json
+import os
 
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
 from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
@@ -214,10 +222,35 @@ def invoke_command(interpreter, node, scope, input_items, piped):
         # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
         args, redirections = read_arguments(interpreter, node, scope, lambda written: True)
         return _invoke_native(interpreter, host, name, args, redirections, scope, input_items)
+    refused = _unmodelled_cmdlet(host, name, node.line)
+    if refused is not None:
+        raise refused
     raise PSError("The term '%s' is not recognized as the name of a cmdlet, function, script file, or operable program. "
                   "Check the spelling of the name, or if a path was included, verify that the path is correct and try "
                   "again." % name, 'System.Management.Automation.CommandNotFoundException', 'CommandNotFoundException',
                   'ObjectNotFound', target=name)
+
+
+@functools.lru_cache(maxsize=None)
+def _documented_cmdlets():
+    """{lower-case cmdlet name: module} of Windows PowerShell 5.1 and the Windows Server modules (cmdlet_names.json,
+    from PowerShell-Docs reference/5.1 and windows-powershell-docs docset/winserver2022-ps by tools/cmdlet_docs.py)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'cmdlet_names.json')) as handle:
+        modules = json.load(handle)['modules']
+    return {name.lower(): module for module, names in modules.items() for name in names}
+
+
+def _unmodelled_cmdlet(host, name, line):
+    """Unsupported for a cmdlet Windows has and the engine does not model; None (CommandNotFound, Windows' own error)
+    for a name no reference documents, or a cmdlet of a module the node does not have (its area unavailable, as
+    Hyper-V's cmdlets without the Hyper-V-PowerShell feature)."""
+    module_name, _separator, short = name.rpartition('\\')
+    module = _documented_cmdlets().get(short.lower())
+    if module is None or (module_name and module_name.lower() != module.lower()):
+        return None
+    if host is not None and hasattr(host, 'absent_modules') and module in host.absent_modules():
+        return None
+    return Unsupported('cmdlet %s of module %s (Windows has it; the engine does not model it)' % (short, module), line)
 
 
 def _is_range(name):

@@ -65,8 +65,10 @@ def foreach_object(ctx, params, input_items):
         out.extend(ctx.invoke(begin, None))
     for item in _items(params, input_items):
         if member is not None and not isinstance(member, ScriptBlock):
-            value = get_member(item, to_string(member))
-            if value is None and not _has_property(item, to_string(member)):
+            from .members import is_method  # pylint: disable=import-outside-toplevel
+            if _has_property(item, to_string(member)) or not is_method(item, to_string(member)):
+                value = get_member(item, to_string(member))
+            else:
                 # -MemberName names a method when the object has no such property.
                 from .members import invoke_method  # pylint: disable=import-outside-toplevel
                 arguments = params.get('ArgumentList', [])
@@ -83,8 +85,8 @@ def foreach_object(ctx, params, input_items):
 
 
 def _has_property(item, name):
-    from .members import _has_member  # pylint: disable=import-outside-toplevel
-    return not isinstance(item, str) and _has_member(item, name)
+    from .members import has_property  # pylint: disable=import-outside-toplevel
+    return has_property(item, name)
 
 
 def _property_value(ctx, item, prop):
@@ -337,10 +339,14 @@ def new_object(ctx, params, input_items):
     if constructor is None and ctx.host is not None:
         constructor = ctx.host.constructor(type_name)
     if constructor is None:
+        if pstypes.resolve(type_name) is not None or isinstance(pstypes.type_not_found(type_name), Unsupported):
+            # A type Windows PowerShell may have whose constructor the engine does not model (types.type_not_found).
+            raise Unsupported('New-Object -TypeName %s' % type_name)
         raise PSError('Cannot find type [%s]: verify that the assembly containing this type is loaded.' % type_name,
                       'System.Management.Automation.PSArgumentException',
                       'TypeNotFound,Microsoft.PowerShell.Commands.NewObjectCommand', 'InvalidType')
-    value = constructor(*arguments)
+    from .members import construct  # pylint: disable=import-outside-toplevel
+    value = construct(constructor, arguments, type_name)
     if 'Property' in params:
         from .members import set_member  # pylint: disable=import-outside-toplevel
         for key, item in params['Property'].items():

@@ -17,8 +17,8 @@ import urllib.parse
 
 from . import operators as ops
 from .types import STRING, NetType, enum_type, register, resolve
-from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, type_name, PSError,
-                     enumerate_value, is_enumerable, is_null, round_half_even, to_string)
+from .values import (AUTOMATION_NULL, Byte, EnumValue, Int16, Int64, PSArray, UInt16, UInt32, UInt64, Unsupported,
+                     type_name, PSError, enumerate_value, is_enumerable, is_null, round_half_even, to_string)
 
 enum_type('System.IO.FileMode', {'CreateNew': 1, 'Create': 2, 'Open': 3, 'OpenOrCreate': 4, 'Truncate': 5, 'Append': 6})
 enum_type('System.IO.FileAccess', {'Read': 1, 'Write': 2, 'ReadWrite': 3}, flags=True)
@@ -127,6 +127,10 @@ register(NetType('System.Math', statics={
 
 
 def _join(separator, *values):
+    """String.Join(separator, params object[]) and Join(separator, string[]); Join(separator, value, startIndex,
+    count) is not modelled."""
+    if len(values) == 3 and is_enumerable(values[0]) and not any(is_enumerable(value) for value in values[1:]):
+        raise Unsupported('[string]::Join(separator, value, startIndex, count)')
     items = []
     for value in values:
         items.extend(enumerate_value(value) if is_enumerable(value) else [value])
@@ -138,14 +142,29 @@ def _format(fmt, *values):
     return ops.format_operator(fmt, flat)
 
 
+def _string_equals(a, b, comparison=None):
+    """String.Equals(a, b) is ordinal; Equals(a, b, StringComparison) ignores case for the *IgnoreCase values."""
+    ignore = comparison is not None and 'ignorecase' in to_string(comparison).lower()
+    first, second = to_string(a), to_string(b)
+    return first.lower() == second.lower() if ignore else first == second
+
+
+def _string_compare(a, b, ignore_case=False):
+    """String.Compare(a, b) and Compare(a, b, ignoreCase: bool); the overloads with a StringComparison, a culture or
+    ranges are not modelled."""
+    if not isinstance(ignore_case, bool):
+        raise Unsupported('[string]::Compare with a %s third argument' % type_name(ignore_case))
+    return ops.compare(to_string(a), to_string(b), case_sensitive=not ignore_case)
+
+
 STRING.statics.update({
     'Join': _join,
     'IsNullOrEmpty': lambda value: is_null(value) or to_string(value) == '',
     'IsNullOrWhiteSpace': lambda value: is_null(value) or to_string(value).strip() == '',
     'Format': _format,
     'Concat': lambda *values: ''.join(to_string(value) for value in values),
-    'Equals': lambda a, b, *rest: to_string(a) == to_string(b),
-    'Compare': lambda a, b, *rest: ops.compare(to_string(a), to_string(b), case_sensitive=not rest),
+    'Equals': lambda a, b, comparison=None: _string_equals(a, b, comparison),
+    'Compare': lambda a, b, ignore_case=False: _string_compare(a, b, ignore_case),
 })
 
 
@@ -264,7 +283,7 @@ def _from_bytes(width, signed, result):
 
 
 register(NetType('System.BitConverter', statics={
-    'ToString': lambda value, *rest: '-'.join('%02X' % item for item in _bytes(value)),
+    'ToString': lambda value: '-'.join('%02X' % item for item in _bytes(value)),
     'GetBytes': _get_bytes,
     'ToInt16': _from_bytes(2, True, Int16),
     'ToUInt16': _from_bytes(2, False, UInt16),
@@ -282,10 +301,22 @@ def _enum_names(net_type):
     return PSArray(enum.members, 'System.String')
 
 
+def _enum_parse(net_type, text, ignore_case=False):
+    """Enum.Parse(type, value[, ignoreCase]): without ignoreCase the names must match in case (.NET API reference,
+    System.Enum.Parse); a comma-separated list of names or a number as the cast takes them."""
+    enum = getattr(net_type, 'enum', None)
+    if enum is None:
+        raise PSError('Type provided must be an Enum.\r\nParameter name: enumType', 'System.ArgumentException')
+    names = [part.strip() for part in to_string(text).split(',')]
+    if not ignore_case and not all(name in enum.members or name.lstrip('-').isdigit() for name in names):
+        raise PSError("Requested value '%s' was not found." % to_string(text), 'System.ArgumentException')
+    return net_type.convert(text)
+
+
 register(NetType('System.Enum', statics={
     'GetNames': _enum_names,
     'GetValues': lambda net_type: PSArray(net_type.enum(value) for value in net_type.enum.members.values()),
-    'Parse': lambda net_type, text, *rest: net_type.convert(text),
+    'Parse': lambda net_type, text, ignore_case=False: _enum_parse(net_type, text, ignore_case),
 }), 'enum')
 
 
@@ -327,6 +358,7 @@ def _is_exception_of(value, name):
     return False
 
 
+ExceptionValue.NET_NAMES = EXCEPTION_TYPES
 for _name in EXCEPTION_TYPES:
     register(NetType(_name, test=lambda value, _n=_name: _is_exception_of(value, _n),
                      constructor=_exception_constructor(_name)))
@@ -334,6 +366,8 @@ for _name in EXCEPTION_TYPES:
 
 class GenericList(list):
     """System.Collections.Generic.List[T]: Add returns nothing, unlike ArrayList.Add."""
+
+    NET_NAMES = ('System.Collections.Generic.List`1',)
 
     def __init__(self, element, items=()):
         super().__init__(items)
@@ -366,8 +400,32 @@ def _from_base64(text):
                       'System.FormatException') from None
 
 
+_INTEGER_WIDTHS = {'System.Byte': 8, 'System.Int16': 16, 'System.Int32': 32, 'System.Int64': 64}
+
+
+def _convert_to_string(value, to_base=None):
+    """Convert.ToString(integer) and Convert.ToString(integer, toBase) (.NET API reference, System.Convert.ToString:
+    toBase 2, 8, 10 or 16; a negative value in another base than 10 is its two's complement of the type's width;
+    hexadecimal digits in lower case). Other overloads (a culture's number format, a double...) are not modelled."""
+    width = _INTEGER_WIDTHS.get(type_name(value))
+    if width is None:
+        raise Unsupported('[Convert]::ToString of a %s' % type_name(value))
+    if to_base is None:
+        return str(int(value))
+    base = int(to_base)
+    if base not in (2, 8, 10, 16):
+        raise PSError('Invalid Base.', 'System.ArgumentException')
+    number = int(value)
+    if base == 10:
+        return str(number)
+    if number < 0:
+        number += 1 << width
+    return {2: format(number, 'b'), 8: format(number, 'o'), 16: format(number, 'x')}[base]
+
+
 register(NetType('System.Convert', statics={
-    'ToBase64String': lambda value, *rest: base64.b64encode(_bytes(value)).decode('ascii'),
+    'ToString': _convert_to_string,
+    'ToBase64String': lambda value: base64.b64encode(_bytes(value)).decode('ascii'),
     'FromBase64String': _from_base64,
     'ToInt32': lambda value, base=10: int(to_string(value), int(base)) if not isinstance(value, (int, float))
     else round_half_even(value),
@@ -464,13 +522,23 @@ class RegexGroup:
         return self.Value
 
 
+def _static_regex(pattern, options):
+    """The pattern of a static Regex method: case-sensitive (.NET's default) unless its RegexOptions argument is
+    IgnoreCase; other options (and the overloads with a timeout) are not modelled."""
+    if not options:
+        return ops.regex(pattern, case_sensitive=True)
+    if len(options) == 1 and to_string(options[0]).replace(' ', '').lower() in ('ignorecase', 'none'):
+        return ops.regex(pattern, case_sensitive=to_string(options[0]).strip().lower() == 'none')
+    raise Unsupported('Regex options %s' % ', '.join(to_string(option) for option in options))
+
+
 resolve('regex').statics.update({
-    'Matches': lambda text, pattern, *rest: PSArray(RegexMatch(match) for match in
-                                                    ops.regex(pattern, case_sensitive=True).finditer(to_string(text))),
-    'Match': lambda text, pattern, *rest: RegexMatch(ops.regex(pattern, case_sensitive=True).search(to_string(text))),
-    'IsMatch': lambda text, pattern, *rest: bool(ops.regex(pattern, case_sensitive=True).search(to_string(text))),
+    'Matches': lambda text, pattern, *options: PSArray(RegexMatch(match) for match in
+                                                       _static_regex(pattern, options).finditer(to_string(text))),
+    'Match': lambda text, pattern, *options: RegexMatch(_static_regex(pattern, options).search(to_string(text))),
+    'IsMatch': lambda text, pattern, *options: bool(_static_regex(pattern, options).search(to_string(text))),
     'Escape': lambda text: re.sub(r'([\\*+?|{\[()^$.#\s])', r'\\\1', to_string(text)),
-    'Replace': lambda text, pattern, replacement, *rest: ops.regex(pattern, case_sensitive=True).sub(
+    'Replace': lambda text, pattern, replacement, *options: _static_regex(pattern, options).sub(
         ops.dotnet_replacement(replacement), to_string(text)),
-    'Split': lambda text, pattern, *rest: PSArray(ops.regex(pattern, case_sensitive=True).split(to_string(text))),
+    'Split': lambda text, pattern, *options: PSArray(_static_regex(pattern, options).split(to_string(text))),
 })

@@ -985,8 +985,7 @@ class Interpreter:
         found = self.host.type(name) if self.host is not None and hasattr(self.host, 'type') else None
         found = found or pstypes.resolve(name)
         if found is None:
-            raise PSError('Unable to find type [%s].' % name, 'System.Management.Automation.RuntimeException',
-                          'TypeNotFound', 'InvalidOperation')
+            raise pstypes.type_not_found(name, self.host)
         return found
 
     def ex_type_literal(self, node, _scope):

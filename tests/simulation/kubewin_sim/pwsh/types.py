@@ -3,7 +3,14 @@
 A type is registered once under its full name and its accelerators (about_Type_Accelerators,
 reference/5.1). Casting follows about_Type_Conversion: a string is parsed into a number, a number
 into an integer with banker's rounding, a scalar into a one-element array, a hashtable into an
-[ordered] or [pscustomobject], a string into an enum by name (flags joined with ', ').
+[ordered] or [pscustomobject], a string into an enum by name (flags joined with ', '), a string into
+a DateTime with the invariant culture.
+
+The engine never guesses (tests/simulation/README.md, "What the engine refuses"): a type name it cannot resolve is
+``Unsupported`` when .NET Framework or PowerShell may have that type - a 5.1 type accelerator, a name in the
+System or Microsoft namespaces or in a namespace .NET Framework declares (``[IO.Path]`` is System.IO.Path), a bare
+name of a System type (``[DayOfWeek]``) - and TypeNotFound, Windows' own error, only otherwise (a type a script has
+not yet added with Add-Type). A conversion the engine does not implement is ``Unsupported``, not InvalidCast.
 """
 
 import contextvars
@@ -14,7 +21,7 @@ import uuid
 
 from .values import (AUTOMATION_NULL, Byte, Char, EnumType, EnumValue, Hashtable, Int16, Int64, OrderedDictionary,
                      PSArray, PSCustomObject, PSError, SByte, ScriptBlock, SecureString, Single, SwitchParameter,
-                     UInt16, UInt32, UInt64, is_enumerable, enumerate_value, is_null, parse_number,
+                     UInt16, UInt32, UInt64, Unsupported, is_enumerable, enumerate_value, is_null, parse_number,
                      round_half_even, to_bool, to_string, type_name)
 
 
@@ -38,7 +45,9 @@ class NetType:
         if self._convert is None:
             if self.test(value):
                 return value
-            raise cast_error(value, self.name)
+            # No conversion to this type is modelled: PowerShell's LanguagePrimitives would try a constructor, a
+            # Parse method, IConvertible, op_Implicit... (about_Type_Conversion), which the engine does not know.
+            raise Unsupported('conversion of a %s to [%s]' % (type_name(value) or '$null', self.name))
         return self._convert(value)
 
     def test(self, value):
@@ -80,6 +89,20 @@ def cast_error(value, target, detail=None):
     return PSError(message, 'System.Management.Automation.PSInvalidCastException', 'InvalidCastException', 'InvalidArgument')
 
 
+# The values whose conversions the engine reasons about: a conversion of one of these that a converter refuses is
+# PowerShell's InvalidCast; of any other object, a conversion the engine does not know (Unsupported).
+def _known_source(value):
+    return is_null(value) or isinstance(value, (str, bool, int, float, decimal.Decimal, Hashtable, PSCustomObject,
+                                                ScriptBlock, PSArray, EnumValue))
+
+
+def no_conversion(value, target, detail=None):
+    """The error for a value a converter cannot turn into ``target``."""
+    if not _known_source(value):
+        return Unsupported('conversion of a %s to [%s]' % (type_name(value), target))
+    return cast_error(value, target, detail)
+
+
 def _scalar(value, target):
     """A one-element collection converts as its element; a longer one cannot become a scalar."""
     if is_enumerable(value):
@@ -113,7 +136,7 @@ def _integral_converter(cls, name):
         elif isinstance(value, Char):
             number = ord(value)
         else:
-            raise cast_error(value, name)
+            raise no_conversion(value, name)
         low, high = (-2 ** 31, 2 ** 31 - 1) if cls is int else (cls.MIN, cls.MAX)
         if not low <= number <= high:
             detail = 'Value was either too large or too small for %s.' % _short(name)
@@ -141,7 +164,7 @@ def _to_double(value):
         return float(value)
     if isinstance(value, EnumValue):
         return float(value.value)
-    raise cast_error(value, 'System.Double')
+    raise no_conversion(value, 'System.Double')
 
 
 def _to_decimal(value):
@@ -155,7 +178,7 @@ def _to_decimal(value):
             raise cast_error(value, 'System.Decimal', 'Input string was not in a correct format.') from None
     if isinstance(value, (int, float, decimal.Decimal)):
         return decimal.Decimal(str(value)) if isinstance(value, float) else decimal.Decimal(value)
-    raise cast_error(value, 'System.Decimal')
+    raise no_conversion(value, 'System.Decimal')
 
 
 def _to_string(value):
@@ -175,13 +198,15 @@ def _to_char(value):
         return Char(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return Char(chr(value))
-    raise cast_error(value, 'System.Char')
+    if isinstance(value, str):
+        raise cast_error(value, 'System.Char')
+    raise Unsupported('conversion of a %s to [char]' % (type_name(value) or '$null'))
 
 
 def _to_hashtable(value):
     if isinstance(value, Hashtable):
         return value
-    raise cast_error(value, 'System.Collections.Hashtable')
+    raise no_conversion(value, 'System.Collections.Hashtable')
 
 
 def _to_ordered(value):
@@ -279,7 +304,8 @@ def _to_type(value):
         return value
     found = resolve(to_string(value))
     if found is None:
-        raise cast_error(value, 'System.Type')
+        error = type_not_found(to_string(value))
+        raise error if isinstance(error, Unsupported) else cast_error(value, 'System.Type')
     return found
 
 
@@ -313,6 +339,31 @@ def resolve(name):
     if found is None and SESSION_TYPES.get():
         found = SESSION_TYPES.get().get(key)
     return found
+
+
+def type_not_found(name, host=None):
+    """The error for a type literal or name the engine cannot resolve: Unsupported where .NET Framework 4.x or
+    Windows PowerShell 5.1 may well have the type (the engine cannot list all of .NET: an accelerator of 5.1's
+    TypeAccelerators, a System.* or Microsoft.* name, a name in a namespace .NET Framework declares with or without
+    its System. prefix, a bare name of a System type), else PowerShell's TypeNotFound (a type nobody defines, one
+    the script adds later with Add-Type, or one of an assembly the host knows a session has not loaded yet).
+    Names: netmembers/names.json."""
+    from . import netmembers  # pylint: disable=import-outside-toplevel
+    windows_error = PSError('Unable to find type [%s].' % name, 'System.Management.Automation.RuntimeException',
+                            'TypeNotFound', 'InvalidOperation')
+    if host is not None and hasattr(host, 'unloaded_type') and host.unloaded_type(name):
+        return windows_error
+    key = name.strip().lower().replace(' ', '')
+    while key.endswith('[]'):
+        key = key[:-2]
+    key = key.split('[', 1)[0].split('`', 1)[0]
+    known = netmembers.names()
+    namespace = key.rsplit('.', 1)[0] if '.' in key else ''
+    if key in known['accelerators'] or key.split('.', 1)[0] in ('system', 'microsoft') or \
+            (namespace and (namespace in known['namespaces'] or 'system.' + namespace in known['namespaces'])) or \
+            (not namespace and key in known['system_types']):
+        return Unsupported('type [%s] (Windows PowerShell 5.1 may have it; the engine does not model it)' % name)
+    return windows_error
 
 
 def _is_integral(cls):
@@ -373,7 +424,29 @@ register(NetType('System.Guid', _to_guid, lambda v: isinstance(v, Guid),
                  {'NewGuid': lambda: Guid(uuid.uuid4()), 'Empty': Guid(uuid.UUID(int=0))}), 'guid')
 register(NetType('System.Text.RegularExpressions.Regex', _to_regex, lambda v: isinstance(v, Regex)), 'regex')
 register(NetType('System.Type', _to_type, lambda v: isinstance(v, NetType)), 'type')
-register(NetType('System.DateTime', test=lambda v: isinstance(v, datetime.datetime)), 'datetime')
+# The string forms [datetime] converts with the invariant culture (about_Type_Conversion, "String type conversion":
+# "US-style month-first dates"): ISO 8601 dates and times without a time zone, and month/day/year. DateTime.Parse
+# accepts many more (and a zone converts to local time); those are not modelled.
+_DATETIME_FORMATS = ('%Y-%m-%d', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M', '%Y-%m-%d %H:%M',
+                     '%m/%d/%Y', '%m/%d/%Y %H:%M:%S', '%m/%d/%Y %H:%M')
+
+
+def _to_datetime(value):
+    value = _scalar(value, 'System.DateTime')
+    if isinstance(value, datetime.datetime):
+        return value
+    if not isinstance(value, str):
+        raise Unsupported('conversion of a %s to [datetime]' % (type_name(value) or '$null'))
+    text = value.strip()
+    for fmt in _DATETIME_FORMATS:
+        try:
+            return datetime.datetime.strptime(text, fmt)
+        except ValueError:
+            continue
+    raise Unsupported('conversion of the string %r to [datetime] (a form the engine does not parse)' % value)
+
+
+register(NetType('System.DateTime', _to_datetime, lambda v: isinstance(v, datetime.datetime)), 'datetime')
 register(NetType('System.Void', lambda v: AUTOMATION_NULL), 'void')
 # What $_ is in a catch block and what 2>&1 makes of a native program's stderr line (interpreter.ErrorRecord).
 register(NetType('System.Management.Automation.ErrorRecord',
@@ -383,7 +456,8 @@ REF = register(NetType('System.Management.Automation.PSReference', test=lambda v
 
 
 def _parser(net_type, name):
-    def parse_method(text, *rest):
+    def parse_method(text):
+        # Parse(string) only: the overloads with NumberStyles or a format provider are not modelled.
         if is_null(text):
             raise PSError('Value cannot be null.\r\nParameter name: s', 'System.ArgumentNullException')
         try:

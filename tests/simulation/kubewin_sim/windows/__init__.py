@@ -64,6 +64,20 @@ class WindowsHost:
                 for area in AREAS if getattr(area, 'available', lambda node: True)(self.node)
                 for name, function in getattr(area, 'CMDLETS', {}).items()}
 
+    def unloaded_type(self, type_name):
+        """Whether the type is one of an assembly a session does not load until Add-Type -AssemblyName loads it
+        (addtype.ASSEMBLIES): before that, Windows PowerShell does not find it (TypeNotFound)."""
+        key = type_name.strip().lower()
+        return any(net_type.name.lower() in (key, 'system.' + key)
+                   for factory in addtype.ASSEMBLIES.values() for net_type in factory(self))
+
+    def absent_modules(self):
+        """The PowerShell modules whose area the node does not have (an area's ``available(node)`` false): a cmdlet
+        of one of these is not there (CommandNotFound), modelled or not."""
+        from ..pwsh.cmdlet_sets import cmdlet_spec  # pylint: disable=import-outside-toplevel
+        return {cmdlet_spec(name).module for area in AREAS if not getattr(area, 'available', lambda node: True)(self.node)
+                for name in getattr(area, 'CMDLETS', {})}
+
     @staticmethod
     def com_class(prog_id):
         """The class New-Object -ComObject makes for a ProgID (an area's ``COM_CLASSES``), or None."""

@@ -208,6 +208,8 @@ def inherited_rules(parent_rules, container, owner):
 class FileSystemSecurity:
     """FileSecurity or DirectorySecurity of one item, as Get-Acl returns it."""
 
+    NET_NAMES = ('System.Security.AccessControl.FileSecurity', 'System.Security.AccessControl.DirectorySecurity')
+
     def __init__(self, path, container, owner, protected, explicit, inherited):
         self.NET = 'System.Security.AccessControl.%s' % ('DirectorySecurity' if container else 'FileSecurity')
         self.container = container

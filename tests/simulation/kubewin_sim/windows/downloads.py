@@ -273,7 +273,9 @@ def extract_zip(node, source, destination):
 
 def _compression_filesystem(host):
     return [NetType('System.IO.Compression.ZipFile', statics={
-        'ExtractToDirectory': lambda source, destination, *rest: extract_zip(host.node, source, destination)})]
+        # ExtractToDirectory(sourceArchiveFileName, destinationDirectoryName); the overload with an entry-name
+        # Encoding is not modelled (an argument count the lambda does not take: Unsupported, pwsh/members.py).
+        'ExtractToDirectory': lambda source, destination: extract_zip(host.node, source, destination)})]
 
 
 addtype.ASSEMBLIES['system.io.compression.filesystem'] = _compression_filesystem

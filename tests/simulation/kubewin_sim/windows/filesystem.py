@@ -387,6 +387,8 @@ def _local(epoch):
 class FileSystemInfo:
     """System.IO.FileInfo or DirectoryInfo with the provider's notes (PSPath, PSIsContainer...)."""
 
+    NET_NAMES = ('System.IO.FileInfo', 'System.IO.DirectoryInfo')
+
     def __init__(self, entry):
         self.entry = entry
         self.NET = 'System.IO.DirectoryInfo' if entry['dir'] else 'System.IO.FileInfo'

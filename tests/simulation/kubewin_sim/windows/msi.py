@@ -96,6 +96,7 @@ class StringList:
     """The StringList object: Count, Item(index), enumerable (For Each / the pipeline)."""
 
     NET = 'System.__ComObject'
+    DOCUMENTED = 'WindowsInstaller.StringList'
     ENUMERABLE = True
     PROPERTIES = ('Count',)
 
@@ -117,6 +118,7 @@ class Installer:
     """WindowsInstaller.Installer: the properties lib/ovs.ps1 reads, over the node's installed products."""
 
     NET = 'System.__ComObject'
+    DOCUMENTED = 'WindowsInstaller.Installer'
 
     def __init__(self, host):
         self._node = host.node

@@ -441,10 +441,12 @@ def win32_process_create(ctx, instance, arguments):
     line = to_string(arguments.get('commandline') or '')
     words = split_command_line(line)
     if not words:
-        return CimMethodResult(21)  # Invalid Parameter
+        # The method declares its out parameter ProcessId ("Create method of the Win32_Process class"): the result
+        # carries it, $null, whatever the return value.
+        return CimMethodResult(21, ProcessId=None)  # Invalid Parameter
     host = ctx.host
     if _program_path(host, words[0]) is None:
-        return CimMethodResult(9)  # Path Not Found
+        return CimMethodResult(9, ProcessId=None)  # Path Not Found
     node = host.node
     created = node.data.setdefault('processes', [])
     record = {'id': _CREATED_FIRST_ID + 4 * len(created), 'command_line': line, 'running': False, 'exit_code': None}

@@ -13,7 +13,10 @@ class Case:
 
     ``output``: the [string] form of every success-stream object, in order.
     ``errors``: substrings, in order, each found in a distinct error message (in that order).
-    ``exit_code``: 0, or 1 after an uncaught terminating error.
+    ``exit_code``: 0, or 1 after an uncaught terminating error; 2 when the engine must refuse the text.
+    ``unsupported``: for a text that uses what Windows PowerShell 5.1 has and the engine does not model, a substring
+    of the engine's Unsupported message (exit code 2: no try/catch, -ErrorAction or trap turns a refusal into a
+    change of behaviour; ``output`` is what ran before it).
     ``source``: where the behaviour is documented.
     """
 
@@ -23,3 +26,4 @@ class Case:
     source: str = ''
     errors: list = field(default_factory=list)
     exit_code: int = 0
+    unsupported: str = ''
