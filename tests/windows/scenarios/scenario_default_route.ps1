@@ -3,7 +3,10 @@
 # documentation). Windows takes the lowest RouteMetric + InterfaceMetric (Get-NetRoute's -RouteMetric): a node with
 # two adapters that have a gateway, with different interface metrics, is where the lowest RouteMetric alone was wrong.
 $remote = '198.51.100.1'
-$found = @(Find-NetRoute -RemoteIPAddress $remote -ErrorAction SilentlyContinue | Where-Object { $_.DestinationPrefix })
+# Find-NetRoute writes the source address (MSFT_NetIPAddress) and then the route (MSFT_NetRoute), as its reference
+# page's example shows; the route is the last object (a member only the route has would not tell them apart: the
+# engine refuses reading one an incomplete CIM class lacks).
+$found = @(Find-NetRoute -RemoteIPAddress $remote -ErrorAction SilentlyContinue | Select-Object -Last 1)
 if ($found.Count -ne 1) { Skip-KubeWinScenario "no route to $remote" }
 $adapters = @((Invoke-KubeWinScript -ScriptName node_info -ScriptParameters @{ Sections = @('adapters') }).adapters)
 $marked = @($adapters | Where-Object { $_.default_route })

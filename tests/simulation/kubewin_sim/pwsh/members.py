@@ -317,6 +317,10 @@ def _type_names(obj):
     (PSCustomObject, Object). None where the chain is not known (a CIM instance, a type no source documents)."""
     if isinstance(obj, PSCustomObject):
         return ['System.Management.Automation.PSCustomObject', 'System.Object']
+    if netmembers.documented_name(obj).startswith(netmembers.CIM_PREFIX):
+        # PowerShell's CIM adapter puts the class and its superclasses, with and without their namespace, before
+        # CimInstance (CimInstanceAdapter.GetTypeNameHierarchy): the model does not know the superclasses.
+        return None
     names = []
     current = type_name(obj)
     while current and current not in names:
