@@ -8,7 +8,7 @@ construct the engine does not implement). See tests/simulation/README.md.
 
 from .core_cmdlets import command_table
 from .syntax import ParseError
-from .interpreter import ErrorRecord, Exit, Interpreter, ScriptTerminating
+from .interpreter import Break, Continue, ErrorRecord, Exit, Interpreter, ScriptTerminating
 from .values import PSError, Unsupported, to_string
 
 
@@ -52,6 +52,13 @@ def execute(interpreter, text, parameters, out):
         return 1, True
     except Exit as exited:
         return exited.code, False
+    except (Break, Continue):
+        # break or continue with no enclosing loop, switch or trap: "the current runspace is quietly terminated"
+        # (about_Break, about_Continue, reference/5.1).
+        return 0, False
+    except RecursionError:
+        raise Unsupported('calls nested deeper than the engine can follow (Python recursion limit; Windows PowerShell '
+                          'allows a call depth of 1000)') from None
     return 0, False
 
 

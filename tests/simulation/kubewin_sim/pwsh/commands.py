@@ -8,6 +8,7 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 """
 
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
+from .pipeline import Stage
 from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
                      is_enumerable, to_bool, to_string, type_name)
 
@@ -57,11 +58,12 @@ class CommandContext:
     def write_warning(self, text):
         self.interpreter.warnings.append(to_string(text))
 
-    def invoke(self, block, item, positional=()):
-        """Run a script block with $_ = item in the caller's scope chain; return its output."""
+    def invoke(self, block, item, positional=(), out=None):
+        """Run a script block with $_ = item in the caller's scope chain; return its output (written to ``out``, as
+        it comes, when given: ForEach-Object's output streams)."""
         # The script blocks of ForEach-Object and Where-Object run in the caller's scope (dot-sourced):
         # an assignment in them changes the caller's variable (about_Scopes, ForEach-Object reference).
-        out = []
+        out = [] if out is None else out
         previous = self.scope.vars.get('_', _NO_VALUE)
         self.interpreter.invoke_block(block, self.scope, out, positional=list(positional), dollar_under=item,
                                       new_scope=False)
@@ -175,7 +177,14 @@ def _redirection(interpreter, node, scope):
 
 
 def invoke_command(interpreter, node, scope, input_items, piped):
-    """Run one command of a pipeline with ``input_items`` piped in; return its success output."""
+    """Run one command with ``input_items`` piped in; return its success output."""
+    from .pipeline import ValuesStage, run_pipeline  # pylint: disable=import-outside-toplevel
+    stage = command_stage(interpreter, node, scope, piped)
+    return run_pipeline([ValuesStage(input_items or []), stage] if piped else [stage], [])
+
+
+def command_stage(interpreter, node, scope, piped):
+    """One command of a pipeline, its arguments read and bound, ready to run (pipeline.py)."""
     invocation = node.child('command_invocation_operator')
     name_node = node.child('command_name') or node.child('command_name_expr')
     target = name_node.text
@@ -191,29 +200,30 @@ def invoke_command(interpreter, node, scope, input_items, piped):
     if isinstance(target, ScriptBlock):
         args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
         named, positional = _split(args)
-        out = []
         # `. { }` runs in the caller's scope (about_Scopes: dot-source notation); `& { }` in a child scope.
-        interpreter.invoke_block(target, scope, out, named=named, positional=positional, pipeline_input=input_items,
-                                 new_scope=not (invocation is not None and invocation.text == '.'))
-        return _redirect(interpreter, out, [], redirections)
+        stage = interpreter.block_stage(target, scope, named, positional, piped,
+                                        new_scope=not (invocation is not None and invocation.text == '.'))
+        return _redirected(interpreter, stage, redirections)
     name = to_string(target)
     if _is_range(name):
         # The grammar reads `1..3` at the start of a statement as a command name.
+        from .pipeline import ValuesStage  # pylint: disable=import-outside-toplevel
         low, high = (int(part) for part in name.split('..'))
         step = 1 if high >= low else -1
-        return list(range(low, high + step, step))
+        return ValuesStage(list(range(low, high + step, step)))
     function = interpreter.functions.get(name.lower())
     if function is not None:
-        return _invoke_function(interpreter, function, node, scope, input_items)
+        return _function_stage(interpreter, function, node, scope, piped)
     cmdlet = interpreter.commands.get(name.lower())
     if cmdlet is not None:
-        return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped)
+        return _cmdlet_stage(interpreter, cmdlet, node, scope, piped)
     host = interpreter.host
     if host is not None and host.has_program(name):
         # A native program gets each token as a word of its command line (about_Parsing, "Passing arguments that
         # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
         args, redirections = read_arguments(interpreter, node, scope, lambda written: True)
-        return _invoke_native(interpreter, host, name, args, redirections, scope, input_items)
+        return _CollectingStage(lambda items: _invoke_native(interpreter, host, name, args, redirections, scope, items),
+                                piped, name)
     raise PSError("The term '%s' is not recognized as the name of a cmdlet, function, script file, or operable program. "
                   "Check the spelling of the name, or if a path was included, verify that the path is correct and try "
                   "again." % name, 'System.Management.Automation.CommandNotFoundException', 'CommandNotFoundException',
@@ -238,19 +248,16 @@ def _split(args):
     return named, positional
 
 
-def _invoke_function(interpreter, function, node, scope, input_items):
+def _function_stage(interpreter, function, node, scope, piped):
     from .binding import is_switch  # pylint: disable=import-outside-toplevel
     body = function.node.child('script_block')
     param_block = (function.node.child('param_block') or (body.child('param_block') if body is not None else None))
     args, redirections = read_arguments(interpreter, node, scope,
                                         lambda written: is_switch(interpreter, param_block, scope, written))
     named, positional = _split(args)
-    out = []
-    errors_before = len(interpreter.errors)
     block = ScriptBlock(function.node, function.text)
-    interpreter.invoke_block(block, scope, out, named=named, positional=positional, pipeline_input=input_items,
-                             name=function.name)
-    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+    stage = interpreter.block_stage(block, scope, named, positional, piped, name=function.name)
+    return _redirected(interpreter, stage, redirections)
 
 
 def _binding_error(error, command):
@@ -283,7 +290,7 @@ def _short_type(value):
     return None if name is None else name.rsplit('.', 1)[-1]
 
 
-def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
+def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
     spec = cmdlet.spec
     try:
         args, redirections = read_arguments(interpreter, node, scope, spec.is_switch)
@@ -313,16 +320,133 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
     if 'WhatIf' in params or 'Confirm' in params:
         raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
     ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)
-    errors_before = len(interpreter.errors)
-    recorded_before = len(interpreter.error_list)
-    try:
-        out = list(cmdlet.function(ctx, params, input_items if piped else None))
-    finally:
-        if error_variable is not None:
-            # -ErrorVariable holds this command's error records, whatever -ErrorAction did with them.
-            written = list(reversed(interpreter.error_list[:len(interpreter.error_list) - recorded_before]))
-            interpreter.assign(scope, to_string(error_variable).lstrip('+'), ArrayList(written))
-    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+    run = _ErrorVariable(interpreter, scope, error_variable)
+    stream = getattr(cmdlet.function, 'stream', None)
+    stage = stream(ctx, params, piped) if stream is not None else None
+    if stage is not None:
+        return _redirected(interpreter, run.wrap(stage), redirections)
+
+    def call(items):
+        errors_before = len(interpreter.errors)
+        out = run.call(lambda: list(cmdlet.function(ctx, params, items)))
+        return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+    return _CollectingStage(call, piped, cmdlet.name, collects_in_windows=getattr(cmdlet.function, 'collects', False))
+
+
+class _ErrorVariable:
+    """-ErrorVariable: holds the command's error records, whatever -ErrorAction did with them (about_CommonParameters)."""
+
+    def __init__(self, interpreter, scope, name):
+        self.interpreter = interpreter
+        self.scope = scope
+        self.name = name
+        self.recorded_before = len(interpreter.error_list)
+
+    def call(self, function):
+        try:
+            return function()
+        finally:
+            self.store()
+
+    def store(self):
+        if self.name is not None:
+            error_list = self.interpreter.error_list
+            written = list(reversed(error_list[:len(error_list) - self.recorded_before]))
+            self.interpreter.assign(self.scope, to_string(self.name).lstrip('+'), ArrayList(written))
+
+    def wrap(self, stage):
+        if self.name is None:
+            return stage
+        end = stage.end
+
+        def end_and_store():
+            self.call(end)
+        stage.end = end_and_store
+        return stage
+
+
+class _CollectingStage(Stage):
+    """A command that takes its piped objects together, when the command before it has ended: a cmdlet of the
+    model (a Python function of the whole input) or a native program (its standard input)."""
+
+    collects = True
+
+    def __init__(self, call, piped, name, collects_in_windows=False):
+        super().__init__()
+        self.call = call
+        self.piped = piped
+        self.name = name
+        self.items = []
+        self.collects_in_windows = collects_in_windows
+
+    def __repr__(self):
+        return self.name
+
+    def process(self, item):
+        self.items.append(item)
+        self.received += 1
+
+    def process_first(self):
+        """Run in end(), as every collecting command."""
+
+    def end(self):
+        for item in self.call(self.items if self.piped else None):
+            self.emit(item)
+
+
+class _RedirectedStage(Stage):
+    """A streaming command with redirections (about_Redirection): its output and its errors are gathered and
+    redirected when it ends. On Windows they would stream, so a pipeline that fails while it holds output is
+    Unsupported (pipeline.run_pipeline)."""
+
+    def __init__(self, interpreter, inner, redirections):
+        super().__init__()
+        self.interpreter = interpreter
+        self.inner = inner
+        self.redirections = redirections
+        self.output = []
+        self.errors = []
+        inner.emit = self.output.append
+
+    def __repr__(self):
+        return 'a redirected command'
+
+    def holds_input(self):
+        return bool(self.output)
+
+    def _phase(self, function, *args):
+        errors = self.interpreter.errors
+        before = len(errors)
+        try:
+            function(*args)
+        except Exception:
+            # The command failed: what it wrote to the error stream stays there, in order.
+            errors[before:before] = self.errors
+            self.errors = []
+            raise
+        self.errors.extend(errors[before:])
+        del errors[before:]
+
+    def begin(self):
+        self._phase(self.inner.begin)
+
+    def process(self, item):
+        self._phase(self.inner.process, item)
+
+    def process_first(self):
+        self._phase(self.inner.process_first)
+
+    def end(self):
+        self._phase(self.inner.end)
+        errors = self.interpreter.errors
+        before = len(errors)
+        errors.extend(self.errors)
+        for item in _redirect(self.interpreter, self.output, self.errors, self.redirections, before):
+            self.emit(item)
+
+
+def _redirected(interpreter, stage, redirections):
+    return _RedirectedStage(interpreter, stage, redirections) if redirections else stage
 
 
 def _invoke_native(interpreter, host, name, args, redirections, scope, input_items):

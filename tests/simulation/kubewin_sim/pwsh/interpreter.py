@@ -19,6 +19,7 @@ from . import operators as ops
 from . import types as pstypes
 from .dotnet import Version
 from .members import get_member, invoke_method, invoke_static, set_member
+from .pipeline import Stage, StageOutput, StopUpstream, ValuesStage, run_pipeline
 from .syntax import parse
 from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
                      PSError, PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable,
@@ -175,6 +176,105 @@ class Function:
         self.text = text
 
 
+class BlockRun(Stage):
+    """A script block (function, `& {}`, script) invoked as a command (about_Functions "Piping Objects to
+    Functions", about_Functions_Advanced_Methods): its begin block once, its process block once per piped object
+    (once when nothing is piped), its end block once. A body without named blocks is the end block: it sees every
+    piped object in $input. Pipeline parameters are bound from each object (binding.PipelineBinding). `return` ends
+    the block it is in: in a process block, the processing of that object only (about_Return)."""
+
+    def __init__(self, interpreter, block, scope, named, positional, new_scope, dollar_under, is_script, name,
+                 piped):
+        super().__init__()
+        self.interpreter = interpreter
+        node = block.node
+        if node.type == 'program':
+            self.param_block = node.child('param_block')
+            body = node.child('statement_list')
+        else:
+            script_block = node if node.type == 'script_block' else node.child('script_block')
+            self.param_block = (node.child('param_block') or node.child('function_parameter_declaration')
+                                or (script_block.child('param_block') if script_block else None))
+            body = script_block.child('script_block_body') if script_block is not None else None
+        self.blocks = None
+        self.statements = None
+        if body is not None:
+            named_blocks = body.child('named_block_list')
+            if named_blocks is not None:
+                self.blocks = {child.child('block_name').text.lower(): child.child('statement_block')
+                               for child in named_blocks.all('named_block')}
+            else:
+                self.statements = body.child('statement_list') if body.type != 'statement_list' else body
+        self.scope = Scope(scope, scope.script if not is_script else None) if new_scope else scope
+        if is_script and not new_scope:
+            self.scope.script = self.scope
+        self.dollar_under = dollar_under
+        self.named = dict(named or {})
+        self.positional = list(positional)
+        self.name = name or 'script'
+        self.piped = piped
+        self.input = []
+        self.binding = None
+        self.out = StageOutput(self)
+
+    def __repr__(self):
+        return self.name
+
+    def begin(self):
+        from .binding import PipelineBinding, bind_script_parameters  # pylint: disable=import-outside-toplevel
+        scope = self.scope
+        if self.dollar_under is not _UNSET:
+            scope.vars['_'] = self.dollar_under
+            scope.vars['psitem'] = self.dollar_under
+        bind_script_parameters(self.interpreter, self.param_block, scope, self.named, self.positional, self.name,
+                               piped=self.piped)
+        if self.piped:
+            self.binding = PipelineBinding(self.interpreter, self.param_block, scope, self.name)
+        scope.vars['input'] = PSArray()
+        if self.blocks is not None and 'begin' in self.blocks:
+            self._run(self.interpreter.exec_block, self.blocks['begin'])
+
+    def process(self, item):
+        self.received += 1
+        if self.binding is not None and not self.binding.bind(item):
+            return
+        if self.blocks is not None and 'process' in self.blocks:
+            self.scope.vars['_'] = item
+            self.scope.vars['psitem'] = item
+            self.scope.vars['input'] = PSArray([item])
+            self._run(self.interpreter.exec_block, self.blocks['process'])
+        else:
+            self.input.append(item)
+
+    def process_first(self):
+        if self.blocks is not None and 'process' in self.blocks:
+            if self.dollar_under is _UNSET:
+                self.scope.vars['_'] = None
+                self.scope.vars['psitem'] = None
+            self._run(self.interpreter.exec_block, self.blocks['process'])
+
+    def end(self):
+        self.scope.vars['input'] = PSArray(self.input)
+        if self.blocks is not None:
+            if 'end' in self.blocks:
+                self._run(self.interpreter.exec_block, self.blocks['end'])
+        elif self.statements is not None:
+            self._run(self.interpreter.exec_statements, self.statements)
+
+    def _run(self, execute, node):
+        try:
+            execute(node, self.scope, self.out)
+        except Return:
+            pass
+        except ScriptTerminating as terminating:
+            if not terminating.record.script_terminating and self.interpreter.is_advanced(self.param_block, self.scope):
+                # An advanced function reports an error that -ErrorAction/$ErrorActionPreference Stop made
+                # terminating through $PSCmdlet: for its caller it ends the calling statement only
+                # (PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
+                raise terminating.record.error from None
+            raise
+
+
 class Interpreter:
     """One runspace: global scope, functions, commands (cmdlets and programs) and streams."""
 
@@ -272,62 +372,24 @@ class Interpreter:
 
     def invoke_block(self, block, scope, out, named=None, positional=(), pipeline_input=None, new_scope=True,
                      dollar_under=_UNSET, is_script=False, name=None):
-        """Invoke a script block (a function body, `& {}`, a script) with bound arguments."""
-        node = block.node
-        if node.type == 'program':
-            param_block = node.child('param_block')
-            body = node.child('statement_list')
+        """Invoke a script block (a function body, `& {}`, a script) with bound arguments, ``pipeline_input`` (a list)
+        piped to it."""
+        run = BlockRun(self, block, scope, named, positional, new_scope, dollar_under, is_script, name,
+                       piped=pipeline_input is not None)
+        run.emit = out.append
+        run.begin()
+        if pipeline_input is None:
+            run.process_first()
         else:
-            script_block = node if node.type == 'script_block' else node.child('script_block')
-            param_block = (node.child('param_block') or node.child('function_parameter_declaration')
-                           or (script_block.child('param_block') if script_block else None))
-            body = script_block.child('script_block_body') if script_block is not None else None
-        call_scope = Scope(scope, scope.script if not is_script else None) if new_scope else scope
-        if is_script and not new_scope:
-            call_scope.script = call_scope
-        if dollar_under is not _UNSET:
-            call_scope.vars['_'] = dollar_under
-            call_scope.vars['psitem'] = dollar_under
-        from .binding import bind_script_parameters  # pylint: disable=import-outside-toplevel
-        bind_script_parameters(self, param_block, call_scope, dict(named or {}), list(positional), name or 'script')
-        call_scope.vars['input'] = PSArray(pipeline_input or [])
-        if body is None:
-            return
-        try:
-            named_blocks = body.child('named_block_list')
-            if named_blocks is not None:
-                blocks = {child.child('block_name').text.lower(): child.child('statement_block')
-                          for child in named_blocks.all('named_block')}
-                if 'begin' in blocks:
-                    self.exec_block(blocks['begin'], call_scope, out)
-                if 'process' in blocks:
-                    items = pipeline_input if pipeline_input is not None else [None]
-                    from .binding import pipeline_parameter  # pylint: disable=import-outside-toplevel
-                    target = pipeline_parameter(self, param_block, call_scope) if pipeline_input is not None else None
-                    for item in items:
-                        call_scope.vars['_'] = item
-                        call_scope.vars['psitem'] = item
-                        if target is not None:
-                            # A ValueFromPipeline parameter takes each piped object in turn (about_Functions_Advanced_Parameters).
-                            self.assign(call_scope, target.name, item)
-                        self.exec_block(blocks['process'], call_scope, out)
-                if 'end' in blocks:
-                    self.exec_block(blocks['end'], call_scope, out)
-            else:
-                statements = body.child('statement_list') if body.type != 'statement_list' else body
-                if statements is not None:
-                    self.exec_statements(statements, call_scope, out)
-        except Return:
-            pass
-        except ScriptTerminating as terminating:
-            if not terminating.record.script_terminating and self._is_advanced(param_block, call_scope):
-                # An advanced function reports an error that -ErrorAction/$ErrorActionPreference Stop made
-                # terminating through $PSCmdlet: for its caller it ends the calling statement only
-                # (PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
-                raise terminating.record.error from None
-            raise
+            for item in pipeline_input:
+                run.process(item)
+        run.end()
 
-    def _is_advanced(self, param_block, scope):
+    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None):
+        """A script block or function as a command of a pipeline (pipeline.py)."""
+        return BlockRun(self, block, scope, named, positional, new_scope, _UNSET, False, name, piped)
+
+    def is_advanced(self, param_block, scope):
         from .binding import signature  # pylint: disable=import-outside-toplevel
         return param_block is not None and signature(self, param_block, scope).advanced
 
@@ -415,8 +477,7 @@ class Interpreter:
         handler(node, scope, out)
 
     def stmt_pipeline(self, node, scope, out):
-        for item in self.eval_pipeline(node, scope):
-            out.append(item)
+        self.eval_pipeline(node, scope, out)
 
     def stmt_function_statement(self, node, scope, _out):
         name = node.child('function_name').text.strip()
@@ -502,8 +563,7 @@ class Interpreter:
         argument = node.child('pipeline')
         if keyword == 'return':
             if argument is not None:
-                for item in self.eval_pipeline(argument, scope):
-                    out.append(item)
+                self.eval_pipeline(argument, scope, out)
             raise Return()
         if keyword == 'break':
             raise Break()
@@ -578,7 +638,7 @@ class Interpreter:
                     scope.vars['psitem'] = previous
                 self._run_finally(final, scope, out)
             return
-        except Flow:
+        except (Flow, StopUpstream):
             self._run_finally(final, scope, out)
             raise
         self._run_finally(final, scope, out)
@@ -665,8 +725,10 @@ class Interpreter:
 
     # --- pipelines -------------------------------------------------------------------------------------------
 
-    def eval_pipeline(self, node, scope):
-        """Run a pipeline node; return the list of objects it writes to the success stream."""
+    def eval_pipeline(self, node, scope, out=None):
+        """Run a pipeline node, writing its success output to ``out`` as it comes (pipeline.py); return ``out``
+        (a new list when None)."""
+        out = [] if out is None else out
         if node.type == 'pipeline':
             inner = node.named_children
             if len(inner) != 1:
@@ -674,29 +736,36 @@ class Interpreter:
             node = inner[0]
         if node.type == 'assignment_expression':
             self.eval_assignment(node, scope)
-            return []
+            return out
         if node.type == 'pipeline_chain':
-            return self.eval_chain(node, scope)
-        return emit_list(self.eval_expression(node, scope))
+            return self.eval_chain(node, scope, out)
+        for item in emit_list(self.eval_expression(node, scope)):
+            out.append(item)
+        return out
 
-    def eval_chain(self, node, scope):
+    def eval_chain(self, node, scope, out):
         elements = [child for child in node.children if child.named and child.type != 'comment']
         if any(not child.named and child.type in ('&&', '||') for child in node.children):
             raise Unsupported('pipeline chain operators && and || (PowerShell 7)', node.line)
         if len(elements) == 1 and _is_step(elements[0]):
             # $i++ and ++$i as a statement write nothing (about_Assignment_Operators).
             self.eval_expression(elements[0], scope)
-            return []
-        data = None
+            return out
+        if len(elements) == 1 and elements[0].type != 'command':
+            for item in emit_list(self.eval_expression(elements[0], scope)):
+                out.append(item)
+            return out
+        from .commands import command_stage  # pylint: disable=import-outside-toplevel
+        stages = []
         for index, element in enumerate(elements):
             if element.type == 'command':
-                data = self.run_command(element, scope, data, index > 0)
+                stages.append(command_stage(self, element, scope, index > 0))
             else:
                 if index > 0:
                     raise PSError('Expressions are only allowed as the first element of a pipeline.',
                                   error_id='ExpressionsMustBeFirstInPipeline')
-                data = emit_list(self.eval_expression(element, scope))
-        return data if data is not None else []
+                stages.append(ValuesStage(emit_list(self.eval_expression(element, scope))))
+        return run_pipeline(stages, out)
 
     def eval_value(self, node, scope):
         """A pipeline used as a value: an expression keeps its value; commands' output is collected."""
@@ -708,7 +777,7 @@ class Interpreter:
             elements = [child for child in node.children if child.named and child.type != 'comment']
             if len(elements) == 1 and elements[0].type != 'command':
                 return self.eval_expression(elements[0], scope)
-            return collect(self.eval_chain(node, scope))
+            return collect(self.eval_chain(node, scope, []))
         if node.type == 'assignment_expression':
             # ($x = 5) writes the assigned value (about_Assignment_Operators).
             self.eval_assignment(node, scope)
