@@ -7,6 +7,8 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 -ErrorAction, else $ErrorActionPreference.
 """
 
+import re
+
 from .cmdlet_sets import ParameterBindingError, cmdlet_spec
 from .pipeline import Stage
 from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
@@ -211,6 +213,9 @@ def command_stage(interpreter, node, scope, piped):
         low, high = (int(part) for part in name.split('..'))
         step = 1 if high >= low else -1
         return ValuesStage(list(range(low, high + step, step)))
+    if _NUMBER_THEN_OPERATOR.match(name):
+        # PowerShell's tokenizer reads a number at the start of a statement (`7/2`); the grammar made it a command.
+        raise Unsupported('%r: an expression the grammar read as a command name' % name, node.line)
     function = interpreter.functions.get(name.lower())
     if function is not None:
         return _function_stage(interpreter, function, node, scope, piped)
@@ -228,6 +233,9 @@ def command_stage(interpreter, node, scope, piped):
                   "Check the spelling of the name, or if a path was included, verify that the path is correct and try "
                   "again." % name, 'System.Management.Automation.CommandNotFoundException', 'CommandNotFoundException',
                   'ObjectNotFound', target=name)
+
+
+_NUMBER_THEN_OPERATOR = re.compile(r'^[0-9]+(\.[0-9]+)?[-+*/%]')
 
 
 def _is_range(name):
