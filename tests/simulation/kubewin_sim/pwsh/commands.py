@@ -7,12 +7,13 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 -ErrorAction, else $ErrorActionPreference.
 """
 
+import copy
 import re
 
-from .cmdlet_sets import ParameterBindingError, cmdlet_spec
+from .cmdlet_sets import ALL_SETS, ParameterBindingError, cmdlet_spec
 from .pipeline import Stage
-from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
-                     is_enumerable, to_bool, to_string, type_name)
+from .values import (ArrayList, EnumValue, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
+                     is_enumerable, is_null, is_number, to_bool, to_string, type_name)
 
 _NO_VALUE = object()
 
@@ -42,6 +43,34 @@ class Cmdlet:
             raise ValueError('%s has no parameter-binding table in cmdlet_sets/' % name)
 
 
+# The provider cmdlets (Microsoft.PowerShell.Management and .Security): compiled cmdlets whose class is
+# Microsoft.PowerShell.Commands.<Verb><Noun>Command (PowerShell's source, commands/management/*.cs and security/*.cs).
+PROVIDER_CMDLETS = ('Add-Content', 'Clear-Content', 'Clear-Item', 'Clear-ItemProperty', 'Convert-Path', 'Copy-Item',
+                    'Copy-ItemProperty', 'Get-Acl', 'Get-ChildItem', 'Get-Content', 'Get-Item', 'Get-ItemProperty',
+                    'Get-ItemPropertyValue', 'Invoke-Item', 'Join-Path', 'Move-Item', 'Move-ItemProperty', 'New-Item',
+                    'New-ItemProperty', 'Remove-Item', 'Remove-ItemProperty', 'Rename-Item', 'Rename-ItemProperty',
+                    'Resolve-Path', 'Set-Acl', 'Set-Content', 'Set-Item', 'Set-ItemProperty', 'Split-Path', 'Test-Path')
+
+
+def qualified(error, cmdlet_name):
+    """An error a provider cmdlet writes or throws, its FullyQualifiedErrorId completed as the cmdlet's ErrorRecord
+    completes it: the error id, a comma, the cmdlet's class (`PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand`;
+    about_CommonParameters, ErrorRecord.FullyQualifiedErrorId)."""
+    if cmdlet_name not in PROVIDER_CMDLETS or ',' in error.error_id:
+        return error
+    completed = copy.copy(error)
+    completed.error_id = '%s,%s' % (error.error_id, command_id(cmdlet_name))
+    return completed
+
+
+def command_id(cmdlet_name):
+    """What follows the comma in the FullyQualifiedErrorId of a cmdlet's error: a provider cmdlet's class, else (as
+    the tables know no other class) the cmdlet's name."""
+    if cmdlet_name in PROVIDER_CMDLETS:
+        return 'Microsoft.PowerShell.Commands.%sCommand' % cmdlet_name.replace('-', '')
+    return cmdlet_name
+
+
 class CommandContext:
     """What a running cmdlet sees: its parameters' error action, the runspace and the host (the node)."""
 
@@ -55,7 +84,7 @@ class CommandContext:
 
     def write_error(self, error):
         from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
-        self.interpreter.write_error(ErrorRecord(error), self.scope, self.error_action)
+        self.interpreter.write_error(ErrorRecord(qualified(error, self.cmdlet.name)), self.scope, self.error_action)
 
     def write_warning(self, text):
         self.interpreter.warnings.append(to_string(text))
@@ -270,7 +299,7 @@ def _function_stage(interpreter, function, node, scope, piped):
 
 def _binding_error(error, command):
     return PSError(error.message, 'System.Management.Automation.ParameterBindingException',
-                   '%s,%s' % (error.error_id, command), 'InvalidArgument')
+                   '%s,%s' % (error.error_id, command_id(command)), 'InvalidArgument')
 
 
 def _validate_sets(spec, params):
@@ -290,7 +319,74 @@ def _validate_sets(spec, params):
                               '"%s" specified by the ValidateSet attribute. Supply an argument that is in the set and '
                               'then try the command again.' % (param.name, text, ','.join(param.accepted_values)),
                               'System.Management.Automation.ParameterBindingValidationException',
-                              'ParameterArgumentValidationError,%s' % spec.name, 'InvalidData')
+                              'ParameterArgumentValidationError,%s' % command_id(spec.name), 'InvalidData')
+
+
+# The enums whose declaration order is known, as 5.1's binding error lists their names: Microsoft.PowerShell.Commands.
+# FileSystemCmdletProviderEncoding (PowerShell 5.1's FileSystemProvider; the message of Set-Content -Encoding
+# utf8NoBOM on Windows PowerShell 5.1 lists them so).
+_ENUMS = {
+    'FileSystemCmdletProviderEncoding': ('Microsoft.PowerShell.Commands.FileSystemCmdletProviderEncoding', (
+        'Unknown', 'String', 'Unicode', 'Byte', 'BigEndianUnicode', 'UTF8', 'UTF7', 'UTF32', 'Ascii', 'Default', 'Oem',
+        'BigEndianUTF32')),
+}
+_NUMERIC_TYPES = ('Int32', 'Int64', 'Int16', 'UInt32', 'UInt16', 'UInt64', 'Byte')
+
+
+def _convert_arguments(spec, params, parameter_set):
+    """What 5.1's parameter binder does with an argument before the cmdlet sees it (about_Parameters; PowerShell's
+    ParameterBinderBase.BindParameter): $null for a mandatory number parameter is refused; a number parameter takes the
+    argument converted to its type; an enum parameter takes only one of its names. A refusal ends the statement
+    (ParameterBindingException, with 5.1's messages and error ids)."""
+    for name, value in list(params.items()):
+        param = spec.parameter(name)
+        if param is None or param.kind != 'declared':
+            continue
+        element = param.type[:-2] if param.type.endswith('[]') else param.type
+        if is_null(value) and element in _NUMERIC_TYPES:
+            flags = param.sets.get(parameter_set) or param.sets.get(ALL_SETS) or {}
+            if not flags.get('mandatory'):
+                # Whether the binder converts $null to 0 here depends on attributes the tables do not carry.
+                raise Unsupported('-%s $null of %s' % (param.name, spec.name))
+            raise PSError("Cannot bind argument to parameter '%s' because it is null." % param.name,
+                          'System.Management.Automation.ParameterBindingValidationException',
+                          'ParameterArgumentValidationErrorNullNotAllowed,%s' % command_id(spec.name), 'InvalidData')
+        if is_null(value):
+            continue
+        if element in _NUMERIC_TYPES:
+            params[name] = _converted(spec, param, value, element)
+        elif element in _ENUMS:
+            # Other enums are converted by the model of the cmdlet, which knows their members (netsecurity.py...).
+            for item in (enumerate_value(value) if is_enumerable(value) else [value]):
+                _check_enum_name(spec, param, element, item)
+
+
+def _converted(spec, param, value, element):
+    from . import types as pstypes  # pylint: disable=import-outside-toplevel
+    target = pstypes.resolve('System.' + element)
+    try:
+        if is_enumerable(value):
+            if not param.type.endswith('[]'):
+                target.convert(PSArray(enumerate_value(value)))
+            return PSArray([target.convert(item) for item in enumerate_value(value)], target.name)
+        return target.convert(value)
+    except PSError as error:
+        raise PSError("Cannot bind parameter '%s'. %s" % (param.name, error.message),
+                      'System.Management.Automation.ParameterBindingException',
+                      'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument') from None
+
+
+def _check_enum_name(spec, param, element, item):
+    if isinstance(item, EnumValue) or (is_number(item) and not isinstance(item, bool)):
+        return
+    text = to_string(item)
+    full_name, names = _ENUMS[element]
+    if text.strip().lower() not in {value.lower() for value in names}:
+        raise PSError("Cannot bind parameter '%s'. Cannot convert value \"%s\" to type \"%s\". Error: \"Unable to match "
+                      "the identifier name %s to a valid enumerator name. Specify one of the following enumerator names "
+                      "and try again:\r\n%s\"" % (param.name, text, full_name, text, ', '.join(names)),
+                      'System.Management.Automation.ParameterBindingException',
+                      'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument')
 
 
 def _short_type(value):
@@ -315,6 +411,7 @@ def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
     for value, canonical in zip(positional, result.positional):
         params[canonical] = value
     _validate_sets(spec, params)
+    _convert_arguments(spec, params, result.parameter_set)
     error_action = params.pop('ErrorAction', None)
     error_action = to_string(error_action) if error_action is not None else None
     error_variable = params.pop('ErrorVariable', None)
@@ -336,9 +433,16 @@ def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
 
     def call(items):
         errors_before = len(interpreter.errors)
-        out = run.call(lambda: list(cmdlet.function(ctx, params, items)))
+        out = run.call(lambda: _run_cmdlet(cmdlet, ctx, params, items))
         return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
     return _CollectingStage(call, piped, cmdlet.name, collects_in_windows=getattr(cmdlet.function, 'collects', False))
+
+
+def _run_cmdlet(cmdlet, ctx, params, items):
+    try:
+        return list(cmdlet.function(ctx, params, items))
+    except PSError as error:
+        raise qualified(error, cmdlet.name) from None
 
 
 class _ErrorVariable:
@@ -398,7 +502,8 @@ class _CollectingStage(Stage):
         """Run in end(), as every collecting command."""
 
     def end(self):
-        for item in self.call(self.items if self.piped else None):
+        items, self.items, self.received = self.items, [], 0
+        for item in self.call(items if self.piped else None):
             self.emit(item)
 
 

@@ -619,7 +619,7 @@ ALIASES = {'group': 'Group-Object', '?': 'Where-Object', 'where': 'Where-Object'
 
 # Cmdlets that take every object before they write (EndProcessing in 5.1): a pipeline that fails before they end
 # loses their input on Windows too (pipeline.py).
-for _function in (sort_object, measure_object, group_object, convertto_json):
+for _function in (sort_object, measure_object, group_object, convertto_json, convertfrom_json):
     _function.collects = True
 
 

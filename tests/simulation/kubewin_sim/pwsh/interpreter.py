@@ -71,6 +71,33 @@ class ErrorRecord:
         return self.error.message
 
 
+# $PID (about_Automatic_Variables): the Id of the PowerShell process the session runs in; the Windows model lists that
+# process (windows/processes.py), so Get-Process -Id $PID finds it.
+SESSION_PROCESS_ID = 6100
+
+
+class InternalHost:
+    """$Host (about_Automatic_Variables): System.Management.Automation.Internal.Host.InternalHost, which wraps the host
+    the runspace runs in. Each of its members answers for that host (under win_powershell a host of the module's own
+    whose members forward to the host of its process: ansible.windows win_powershell.ps1, class
+    Ansible.Windows.WinPowerShell.Host), which the engine does not model: every member is Unsupported."""
+
+    NET = 'System.Management.Automation.Internal.Host.InternalHost'
+
+
+def _host_member(name):
+    def unsupported(_self):
+        raise Unsupported('$Host.%s (the host the runspace runs in is not modelled)' % name)
+    return property(unsupported)
+
+
+# The members of PSHost (.NET API reference: System.Management.Automation.Host.PSHost) and of InternalHost.
+for _member in ('Name', 'Version', 'InstanceId', 'UI', 'CurrentCulture', 'CurrentUICulture', 'PrivateData',
+                'DebuggerEnabled', 'IsRunspacePushed', 'Runspace', 'EnterNestedPrompt', 'ExitNestedPrompt',
+                'NotifyBeginApplication', 'NotifyEndApplication', 'PopRunspace', 'PushRunspace', 'SetShouldExit'):
+    setattr(InternalHost, _member, _host_member(_member))
+
+
 class CategoryInfo:
     NET = 'System.Management.Automation.ErrorCategoryInfo'
 
@@ -303,6 +330,8 @@ class Interpreter:
         g['error'] = self.error_list
         g['lastexitcode'] = None
         g['?'] = True
+        g['pid'] = SESSION_PROCESS_ID
+        g['host'] = InternalHost()
         g['psversiontable'] = Hashtable([('PSVersion', Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
                                          ('CLRVersion', Version('4.0.30319.42000'))])
 
@@ -590,22 +619,21 @@ class Interpreter:
         raise Unsupported('flow control %s' % keyword, node.line)
 
     def throw_record(self, value, line):
-        """What `throw X` throws (about_Throw): a string becomes a RuntimeException with that message;
-        an error record or exception is rethrown; any other object is the TargetObject of a RuntimeException."""
+        """What `throw X` throws (about_Throw; ExceptionHandlingOps.ConvertToException in System.Management.Automation):
+        an error record or exception is thrown as it is (a .NET exception with an error record whose error id is its
+        message); any other value, a string included, becomes a RuntimeException with the value's [string] as message
+        and error id, an inner RuntimeException of the same message, the value as TargetObject, category
+        OperationStopped; no value is the message ScriptHalted."""
         if isinstance(value, ErrorRecord):
             return ErrorRecord(value.error, line, script_terminating=True)
         if isinstance(value, ExceptionObject):
             return ErrorRecord(value.error, line, script_terminating=True)
         if getattr(value, 'Message', None) is not None and type(value).__name__ == 'ExceptionValue':
-            return ErrorRecord(PSError(value.Message, value.NET, value.NET.rsplit('.', 1)[-1], 'OperationStopped'),
-                               line, script_terminating=True)
-        if is_null(value):
-            error = PSError('ScriptHalted', error_id='ScriptHalted', category='OperationStopped')
-        elif isinstance(value, str):
-            error = PSError(value, category='OperationStopped')
-        else:
-            error = PSError(to_string(value), category='OperationStopped', target=value)
-        error.error_id = error.message if isinstance(value, str) else error.error_id
+            message = to_string(value.Message)
+            return ErrorRecord(PSError(message, value.NET, message, 'OperationStopped'), line, script_terminating=True)
+        text = 'ScriptHalted' if is_null(value) else to_string(value)
+        error = PSError(text, error_id=text, category='OperationStopped', inner=PSError(text),
+                        target=None if is_null(value) else value)
         return ErrorRecord(error, line, script_terminating=True)
 
     def stmt_try_statement(self, node, scope, out):
