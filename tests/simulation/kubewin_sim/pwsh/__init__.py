@@ -12,6 +12,11 @@ from .interpreter import Break, Continue, ErrorRecord, Exit, Interpreter, Script
 from .values import PSError, Unsupported, to_string
 
 
+class EngineDefect(Unsupported):
+    """A Python exception that escaped the engine's own code: a bug of the engine, reported as Unsupported (exit 2, never
+    caught by a script) so that no Python exception leaves the engine; the fuzz test fails on it."""
+
+
 class Outcome:
     def __init__(self, objects, output, errors, exit_code, unsupported=None):
         self.objects = objects
@@ -59,6 +64,12 @@ def execute(interpreter, text, parameters, out):
     except RecursionError:
         raise Unsupported('calls nested deeper than the engine can follow (Python recursion limit; Windows PowerShell '
                           'allows a call depth of 1000)') from None
+    except Unsupported:
+        raise
+    except Exception as failure:  # pylint: disable=broad-except
+        if type(failure).__module__.split('.')[0] == __name__.split('.')[0]:
+            raise  # an exception of the simulation itself (a program's failure, a node that is cut off...): its signal
+        raise EngineDefect('a defect of the engine: %s: %s' % (type(failure).__name__, failure)) from failure
     return 0, False
 
 
@@ -76,4 +87,4 @@ def run_command(text, parameters=None, host=None, commands=None):
                    [to_string(record) for record in interpreter.errors], exit_code, unsupported)
 
 
-__all__ = ['Outcome', 'Unsupported', 'execute', 'new_interpreter', 'run_command']
+__all__ = ['EngineDefect', 'Outcome', 'Unsupported', 'execute', 'new_interpreter', 'run_command']

@@ -12,7 +12,7 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 from . import cmdlet_sets
 from . import operators as ops
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
-                     is_enumerable, is_null, to_string, type_name)
+                     is_enumerable, is_null, is_number, to_string, type_name)
 
 # The common parameters and their aliases, from the one table the cmdlet binder uses (about_CommonParameters).
 COMMON = {key: name for name, alias, _type in cmdlet_sets.COMMON for key in (name.lower(), alias)}
@@ -147,11 +147,17 @@ class Signature:
                 flat = []
                 for value in values:
                     flat.extend(enumerate_value(value) if is_enumerable(value) else [value])
+                if not flat and name in ('validateset', 'validatepattern', 'validaterange', 'alias'):
+                    # No constructor of these attributes takes no argument: 5.1 refuses the param block.
+                    raise Unsupported('[%s()] without arguments' % name, attribute.line)
                 if name == 'validateset':
                     decl.validate_set = [to_string(value) for value in flat]
                 elif name == 'validatepattern':
                     decl.validate_pattern = to_string(flat[0])
                 elif name == 'validaterange':
+                    if len(flat) != 2 or not all(is_number(value) for value in flat):
+                        raise Unsupported('[ValidateRange] of %s' % ', '.join(to_string(value) for value in flat),
+                                          attribute.line)
                     decl.validate_range = (flat[0], flat[1])
                 elif name == 'alias':
                     decl.aliases = [to_string(value) for value in flat]

@@ -11,6 +11,7 @@ import copy
 import re
 
 from .cmdlet_sets import ALL_SETS, ParameterBindingError, cmdlet_spec
+from .operators import within_bound
 from .pipeline import Stage
 from .values import (ArrayList, EnumValue, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
                      is_enumerable, is_null, is_number, to_bool, to_string, type_name)
@@ -241,6 +242,7 @@ def command_stage(interpreter, node, scope, piped):
         from .pipeline import ValuesStage  # pylint: disable=import-outside-toplevel
         low, high = (int(part) for part in name.split('..'))
         step = 1 if high >= low else -1
+        within_bound(abs(high - low) + 1, 'a range')
         return ValuesStage(list(range(low, high + step, step)))
     if _NUMBER_THEN_OPERATOR.match(name):
         # PowerShell's tokenizer reads a number at the start of a statement (`7/2`); the grammar made it a command.
@@ -355,6 +357,14 @@ def _convert_arguments(spec, params, parameter_set):
             continue
         if element in _NUMERIC_TYPES:
             params[name] = _converted(spec, param, value, element)
+        elif element == 'ScriptBlock':
+            for item in (enumerate_value(value) if is_enumerable(value) else [value]):
+                if not isinstance(item, ScriptBlock):
+                    raise PSError("Cannot bind parameter '%s'. Cannot convert the \"%s\" value of type \"%s\" to type "
+                                  "\"System.Management.Automation.ScriptBlock\"." % (param.name, to_string(item),
+                                                                                     type_name(item)),
+                                  'System.Management.Automation.ParameterBindingException',
+                                  'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument')
         elif element in _ENUMS:
             # Other enums are converted by the model of the cmdlet, which knows their members (netsecurity.py...).
             for item in (enumerate_value(value) if is_enumerable(value) else [value]):
@@ -439,10 +449,14 @@ def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
 
 
 def _run_cmdlet(cmdlet, ctx, params, items):
+    from .interpreter import MODEL_FAILURES  # pylint: disable=import-outside-toplevel
     try:
         return list(cmdlet.function(ctx, params, items))
     except PSError as error:
         raise qualified(error, cmdlet.name) from None
+    except MODEL_FAILURES as failure:
+        raise Unsupported('%s with %s (%s: %s)' % (cmdlet.name, ', '.join('-' + name for name in params) or 'no parameter',
+                                                   type(failure).__name__, failure)) from None
 
 
 class _ErrorVariable:

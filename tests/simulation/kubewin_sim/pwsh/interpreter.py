@@ -14,6 +14,7 @@ Anything not implemented raises Unsupported, naming the construct and its line.
 """
 
 import decimal
+import re
 
 from . import operators as ops
 from . import types as pstypes
@@ -74,6 +75,16 @@ class ErrorRecord:
 # $PID (about_Automatic_Variables): the Id of the PowerShell process the session runs in; the Windows model lists that
 # process (windows/processes.py), so Get-Process -Id $PID finds it.
 SESSION_PROCESS_ID = 6100
+
+# The Python errors a model of Windows or .NET raises when it meets arguments it was not written for: where they come
+# out of a method or cmdlet, the engine reports the call as Unsupported (an overload or value it does not model).
+MODEL_FAILURES = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, re.error)
+
+# $MaximumErrorCount's default (about_Preference_Variables).
+MAXIMUM_ERROR_COUNT = 256
+
+# How many loop iterations and script block invocations one run may take (Interpreter.tick).
+STEP_BUDGET = 1000000
 
 
 class InternalHost:
@@ -249,6 +260,7 @@ class BlockRun(Stage):
 
     def begin(self):
         from .binding import PipelineBinding, bind_script_parameters  # pylint: disable=import-outside-toplevel
+        self.interpreter.tick()
         scope = self.scope
         if self.dollar_under is not _UNSET:
             scope.vars['_'] = self.dollar_under
@@ -263,6 +275,7 @@ class BlockRun(Stage):
 
     def process(self, item):
         self.received += 1
+        self.interpreter.tick()
         if self.binding is not None and not self.binding.bind(item):
             return
         if self.blocks is not None and 'process' in self.blocks:
@@ -315,6 +328,9 @@ class Interpreter:
         self.warnings = []
         self.information = []
         self.try_depth = 0
+        # Loop iterations and script block invocations so far, and how many a run may take (tick).
+        self.steps = 0
+        self.step_budget = STEP_BUDGET
         self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
@@ -334,6 +350,14 @@ class Interpreter:
         g['host'] = InternalHost()
         g['psversiontable'] = Hashtable([('PSVersion', Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
                                          ('CLRVersion', Version('4.0.30319.42000'))])
+
+    def tick(self):
+        """One loop iteration or script block invocation. A run that takes more than ``step_budget`` is Unsupported:
+        the engine's bound on a run, so a loop that never ends fails its test instead of hanging it."""
+        self.steps += 1
+        if self.steps > self.step_budget:
+            raise Unsupported('a run longer than %d loop iterations and script block invocations (the engine\'s bound)'
+                              % self.step_budget)
 
     # --- variables ------------------------------------------------------------------------------------
 
@@ -473,8 +497,14 @@ class Interpreter:
             return
         except Break:
             raise ScriptTerminating(record) from None
-        self.error_list.insert(0, record)
+        self.record_error(record)
         self.errors.append(record)
+
+    def record_error(self, record):
+        """$Error: the newest record first, at most $MaximumErrorCount (256) of them (about_Preference_Variables,
+        about_Automatic_Variables)."""
+        self.error_list.insert(0, record)
+        del self.error_list[MAXIMUM_ERROR_COUNT:]
 
     def statement_error(self, error, line, scope):
         """A statement-terminating error: ends the statement only, unless a try encloses it or Stop is in force."""
@@ -491,7 +521,7 @@ class Interpreter:
         self.global_scope.vars['?'] = False
         if preference == 'ignore':
             return
-        self.error_list.insert(0, record)
+        self.record_error(record)
         if preference == 'stop':
             raise ScriptTerminating(record)
         if preference == 'silentlycontinue':
@@ -536,6 +566,7 @@ class Interpreter:
         items = [] if is_null(source) else (enumerate_value(source) if is_enumerable(source) else [source])
         body = node.child('statement_block')
         for item in items:
+            self.tick()
             self.assign(scope, variable, item)
             try:
                 self.exec_block(body, scope, out)
@@ -551,6 +582,7 @@ class Interpreter:
             self.eval_pipeline(init.child('pipeline'), scope)
         body = node.child('statement_block')
         while cond is None or to_bool(self.eval_condition(cond.child('pipeline'), scope)):
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -564,6 +596,7 @@ class Interpreter:
         condition = node.child('while_condition').child('pipeline')
         body = node.child('statement_block')
         while to_bool(self.eval_condition(condition, scope)):
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -577,6 +610,7 @@ class Interpreter:
         condition_node = node.child('while_condition') or node.fields.get('condition')
         condition = condition_node.child('pipeline')
         while True:
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -612,7 +646,7 @@ class Interpreter:
                 # Windows PowerShell lets $ErrorActionPreference silence even throw outside try
                 # (PowerShell/PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
                 if preference == 'silentlycontinue':
-                    self.error_list.insert(0, record)
+                    self.record_error(record)
                 self.global_scope.vars['?'] = False
                 return
             raise ScriptTerminating(record)
@@ -655,7 +689,8 @@ class Interpreter:
             previous = scope.vars.get('_', _UNSET)
             scope.vars['_'] = record
             scope.vars['psitem'] = record
-            self.error_list.insert(0, record) if record not in self.error_list else None
+            if record not in self.error_list:
+                self.record_error(record)
             try:
                 self.exec_block(handler.child('statement_block'), scope, out)
             finally:
@@ -839,6 +874,8 @@ class Interpreter:
                 self.assign_to(self._strip_unary(item_target), part, scope)
             return
         lvalue = self._strip_unary(targets[0] if len(targets) == 1 else target)
+        if operator not in ('=', '+=', '-=', '*=', '/=', '%='):
+            raise Unsupported('assignment operator %s' % operator, node.line)
         if operator != '=':
             if lvalue.type == 'variable' and ':' not in variable_name(lvalue):
                 # $x += 1 reads $x of the current scope only: a parent's $x is not seen (about_Scopes).
@@ -889,7 +926,8 @@ class Interpreter:
                     set_member(obj, name, value)
                 self.static_values[(obj.name.lower(), name.lower())] = value
                 return
-            set_member(obj, self.member_name(target, scope), value)
+            name = self.member_name(target, scope)
+            self.model_call(lambda: set_member(obj, name, value), 'setting %s.%s' % (type_name(obj), name), target.line)
         elif kind == 'element_access':
             obj = self.eval_expression(target.named_children[0], scope)
             index = self.eval_expression(target.named_children[1], scope)
@@ -1029,6 +1067,8 @@ class Interpreter:
             value_node = entry.named_children[-1]
             value = self.eval_statement_value(value_node, scope)
             # A duplicate key is a parse error in PowerShell; the grammar accepts it, so refuse it here.
+            if isinstance(key, list):
+                raise Unsupported('a hashtable key that is an array', entry.line)
             if key in table:
                 raise PSError('Duplicate keys \'%s\' are not allowed in hash literals.' % key,
                               error_id='DuplicateKeyInHashLiteral')
@@ -1070,7 +1110,7 @@ class Interpreter:
             return PSReference(lambda: self.lookup(scope, name), lambda new: self.assign(scope, name, new))
         if net_type.name == 'System.String' and is_enumerable(value):
             return to_string(value, self.ofs(scope))
-        return net_type.convert(value)
+        return self.model_call(lambda: net_type.convert(value), 'a cast to [%s]' % net_type.name, node.line)
 
     def ofs(self, scope):
         separator = self.lookup(scope, 'OFS')
@@ -1113,8 +1153,7 @@ class Interpreter:
         if operator == '-join':
             return ops.join(value)
         if operator == '-bnot':
-            # An enum stays of its type (the binder casts the complement back to the enum).
-            return value.enum(~value.value) if isinstance(value, EnumValue) else ~int(value)
+            return ops.bitwise_not(value)
         # ++$x and --$x come as pre_increment/pre_decrement_expression children (handled above).
         raise Unsupported('unary operator %s' % operator, node.line)
 
@@ -1190,6 +1229,7 @@ class Interpreter:
         start = pstypes.INT32.convert(self.eval_expression(node.named_children[0], scope))
         end = pstypes.INT32.convert(self.eval_expression(node.named_children[-1], scope))
         step = 1 if end >= start else -1
+        ops.within_bound(abs(end - start) + 1, 'a range')
         return PSArray(range(start, end + step, step))
 
     ex_range_argument_expression = ex_range_expression
@@ -1200,8 +1240,16 @@ class Interpreter:
         if any(not child.named and child.type == '::' for child in node.children):
             if isinstance(obj, pstypes.NetType) and (obj.name.lower(), name.lower()) in self.static_values:
                 return self.static_values[(obj.name.lower(), name.lower())]
-            return invoke_static(obj, name, None)
-        return get_member(obj, name)
+            return self.model_call(lambda: invoke_static(obj, name, None), '[%s]::%s' % (type_name(obj), name), node.line)
+        return self.model_call(lambda: get_member(obj, name), '%s.%s' % (type_name(obj), name), node.line)
+
+    @staticmethod
+    def model_call(call, what, line):
+        """A member of a modelled value read, set or invoked; a Python error of its model is Unsupported (MODEL_FAILURES)."""
+        try:
+            return call()
+        except MODEL_FAILURES as failure:
+            raise Unsupported('%s (%s: %s)' % (what, type(failure).__name__, failure), line) from None
 
     def member_name(self, node, scope):
         member = node.child('member_name')
@@ -1226,9 +1274,14 @@ class Interpreter:
         for argument in (listed.all('argument_expression') if listed else []):
             arguments.append(self.eval_expression(argument.named_children[0], scope))
         static = any(not child.named and child.type == '::' for child in node.children)
+        # A model that cannot take these arguments lacks the overload or conversion: Unsupported (model_call).
+        what = '%s%s%s with %d argument(s)' % (type_name(target) if not isinstance(target, pstypes.NetType)
+                                               else '[%s]' % target.name, '::' if static else '.', name, len(arguments))
         if static:
-            return invoke_static(target, name, arguments, interpreter=self, scope=scope)
-        return invoke_method(target, name, arguments, interpreter=self, scope=scope)
+            return self.model_call(lambda: invoke_static(target, name, arguments, interpreter=self, scope=scope), what,
+                                   node.line)
+        return self.model_call(lambda: invoke_method(target, name, arguments, interpreter=self, scope=scope), what,
+                               node.line)
 
     def ex_invocation_where_expression(self, node, scope):
         return self._magic_method(node, scope, 'where')

@@ -57,6 +57,8 @@ def wildcard(pattern, case_sensitive=False):
             end = pattern.find(']', index + 1)
             if end < 0:
                 out.append(re.escape(char))
+            elif end == index + 1:
+                raise _bad_wildcard(pattern)
             else:
                 out.append('[' + pattern[index + 1:end].replace('\\', '\\\\') + ']')
                 index = end
@@ -64,13 +66,22 @@ def wildcard(pattern, case_sensitive=False):
             out.append(re.escape(char))
         index += 1
     out.append('$')
-    return _compile_plain(''.join(out), case_sensitive)
+    return _compile_plain(''.join(out), case_sensitive, pattern)
 
 
-def _compile_plain(pattern, case_sensitive):
+def _bad_wildcard(pattern):
+    # WildcardPattern refuses a bracket expression it cannot read (about_Wildcards; WildcardPatternException).
+    return PSError('The specified wildcard character pattern is not valid: %s' % pattern,
+                   'System.Management.Automation.WildcardPatternException', 'RuntimeException', 'InvalidArgument')
+
+
+def _compile_plain(pattern, case_sensitive, wildcard_text=None):
     key = ('like', pattern, case_sensitive)
     if key not in _CACHE:
-        _CACHE[key] = re.compile(pattern, re.DOTALL | (0 if case_sensitive else re.IGNORECASE))
+        try:
+            _CACHE[key] = re.compile(pattern, re.DOTALL | (0 if case_sensitive else re.IGNORECASE))
+        except re.error:
+            raise _bad_wildcard(wildcard_text) from None
     return _CACHE[key]
 
 
@@ -191,13 +202,19 @@ def compare(left, right, case_sensitive=False):
                           'System.Management.Automation.RuntimeException', 'ComparisonFailure') from None
         a = left.value if isinstance(left, EnumValue) else left
         b = converted.value if isinstance(converted, EnumValue) else converted
+        if b is None:
+            # An empty string is 0 as a number (about_Type_Conversion).
+            b = 0
         return (a > b) - (a < b)
     if type(left) is not type(right):  # pylint: disable=unidiomatic-typecheck
         target = pstypes.resolve(type_name(left))
         if target is not None:
             right = target.convert(right)
     if hasattr(left, '__lt__') and type(left) is type(right):  # pylint: disable=unidiomatic-typecheck
-        return (left > right) - (left < right)
+        try:
+            return (left > right) - (left < right)
+        except TypeError:
+            pass  # a value whose model has no order (SwitchParameter): not IComparable
     raise PSError('Cannot compare "%s" because it is not IComparable.' % to_string(left),
                   'System.Management.Automation.RuntimeException', 'NotIcomparable')
 
@@ -275,7 +292,8 @@ def replace(left, right, cs=False):
     if len(items) > 2:
         raise PSError('The -replace operator allows only two elements to follow it, not %d.' % len(items),
                       'System.Management.Automation.RuntimeException', 'BadReplaceArgument')
-    pattern = items[0]
+    # No element at all is the empty pattern (ParserOps.ReplaceOperator's defaults).
+    pattern = items[0] if items else ''
     replacement = items[1] if len(items) > 1 else ''
     compiled = regex(pattern, cs)
     function = dotnet_replacement(replacement)
@@ -287,7 +305,7 @@ def replace(left, right, cs=False):
 def split(left, right, cs=False):
     """-split: a .NET regex, optional maximum number of substrings (about_Split)."""
     items = enumerate_value(right) if is_enumerable(right) else [right]
-    pattern, limit = items[0], (int(to_number(items[1])) if len(items) > 1 else 0)
+    pattern, limit = items[0], (pstypes.INT32.convert(items[1]) if len(items) > 1 else 0)
     options = to_string(items[2]).lower() if len(items) > 2 else ''
     if isinstance(pattern, ScriptBlock):
         raise Unsupported('-split with a script block')
@@ -443,11 +461,27 @@ def subtract(left, right):
     return _arith(lambda a, b: a - b, left, right, 'op_Subtraction')
 
 
+# The most elements (or characters) a range or a repetition may make here: a larger one is Unsupported, an engine
+# bound (Windows PowerShell makes it, memory allowing).
+LARGEST_COLLECTION = 1000000
+
+
+def within_bound(count, what):
+    if count > LARGEST_COLLECTION:
+        raise Unsupported('%s of %d elements (the engine makes %d at most)' % (what, count, LARGEST_COLLECTION))
+    return count
+
+
 def multiply(left, right):
     if isinstance(left, str):
-        return left * int(to_number(right))
+        times = int(to_number(right))
+        within_bound(len(left) * max(times, 0), 'a repeated string')
+        return left * times
     if is_enumerable(left):
-        return PSArray(enumerate_value(left) * int(to_number(right)))
+        items = enumerate_value(left)
+        times = int(to_number(right))
+        within_bound(len(items) * max(times, 0), 'a repeated array')
+        return PSArray(items * times)
     return _arith(lambda a, b: a * b, left, right, 'op_Multiply')
 
 
@@ -475,6 +509,11 @@ def op_error(op, left):
                    'System.Management.Automation.RuntimeException', 'MethodNotFound')
 
 
+def _bitwise_kind(*numbers):
+    code = max(_type_code(number) for number in numbers)
+    return 'int' if code <= 9 else 'uint' if code == 10 else 'long' if code == 11 else 'ulong'
+
+
 def bitwise(op, left, right):
     """-band, -bor, -bxor, -shl, -shr in the type of Binders.cs GetBitwiseOpType (Int32 up to Int32, then UInt32,
     Int64, else UInt64), the result wrapped to that type; a shift count masked as C# masks it (5 or 6 bits)."""
@@ -483,8 +522,7 @@ def bitwise(op, left, right):
     b = right.value if isinstance(right, EnumValue) else to_number(right)
     if any(isinstance(number, (float, decimal.Decimal)) for number in (a, b)):
         raise Unsupported('a bitwise operator on a Double or Decimal operand')
-    code = max(_type_code(a), _type_code(b))
-    kind = 'int' if code <= 9 else 'uint' if code == 10 else 'long' if code == 11 else 'ulong'
+    kind = _bitwise_kind(a, b)
     low, high, make, mask = _INTEGRAL_KINDS[kind]
     a, b = int(a), int(b)
     if op == 'band':
@@ -502,6 +540,17 @@ def bitwise(op, left, right):
     width = high - low + 1
     value = (value - low) % width + low
     return make(value)
+
+
+def bitwise_not(value):
+    """-bnot: the complement in the operand's bitwise type (GetBitwiseOpType: Int32 up to Int32, then UInt32, Int64,
+    UInt64); $null is 0; an enum stays of its type (the binder casts the complement back to the enum)."""
+    if isinstance(value, EnumValue):
+        return value.enum(~value.value)
+    number = to_number(value)
+    if isinstance(number, (float, decimal.Decimal)):
+        raise Unsupported('-bnot of a Double or Decimal operand')
+    return bitwise('bxor', number, -1 if _type_code(number) <= 9 else _INTEGRAL_KINDS[_bitwise_kind(number)][1])
 
 
 # --- the format operator ------------------------------------------------------------------------------------
