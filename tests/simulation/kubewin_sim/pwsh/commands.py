@@ -8,6 +8,7 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 """
 
 import copy
+import functools
 import re
 
 from .cmdlet_sets import ALL_SETS, ParameterBindingError, cmdlet_spec
@@ -310,7 +311,7 @@ def _validate_sets(spec, params):
     The message is Windows PowerShell 5.1's (ParameterBinderStrings ParameterArgumentValidationError with
     Metadata ValidateSetFailure)."""
     for name, value in params.items():
-        param = spec.parameter(name)
+        param = _by_name(spec).get(name)
         if param is None or not param.accepted_values or param.type not in ('String', 'String[]'):
             continue
         allowed = {text.lower() for text in param.accepted_values}
@@ -335,13 +336,19 @@ _ENUMS = {
 _NUMERIC_TYPES = ('Int32', 'Int64', 'Int16', 'UInt32', 'UInt16', 'UInt64', 'Byte')
 
 
+@functools.lru_cache(maxsize=None)
+def _by_name(spec):
+    """A cmdlet's parameters by canonical name (the keys of ``params``)."""
+    return {param.name: param for param in spec.parameters}
+
+
 def _convert_arguments(spec, params, parameter_set):
     """What 5.1's parameter binder does with an argument before the cmdlet sees it (about_Parameters; PowerShell's
     ParameterBinderBase.BindParameter): $null for a mandatory number parameter is refused; a number parameter takes the
     argument converted to its type; an enum parameter takes only one of its names. A refusal ends the statement
     (ParameterBindingException, with 5.1's messages and error ids)."""
     for name, value in list(params.items()):
-        param = spec.parameter(name)
+        param = _by_name(spec).get(name)
         if param is None or param.kind != 'declared':
             continue
         element = param.type[:-2] if param.type.endswith('[]') else param.type
@@ -568,7 +575,8 @@ class _RedirectedStage(Stage):
         errors = self.interpreter.errors
         before = len(errors)
         errors.extend(self.errors)
-        for item in _redirect(self.interpreter, self.output, self.errors, self.redirections, before):
+        output, self.output = self.output, []
+        for item in _redirect(self.interpreter, output, self.errors, self.redirections, before):
             self.emit(item)
 
 
