@@ -22,7 +22,7 @@ from .dotnet import Version
 from .members import get_member, invoke_method, invoke_static, set_member
 from .pipeline import Stage, StageOutput, StopUpstream, ValuesStage, run_pipeline
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
                      PSError, PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable,
                      is_null, parse_number, to_bool, to_string, type_name)
 
@@ -214,14 +214,14 @@ class Function:
         self.text = text
 
 
-class BlockRun(Stage):
+class BlockRun(Stage):  # pylint: disable=too-many-instance-attributes
     """A script block (function, `& {}`, script) invoked as a command (about_Functions "Piping Objects to
     Functions", about_Functions_Advanced_Methods): its begin block once, its process block once per piped object
     (once when nothing is piped), its end block once. A body without named blocks is the end block: it sees every
     piped object in $input. Pipeline parameters are bound from each object (binding.PipelineBinding). `return` ends
     the block it is in: in a process block, the processing of that object only (about_Return)."""
 
-    def __init__(self, interpreter, block, scope, named, positional, new_scope, dollar_under, is_script, name,
+    def __init__(self, interpreter, block, scope, named, positional, new_scope, dollar_under, is_script, name,  # pylint: disable=too-many-arguments
                  piped):
         super().__init__()
         self.interpreter = interpreter
@@ -438,7 +438,7 @@ class Interpreter:
                 run.process(item)
         run.end()
 
-    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None):
+    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None):  # pylint: disable=too-many-arguments
         """A script block or function as a command of a pipeline (pipeline.py)."""
         return BlockRun(self, block, scope, named, positional, new_scope, _UNSET, False, name, piped)
 

@@ -105,7 +105,7 @@ def _string_end(text, index):
         index += 1
 
 
-def _layout(text, index, out, pad, extra, is_object):
+def _layout(text, index, out, pad, extra, is_object):  # pylint: disable=too-many-arguments
     """Lay out the object or array whose opening bracket is before ``index``; return the index of its closing one."""
     out.append('\r\n')
     inner = pad + ' ' * extra + '    '
