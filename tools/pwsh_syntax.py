@@ -3,7 +3,11 @@
 No PowerShell runtime exists on the machines this project is built on, so every
 script the collection ships is parsed here instead. A file fails when the parse
 tree holds an ERROR or MISSING node, when it starts with a byte order mark, or
-when it is not valid UTF-8. Scripts under plugins/plugin_utils/scripts/ must
+when it is not valid UTF-8. The two known gaps of the grammar that Windows
+PowerShell accepts (a param block or a switch clause followed by more on the same
+line) are closed first, exactly as the simulation's engine closes them
+(tests/simulation/kubewin_sim/pwsh/grammar_gaps.py), so what passes here is what
+the engine runs. Scripts under plugins/plugin_utils/scripts/ must
 also begin with the marker line `# kubewin-script: <file name without .ps1>`,
 which the simulated node dispatches on.
 
@@ -11,6 +15,7 @@ Usage: pwsh_syntax.py [PATH ...]   (default: every .ps1 in the repository)
 Exit status 1 when any file fails; each problem is printed as path:line:col.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -19,7 +24,10 @@ SKIP_DIRS = {'.git', '.venv', '.cache', 'node_modules', 'output'}
 SCRIPT_DIR = os.path.join('plugins', 'plugin_utils', 'scripts')
 MARKER = '# kubewin-script: '
 
+GRAMMAR_GAPS = os.path.join(ROOT, 'tests', 'simulation', 'kubewin_sim', 'pwsh', 'grammar_gaps.py')
+
 _PARSER = None
+_GAPS = None
 
 
 def _parser():
@@ -31,16 +39,26 @@ def _parser():
     return _PARSER
 
 
+def _grammar_gaps():
+    global _GAPS
+    if _GAPS is None:
+        spec = importlib.util.spec_from_file_location('kubewin_grammar_gaps', GRAMMAR_GAPS)
+        _GAPS = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_GAPS)
+    return _GAPS
+
+
 def syntax_errors(source):
-    """Return (line, column, kind) for every ERROR or MISSING node, 1-based."""
-    tree = _parser().parse(source)
+    """Return (line, column, kind) for every ERROR or MISSING node, 1-based (lines of the file as written)."""
+    tree, repaired = _grammar_gaps().parse_repaired(_parser(), source)
     found = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         if node.type == 'ERROR' or node.is_missing:
             kind = 'missing %s' % node.type if node.is_missing else 'syntax error'
-            found.append((node.start_point[0] + 1, node.start_point[1] + 1, kind))
+            line = node.start_point[0] + 1 - sum(1 for offset in repaired if offset < node.start_byte)
+            found.append((line, node.start_point[1] + 1, kind))
         stack.extend(node.children)
     return sorted(found)
 

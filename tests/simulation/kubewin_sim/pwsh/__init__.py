@@ -8,8 +8,13 @@ construct the engine does not implement). See tests/simulation/README.md.
 
 from .core_cmdlets import command_table
 from .syntax import ParseError
-from .interpreter import ErrorRecord, Exit, Interpreter, ScriptTerminating
+from .interpreter import Break, Continue, ErrorRecord, Exit, Interpreter, ScriptTerminating
 from .values import PSError, Unsupported, to_string
+
+
+class EngineDefect(Unsupported):
+    """A Python exception that escaped the engine's own code: a bug of the engine, reported as Unsupported (exit 2, never
+    caught by a script) so that no Python exception leaves the engine; the fuzz test fails on it."""
 
 
 class Outcome:
@@ -52,6 +57,19 @@ def execute(interpreter, text, parameters, out):
         return 1, True
     except Exit as exited:
         return exited.code, False
+    except (Break, Continue):
+        # break or continue with no enclosing loop, switch or trap: "the current runspace is quietly terminated"
+        # (about_Break, about_Continue, reference/5.1).
+        return 0, False
+    except RecursionError:
+        raise Unsupported('calls nested deeper than the engine can follow (Python recursion limit; Windows PowerShell '
+                          'allows a call depth of 1000)') from None
+    except Unsupported:
+        raise
+    except Exception as failure:  # pylint: disable=broad-except
+        if type(failure).__module__.split('.')[0] == __name__.split('.')[0]:
+            raise  # an exception of the simulation itself (a program's failure, a node that is cut off...): its signal
+        raise EngineDefect('a defect of the engine: %s: %s' % (type(failure).__name__, failure)) from failure
     return 0, False
 
 
@@ -69,4 +87,4 @@ def run_command(text, parameters=None, host=None, commands=None):
                    [to_string(record) for record in interpreter.errors], exit_code, unsupported)
 
 
-__all__ = ['Outcome', 'Unsupported', 'execute', 'new_interpreter', 'run_command']
+__all__ = ['EngineDefect', 'Outcome', 'Unsupported', 'execute', 'new_interpreter', 'run_command']

@@ -12,7 +12,7 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 from . import cmdlet_sets
 from . import operators as ops
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
-                     is_enumerable, is_null, to_string)
+                     is_enumerable, is_null, is_number, to_string, type_name)
 
 # The common parameters and their aliases, from the one table the cmdlet binder uses (about_CommonParameters).
 COMMON = {key: name for name, alias, _type in cmdlet_sets.COMMON for key in (name.lower(), alias)}
@@ -44,6 +44,7 @@ class ParamDecl:
         self.allow_empty_string = False
         self.allow_null = False
         self.from_pipeline = False
+        self.from_pipeline_by_name = False
         self.not_null_or_empty = False
         self.not_null = False
         # Set when the grammar put later parameters into this default (Signature._absorbed).
@@ -137,7 +138,7 @@ class Signature:
                     elif key == 'valuefrompipeline':
                         decl.from_pipeline = bool(value)
                     elif key == 'valuefrompipelinebypropertyname':
-                        raise Unsupported('ValueFromPipelineByPropertyName', argument.line)
+                        decl.from_pipeline_by_name = bool(value)
                     elif key not in ('helpmessage', 'parametersetname', 'dontshow'):
                         raise Unsupported('[Parameter(%s)]' % key, argument.line)
             elif name in ('validateset', 'validatepattern', 'validaterange', 'alias', 'validatenotnullorempty',
@@ -146,11 +147,17 @@ class Signature:
                 flat = []
                 for value in values:
                     flat.extend(enumerate_value(value) if is_enumerable(value) else [value])
+                if not flat and name in ('validateset', 'validatepattern', 'validaterange', 'alias'):
+                    # No constructor of these attributes takes no argument: 5.1 refuses the param block.
+                    raise Unsupported('[%s()] without arguments' % name, attribute.line)
                 if name == 'validateset':
                     decl.validate_set = [to_string(value) for value in flat]
                 elif name == 'validatepattern':
                     decl.validate_pattern = to_string(flat[0])
                 elif name == 'validaterange':
+                    if len(flat) != 2 or not all(is_number(value) for value in flat):
+                        raise Unsupported('[ValidateRange] of %s' % ', '.join(to_string(value) for value in flat),
+                                          attribute.line)
                     decl.validate_range = (flat[0], flat[1])
                 elif name == 'alias':
                     decl.aliases = [to_string(value) for value in flat]
@@ -200,12 +207,103 @@ def signature(interpreter, param_block, scope):
     return param_block.cache
 
 
-def pipeline_parameter(interpreter, param_block, scope):
-    """The parameter declared ValueFromPipeline, if any."""
-    for decl in signature(interpreter, param_block, scope).params:
-        if decl.from_pipeline:
-            return decl
-    return None
+class PipelineBinding:
+    """Binding each piped object to the parameters that take pipeline input (about_Functions_Advanced_Parameters:
+    ValueFromPipeline, ValueFromPipelineByPropertyName), whether or not the function has a process block: without
+    one, its body is the end block and such a parameter holds the last object (about_Functions).
+
+    The passes are those of PowerShell's CmdletParameterBinderController.BindPipelineParameters: by value as the
+    object is, by property name as the property is, by value converted, by property name converted; each binds the
+    parameters the object has not bound yet. A parameter an argument bound takes nothing from the pipeline. What one
+    object bound goes back to its value before the pipeline for the next. An object that binds nothing, or leaves a
+    mandatory pipeline parameter unbound, is an error of that object only (ParameterBinderStrings InputObjectNotBound,
+    InputObjectMissingMandatory); a simple function (no CmdletBinding, no Parameter attribute) binds nothing: it reads
+    $_ and $input.
+    """
+
+    def __init__(self, interpreter, param_block, scope, command):
+        sig = signature(interpreter, param_block, scope)
+        self.interpreter = interpreter
+        self.scope = scope
+        self.command = command
+        self.active = sig.advanced
+        self.bound = scope.vars['psboundparameters']
+        takes = [decl for decl in sig.params if (decl.from_pipeline or decl.from_pipeline_by_name)
+                 and decl.name not in self.bound]
+        self.by_value = [decl for decl in takes if decl.from_pipeline]
+        self.by_name = [decl for decl in takes if decl.from_pipeline_by_name]
+        self.saved = {decl.name: scope.vars.get(decl.name.lower()) for decl in takes}
+        self.mandatory = [decl.name for decl in takes if decl.mandatory]
+
+    def bind(self, item):
+        """Bind ``item``; False (its error written) when it binds nothing the command needs."""
+        if not self.active:
+            return True
+        for name, value in self.saved.items():
+            self.scope.vars[name.lower()] = value
+            self.bound.remove(name)
+        bound = {}
+        try:
+            for convert in (False, True):
+                for decl in self.by_value:
+                    self._bind(decl, item, convert, bound)
+                for decl in self.by_name:
+                    if decl.name not in bound and _has_property(item, decl):
+                        self._bind(decl, _property(item, decl), convert, bound)
+        except PSError as error:
+            # A value that converts but fails the parameter's validation (ValidateSet, ValidatePattern...).
+            self._object_error(error.message, error.error_id.split(',')[0], item)
+            return False
+        if not bound:
+            self._object_error('The input object cannot be bound to any parameters for the command either because the '
+                               'command does not take pipeline input or the input and its properties do not match any '
+                               'of the parameters that take pipeline input.', 'InputObjectNotBound', item)
+            return False
+        missing = [name for name in self.mandatory if name not in bound]
+        if missing:
+            self._object_error('The input object cannot be bound because it did not contain the information required to '
+                               'bind all mandatory parameters:  %s' % ' '.join(missing), 'InputObjectMissingMandatory',
+                               item)
+            return False
+        for name, value in bound.items():
+            self.scope.vars[name.lower()] = value
+            self.bound[name] = value
+        return True
+
+    def _bind(self, decl, value, convert, bound):
+        if decl.name in bound:
+            return
+        if not convert and not _is_of_type(value, decl):
+            return
+        try:
+            bound[decl.name] = _convert(decl, value, self.command)
+        except PSError as error:
+            if not error.error_id.startswith('ParameterArgumentTransformationError'):
+                raise
+            # Not convertible: the parameter stays unbound for this object.
+
+    def _object_error(self, message, error_id, item):
+        from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
+        error = PSError(message, 'System.Management.Automation.ParameterBindingException',
+                        '%s,%s' % (error_id, self.command), 'InvalidArgument', target=item)
+        self.interpreter.write_error(ErrorRecord(error), self.scope)
+
+
+def _is_of_type(value, decl):
+    return decl.type is None or decl.type.name == 'System.Object' or type_name(value) == decl.type.name
+
+
+def _has_property(item, decl):
+    """Whether ``item`` has a property of the parameter's name or an alias: a dictionary's keys are not properties."""
+    from .members import _has_member  # pylint: disable=import-outside-toplevel
+    return not isinstance(item, (Hashtable, str)) and not is_null(item) and \
+        any(_has_member(item, name) for name in [decl.name] + decl.aliases)
+
+
+def _property(item, decl):
+    from .members import _has_member, get_member  # pylint: disable=import-outside-toplevel
+    name = next(name for name in [decl.name] + decl.aliases if _has_member(item, name))
+    return get_member(item, name)
 
 
 def is_switch(interpreter, param_block, scope, written):
@@ -220,8 +318,9 @@ def is_switch(interpreter, param_block, scope, written):
     return decl in COMMON_SWITCHES
 
 
-def bind_script_parameters(interpreter, param_block, scope, named, positional, command):
-    """Bind ``named`` (written name -> value) and ``positional`` values into ``scope``; set $PSBoundParameters."""
+def bind_script_parameters(interpreter, param_block, scope, named, positional, command, piped=False):
+    """Bind ``named`` (written name -> value) and ``positional`` values into ``scope``; set $PSBoundParameters.
+    A mandatory parameter that takes pipeline input is bound from each object when ``piped`` (PipelineBinding)."""
     sig = signature(interpreter, param_block, scope)
     bound = Hashtable()
     common = {}
@@ -260,7 +359,8 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
     if extra and sig.advanced:
         raise binding_error("A positional parameter cannot be found that accepts argument '%s'." % to_string(extra[0]),
                             'PositionalParameterNotFound,' + command)
-    missing = [decl.name for decl in sig.params if decl.mandatory and decl.name not in bound]
+    missing = [decl.name for decl in sig.params if decl.mandatory and decl.name not in bound
+               and not (piped and (decl.from_pipeline or decl.from_pipeline_by_name))]
     if missing:
         raise binding_error('Cannot process command because of one or more missing mandatory parameters: %s.'
                             % ' '.join(missing), 'MissingMandatoryParameter,' + command)

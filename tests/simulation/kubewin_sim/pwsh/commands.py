@@ -11,13 +11,17 @@ when Windows would not have it either: a cmdlet of Windows PowerShell 5.1 or of 
 engine does not model is Unsupported, unless its module is one the node does not have (cmdlet_names.json).
 """
 
+import copy
 import functools
 import json
 import os
+import re
 
-from .cmdlet_sets import ParameterBindingError, cmdlet_spec
-from .values import (ArrayList, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
-                     is_enumerable, to_bool, to_string, type_name)
+from .cmdlet_sets import ALL_SETS, ParameterBindingError, cmdlet_spec
+from .operators import within_bound
+from .pipeline import Stage
+from .values import (ArrayList, EnumValue, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
+                     is_enumerable, is_null, is_number, to_bool, to_string, type_name)
 
 _NO_VALUE = object()
 
@@ -47,6 +51,34 @@ class Cmdlet:
             raise ValueError('%s has no parameter-binding table in cmdlet_sets/' % name)
 
 
+# The provider cmdlets (Microsoft.PowerShell.Management and .Security): compiled cmdlets whose class is
+# Microsoft.PowerShell.Commands.<Verb><Noun>Command (PowerShell's source, commands/management/*.cs and security/*.cs).
+PROVIDER_CMDLETS = ('Add-Content', 'Clear-Content', 'Clear-Item', 'Clear-ItemProperty', 'Convert-Path', 'Copy-Item',
+                    'Copy-ItemProperty', 'Get-Acl', 'Get-ChildItem', 'Get-Content', 'Get-Item', 'Get-ItemProperty',
+                    'Get-ItemPropertyValue', 'Invoke-Item', 'Join-Path', 'Move-Item', 'Move-ItemProperty', 'New-Item',
+                    'New-ItemProperty', 'Remove-Item', 'Remove-ItemProperty', 'Rename-Item', 'Rename-ItemProperty',
+                    'Resolve-Path', 'Set-Acl', 'Set-Content', 'Set-Item', 'Set-ItemProperty', 'Split-Path', 'Test-Path')
+
+
+def qualified(error, cmdlet_name):
+    """An error a provider cmdlet writes or throws, its FullyQualifiedErrorId completed as the cmdlet's ErrorRecord
+    completes it: the error id, a comma, the cmdlet's class (`PathNotFound,Microsoft.PowerShell.Commands.GetItemCommand`;
+    about_CommonParameters, ErrorRecord.FullyQualifiedErrorId)."""
+    if cmdlet_name not in PROVIDER_CMDLETS or ',' in error.error_id:
+        return error
+    completed = copy.copy(error)
+    completed.error_id = '%s,%s' % (error.error_id, command_id(cmdlet_name))
+    return completed
+
+
+def command_id(cmdlet_name):
+    """What follows the comma in the FullyQualifiedErrorId of a cmdlet's error: a provider cmdlet's class, else (as
+    the tables know no other class) the cmdlet's name."""
+    if cmdlet_name in PROVIDER_CMDLETS:
+        return 'Microsoft.PowerShell.Commands.%sCommand' % cmdlet_name.replace('-', '')
+    return cmdlet_name
+
+
 class CommandContext:
     """What a running cmdlet sees: its parameters' error action, the runspace and the host (the node)."""
 
@@ -60,16 +92,17 @@ class CommandContext:
 
     def write_error(self, error):
         from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
-        self.interpreter.write_error(ErrorRecord(error), self.scope, self.error_action)
+        self.interpreter.write_error(ErrorRecord(qualified(error, self.cmdlet.name)), self.scope, self.error_action)
 
     def write_warning(self, text):
         self.interpreter.warnings.append(to_string(text))
 
-    def invoke(self, block, item, positional=()):
-        """Run a script block with $_ = item in the caller's scope chain; return its output."""
+    def invoke(self, block, item, positional=(), out=None):
+        """Run a script block with $_ = item in the caller's scope chain; return its output (written to ``out``, as
+        it comes, when given: ForEach-Object's output streams)."""
         # The script blocks of ForEach-Object and Where-Object run in the caller's scope (dot-sourced):
         # an assignment in them changes the caller's variable (about_Scopes, ForEach-Object reference).
-        out = []
+        out = [] if out is None else out
         previous = self.scope.vars.get('_', _NO_VALUE)
         self.interpreter.invoke_block(block, self.scope, out, positional=list(positional), dollar_under=item,
                                       new_scope=False)
@@ -183,7 +216,14 @@ def _redirection(interpreter, node, scope):
 
 
 def invoke_command(interpreter, node, scope, input_items, piped):
-    """Run one command of a pipeline with ``input_items`` piped in; return its success output."""
+    """Run one command with ``input_items`` piped in; return its success output."""
+    from .pipeline import ValuesStage, run_pipeline  # pylint: disable=import-outside-toplevel
+    stage = command_stage(interpreter, node, scope, piped)
+    return run_pipeline([ValuesStage(input_items or []), stage] if piped else [stage], [])
+
+
+def command_stage(interpreter, node, scope, piped):
+    """One command of a pipeline, its arguments read and bound, ready to run (pipeline.py)."""
     invocation = node.child('command_invocation_operator')
     name_node = node.child('command_name') or node.child('command_name_expr')
     target = name_node.text
@@ -199,29 +239,34 @@ def invoke_command(interpreter, node, scope, input_items, piped):
     if isinstance(target, ScriptBlock):
         args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
         named, positional = _split(args)
-        out = []
         # `. { }` runs in the caller's scope (about_Scopes: dot-source notation); `& { }` in a child scope.
-        interpreter.invoke_block(target, scope, out, named=named, positional=positional, pipeline_input=input_items,
-                                 new_scope=not (invocation is not None and invocation.text == '.'))
-        return _redirect(interpreter, out, [], redirections)
+        stage = interpreter.block_stage(target, scope, named, positional, piped,
+                                        new_scope=not (invocation is not None and invocation.text == '.'))
+        return _redirected(interpreter, stage, redirections)
     name = to_string(target)
     if _is_range(name):
         # The grammar reads `1..3` at the start of a statement as a command name.
+        from .pipeline import ValuesStage  # pylint: disable=import-outside-toplevel
         low, high = (int(part) for part in name.split('..'))
         step = 1 if high >= low else -1
-        return list(range(low, high + step, step))
+        within_bound(abs(high - low) + 1, 'a range')
+        return ValuesStage(list(range(low, high + step, step)))
+    if _NUMBER_THEN_OPERATOR.match(name):
+        # PowerShell's tokenizer reads a number at the start of a statement (`7/2`); the grammar made it a command.
+        raise Unsupported('%r: an expression the grammar read as a command name' % name, node.line)
     function = interpreter.functions.get(name.lower())
     if function is not None:
-        return _invoke_function(interpreter, function, node, scope, input_items)
+        return _function_stage(interpreter, function, node, scope, piped)
     cmdlet = interpreter.commands.get(name.lower())
     if cmdlet is not None:
-        return _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped)
+        return _cmdlet_stage(interpreter, cmdlet, node, scope, piped)
     host = interpreter.host
     if host is not None and host.has_program(name):
         # A native program gets each token as a word of its command line (about_Parsing, "Passing arguments that
         # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
         args, redirections = read_arguments(interpreter, node, scope, lambda written: True)
-        return _invoke_native(interpreter, host, name, args, redirections, scope, input_items)
+        return _CollectingStage(lambda items: _invoke_native(interpreter, host, name, args, redirections, scope, items),
+                                piped, name)
     refused = _unmodelled_cmdlet(host, name, node.line)
     if refused is not None:
         raise refused
@@ -253,6 +298,9 @@ def _unmodelled_cmdlet(host, name, line):
     return Unsupported('cmdlet %s of module %s (Windows has it; the engine does not model it)' % (short, module), line)
 
 
+_NUMBER_THEN_OPERATOR = re.compile(r'^[0-9]+(\.[0-9]+)?[-+*/%]')
+
+
 def _is_range(name):
     parts = name.split('..')
     return len(parts) == 2 and all(part.lstrip('-').isdigit() for part in parts)
@@ -271,24 +319,21 @@ def _split(args):
     return named, positional
 
 
-def _invoke_function(interpreter, function, node, scope, input_items):
+def _function_stage(interpreter, function, node, scope, piped):
     from .binding import is_switch  # pylint: disable=import-outside-toplevel
     body = function.node.child('script_block')
     param_block = (function.node.child('param_block') or (body.child('param_block') if body is not None else None))
     args, redirections = read_arguments(interpreter, node, scope,
                                         lambda written: is_switch(interpreter, param_block, scope, written))
     named, positional = _split(args)
-    out = []
-    errors_before = len(interpreter.errors)
     block = ScriptBlock(function.node, function.text)
-    interpreter.invoke_block(block, scope, out, named=named, positional=positional, pipeline_input=input_items,
-                             name=function.name)
-    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+    stage = interpreter.block_stage(block, scope, named, positional, piped, name=function.name)
+    return _redirected(interpreter, stage, redirections)
 
 
 def _binding_error(error, command):
     return PSError(error.message, 'System.Management.Automation.ParameterBindingException',
-                   '%s,%s' % (error.error_id, command), 'InvalidArgument')
+                   '%s,%s' % (error.error_id, command_id(command)), 'InvalidArgument')
 
 
 def _validate_sets(spec, params):
@@ -297,7 +342,7 @@ def _validate_sets(spec, params):
     The message is Windows PowerShell 5.1's (ParameterBinderStrings ParameterArgumentValidationError with
     Metadata ValidateSetFailure)."""
     for name, value in params.items():
-        param = spec.parameter(name)
+        param = _by_name(spec).get(name)
         if param is None or not param.accepted_values or param.type not in ('String', 'String[]'):
             continue
         allowed = {text.lower() for text in param.accepted_values}
@@ -308,7 +353,88 @@ def _validate_sets(spec, params):
                               '"%s" specified by the ValidateSet attribute. Supply an argument that is in the set and '
                               'then try the command again.' % (param.name, text, ','.join(param.accepted_values)),
                               'System.Management.Automation.ParameterBindingValidationException',
-                              'ParameterArgumentValidationError,%s' % spec.name, 'InvalidData')
+                              'ParameterArgumentValidationError,%s' % command_id(spec.name), 'InvalidData')
+
+
+# The enums whose declaration order is known, as 5.1's binding error lists their names: Microsoft.PowerShell.Commands.
+# FileSystemCmdletProviderEncoding (PowerShell 5.1's FileSystemProvider; the message of Set-Content -Encoding
+# utf8NoBOM on Windows PowerShell 5.1 lists them so).
+_ENUMS = {
+    'FileSystemCmdletProviderEncoding': ('Microsoft.PowerShell.Commands.FileSystemCmdletProviderEncoding', (
+        'Unknown', 'String', 'Unicode', 'Byte', 'BigEndianUnicode', 'UTF8', 'UTF7', 'UTF32', 'Ascii', 'Default', 'Oem',
+        'BigEndianUTF32')),
+}
+_NUMERIC_TYPES = ('Int32', 'Int64', 'Int16', 'UInt32', 'UInt16', 'UInt64', 'Byte')
+
+
+@functools.lru_cache(maxsize=None)
+def _by_name(spec):
+    """A cmdlet's parameters by canonical name (the keys of ``params``)."""
+    return {param.name: param for param in spec.parameters}
+
+
+def _convert_arguments(spec, params, parameter_set):
+    """What 5.1's parameter binder does with an argument before the cmdlet sees it (about_Parameters; PowerShell's
+    ParameterBinderBase.BindParameter): $null for a mandatory number parameter is refused; a number parameter takes the
+    argument converted to its type; an enum parameter takes only one of its names. A refusal ends the statement
+    (ParameterBindingException, with 5.1's messages and error ids)."""
+    for name, value in list(params.items()):
+        param = _by_name(spec).get(name)
+        if param is None or param.kind != 'declared':
+            continue
+        element = param.type[:-2] if param.type.endswith('[]') else param.type
+        if is_null(value) and element in _NUMERIC_TYPES:
+            flags = param.sets.get(parameter_set) or param.sets.get(ALL_SETS) or {}
+            if not flags.get('mandatory'):
+                # Whether the binder converts $null to 0 here depends on attributes the tables do not carry.
+                raise Unsupported('-%s $null of %s' % (param.name, spec.name))
+            raise PSError("Cannot bind argument to parameter '%s' because it is null." % param.name,
+                          'System.Management.Automation.ParameterBindingValidationException',
+                          'ParameterArgumentValidationErrorNullNotAllowed,%s' % command_id(spec.name), 'InvalidData')
+        if is_null(value):
+            continue
+        if element in _NUMERIC_TYPES:
+            params[name] = _converted(spec, param, value, element)
+        elif element == 'ScriptBlock':
+            for item in (enumerate_value(value) if is_enumerable(value) else [value]):
+                if not isinstance(item, ScriptBlock):
+                    raise PSError("Cannot bind parameter '%s'. Cannot convert the \"%s\" value of type \"%s\" to type "
+                                  "\"System.Management.Automation.ScriptBlock\"." % (param.name, to_string(item),
+                                                                                     type_name(item)),
+                                  'System.Management.Automation.ParameterBindingException',
+                                  'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument')
+        elif element in _ENUMS:
+            # Other enums are converted by the model of the cmdlet, which knows their members (netsecurity.py...).
+            for item in (enumerate_value(value) if is_enumerable(value) else [value]):
+                _check_enum_name(spec, param, element, item)
+
+
+def _converted(spec, param, value, element):
+    from . import types as pstypes  # pylint: disable=import-outside-toplevel
+    target = pstypes.resolve('System.' + element)
+    try:
+        if is_enumerable(value):
+            if not param.type.endswith('[]'):
+                target.convert(PSArray(enumerate_value(value)))
+            return PSArray([target.convert(item) for item in enumerate_value(value)], target.name)
+        return target.convert(value)
+    except PSError as error:
+        raise PSError("Cannot bind parameter '%s'. %s" % (param.name, error.message),
+                      'System.Management.Automation.ParameterBindingException',
+                      'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument') from None
+
+
+def _check_enum_name(spec, param, element, item):
+    if isinstance(item, EnumValue) or (is_number(item) and not isinstance(item, bool)):
+        return
+    text = to_string(item)
+    full_name, names = _ENUMS[element]
+    if text.strip().lower() not in {value.lower() for value in names}:
+        raise PSError("Cannot bind parameter '%s'. Cannot convert value \"%s\" to type \"%s\". Error: \"Unable to match "
+                      "the identifier name %s to a valid enumerator name. Specify one of the following enumerator names "
+                      "and try again:\r\n%s\"" % (param.name, text, full_name, text, ', '.join(names)),
+                      'System.Management.Automation.ParameterBindingException',
+                      'CannotConvertArgumentNoMessage,%s' % command_id(spec.name), 'InvalidArgument')
 
 
 def _short_type(value):
@@ -316,7 +442,7 @@ def _short_type(value):
     return None if name is None else name.rsplit('.', 1)[-1]
 
 
-def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
+def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
     spec = cmdlet.spec
     try:
         args, redirections = read_arguments(interpreter, node, scope, spec.is_switch)
@@ -333,6 +459,7 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
     for value, canonical in zip(positional, result.positional):
         params[canonical] = value
     _validate_sets(spec, params)
+    _convert_arguments(spec, params, result.parameter_set)
     error_action = params.pop('ErrorAction', None)
     error_action = to_string(error_action) if error_action is not None else None
     error_variable = params.pop('ErrorVariable', None)
@@ -346,16 +473,146 @@ def _invoke_cmdlet(interpreter, cmdlet, node, scope, input_items, piped):
     if 'WhatIf' in params or 'Confirm' in params:
         raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
     ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)
-    errors_before = len(interpreter.errors)
-    recorded_before = len(interpreter.error_list)
+    run = _ErrorVariable(interpreter, scope, error_variable)
+    stream = getattr(cmdlet.function, 'stream', None)
+    stage = stream(ctx, params, piped) if stream is not None else None
+    if stage is not None:
+        return _redirected(interpreter, run.wrap(stage), redirections)
+
+    def call(items):
+        errors_before = len(interpreter.errors)
+        out = run.call(lambda: _run_cmdlet(cmdlet, ctx, params, items))
+        return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+    return _CollectingStage(call, piped, cmdlet.name, collects_in_windows=getattr(cmdlet.function, 'collects', False))
+
+
+def _run_cmdlet(cmdlet, ctx, params, items):
+    from .interpreter import MODEL_FAILURES  # pylint: disable=import-outside-toplevel
     try:
-        out = list(cmdlet.function(ctx, params, input_items if piped else None))
-    finally:
-        if error_variable is not None:
-            # -ErrorVariable holds this command's error records, whatever -ErrorAction did with them.
-            written = list(reversed(interpreter.error_list[:len(interpreter.error_list) - recorded_before]))
-            interpreter.assign(scope, to_string(error_variable).lstrip('+'), ArrayList(written))
-    return _redirect(interpreter, out, interpreter.errors[errors_before:], redirections, errors_before)
+        return list(cmdlet.function(ctx, params, items))
+    except PSError as error:
+        raise qualified(error, cmdlet.name) from None
+    except MODEL_FAILURES as failure:
+        raise Unsupported('%s with %s (%s: %s)' % (cmdlet.name, ', '.join('-' + name for name in params) or 'no parameter',
+                                                   type(failure).__name__, failure)) from None
+
+
+class _ErrorVariable:
+    """-ErrorVariable: holds the command's error records, whatever -ErrorAction did with them (about_CommonParameters)."""
+
+    def __init__(self, interpreter, scope, name):
+        self.interpreter = interpreter
+        self.scope = scope
+        self.name = name
+        self.recorded_before = len(interpreter.error_list)
+
+    def call(self, function):
+        try:
+            return function()
+        finally:
+            self.store()
+
+    def store(self):
+        if self.name is not None:
+            error_list = self.interpreter.error_list
+            written = list(reversed(error_list[:len(error_list) - self.recorded_before]))
+            self.interpreter.assign(self.scope, to_string(self.name).lstrip('+'), ArrayList(written))
+
+    def wrap(self, stage):
+        if self.name is None:
+            return stage
+        end = stage.end
+
+        def end_and_store():
+            self.call(end)
+        stage.end = end_and_store
+        return stage
+
+
+class _CollectingStage(Stage):
+    """A command that takes its piped objects together, when the command before it has ended: a cmdlet of the
+    model (a Python function of the whole input) or a native program (its standard input)."""
+
+    collects = True
+
+    def __init__(self, call, piped, name, collects_in_windows=False):
+        super().__init__()
+        self.call = call
+        self.piped = piped
+        self.name = name
+        self.items = []
+        self.collects_in_windows = collects_in_windows
+
+    def __repr__(self):
+        return self.name
+
+    def process(self, item):
+        self.items.append(item)
+        self.received += 1
+
+    def process_first(self):
+        """Run in end(), as every collecting command."""
+
+    def end(self):
+        items, self.items, self.received = self.items, [], 0
+        for item in self.call(items if self.piped else None):
+            self.emit(item)
+
+
+class _RedirectedStage(Stage):
+    """A streaming command with redirections (about_Redirection): its output and its errors are gathered and
+    redirected when it ends. On Windows they would stream, so a pipeline that fails while it holds output is
+    Unsupported (pipeline.run_pipeline)."""
+
+    def __init__(self, interpreter, inner, redirections):
+        super().__init__()
+        self.interpreter = interpreter
+        self.inner = inner
+        self.redirections = redirections
+        self.output = []
+        self.errors = []
+        inner.emit = self.output.append
+
+    def __repr__(self):
+        return 'a redirected command'
+
+    def holds_input(self):
+        return bool(self.output)
+
+    def _phase(self, function, *args):
+        errors = self.interpreter.errors
+        before = len(errors)
+        try:
+            function(*args)
+        except Exception:
+            # The command failed: what it wrote to the error stream stays there, in order.
+            errors[before:before] = self.errors
+            self.errors = []
+            raise
+        self.errors.extend(errors[before:])
+        del errors[before:]
+
+    def begin(self):
+        self._phase(self.inner.begin)
+
+    def process(self, item):
+        self._phase(self.inner.process, item)
+
+    def process_first(self):
+        self._phase(self.inner.process_first)
+
+    def end(self):
+        self._phase(self.inner.end)
+        errors = self.interpreter.errors
+        before = len(errors)
+        errors.extend(self.errors)
+        output, self.output = self.output, []
+        for item in _redirect(self.interpreter, output, self.errors, self.redirections, before):
+            self.emit(item)
+
+
+def _redirected(interpreter, stage, redirections):
+    return _RedirectedStage(interpreter, stage, redirections) if redirections else stage
 
 
 def _invoke_native(interpreter, host, name, args, redirections, scope, input_items):

@@ -13,6 +13,7 @@ from . import types as pstypes
 from .commands import Cmdlet
 from .json_cmdlets import convertfrom_json, convertto_json
 from .members import get_member
+from .pipeline import Stage, StageOutput, StopUpstream, ValuesStage, run_pipeline
 from .values import (ArrayList, Unsupported, Hashtable, PSArray, PSCustomObject, PSError, ScriptBlock, SecureString,
                      enumerate_value, is_enumerable, is_null, to_bool, to_string)
 
@@ -24,25 +25,63 @@ def _items(params, input_items, name='InputObject'):
     return list(input_items or [])
 
 
-def where_object(ctx, params, input_items):
-    out = []
-    block = params.get('FilterScript')
-    prop = params.get('Property')
-    # The simplified syntax (Where-Object Name -eq x): the switch names the operator, -Value its operand.
-    operator = next((key for key in params if key.lower() in _WHERE_OPERATORS), None)
-    for item in _items(params, input_items):
+class _Streaming(Stage):
+    """A cmdlet whose ProcessRecord handles each object as it comes, so its output streams (pipeline.py). Not piped,
+    it handles -InputObject as one object. ``stream`` of its function builds it for a pipeline; the function itself
+    runs it over a list."""
+
+    def __init__(self, ctx, params, piped):
+        super().__init__()
+        self.ctx = ctx
+        self.params = params
+        self.piped = piped
+        self.out = StageOutput(self)
+
+    def __repr__(self):
+        return self.ctx.cmdlet.name
+
+    def process_first(self):
+        if 'InputObject' in self.params:
+            self.each(self.params['InputObject'])
+
+    def process(self, item):
+        self.each(item)
+
+    def each(self, item):
+        raise NotImplementedError
+
+
+def _streaming(build):
+    """The cmdlet function of a streaming cmdlet: ``build(ctx, params, piped)`` gives its stage (None: the
+    ``collect`` function takes the whole input instead, as 5.1's EndProcessing does)."""
+
+    def function(ctx, params, input_items):
+        stage = build(ctx, params, input_items is not None)
+        if stage is None:
+            return build.collect(ctx, params, input_items)
+        return run_pipeline([ValuesStage(input_items), stage] if input_items is not None else [stage], [])
+    function.stream = build
+    function.collects = hasattr(build, 'collect')
+    return function
+
+
+class _WhereObject(_Streaming):
+    """Where-Object (reference/5.1): the objects for which the script block, or the simplified comparison, is true."""
+
+    def begin(self):
+        # The simplified syntax (Where-Object Name -eq x): the switch names the operator, -Value its operand.
+        self.operator = next((key for key in self.params if key.lower() in _WHERE_OPERATORS), None)
+
+    def each(self, item):
+        block = self.params.get('FilterScript')
         if block is not None:
-            if to_bool(_collect(ctx.invoke(block, item))):
-                out.append(item)
-            continue
-        value = get_member(item, to_string(prop))
-        if operator is None:
-            keep = to_bool(value)
+            keep = to_bool(_collect(self.ctx.invoke(block, item)))
         else:
-            keep = to_bool(ops.comparison('-' + operator.lower(), value, params.get('Value')))
+            value = get_member(item, to_string(self.params.get('Property')))
+            keep = to_bool(value) if self.operator is None else \
+                to_bool(ops.comparison('-' + self.operator.lower(), value, self.params.get('Value')))
         if keep:
-            out.append(item)
-    return out
+            self.emit(item)
 
 
 _WHERE_OPERATORS = {name + suffix for name in ('eq', 'ne', 'gt', 'ge', 'lt', 'le', 'like', 'notlike', 'match', 'notmatch',
@@ -55,15 +94,18 @@ def _collect(out):
     return collect(out)
 
 
-def foreach_object(ctx, params, input_items):
-    out = []
-    process = params.get('Process')
-    member = params.get('MemberName')
-    blocks = enumerate_value(process) if is_enumerable(process) else ([process] if process is not None else [])
-    begin, end = params.get('Begin'), params.get('End')
-    if begin is not None:
-        out.extend(ctx.invoke(begin, None))
-    for item in _items(params, input_items):
+class _ForEachObject(_Streaming):
+    """ForEach-Object (reference/5.1): -Begin once, -Process (one block or several) or -MemberName per object, -End
+    once; what the blocks write goes on at once."""
+
+    def begin(self):
+        process = self.params.get('Process')
+        self.blocks = enumerate_value(process) if is_enumerable(process) else ([process] if process is not None else [])
+        if self.params.get('Begin') is not None:
+            self.ctx.invoke(self.params['Begin'], None, out=self.out)
+
+    def each(self, item):
+        member = self.params.get('MemberName')
         if member is not None and not isinstance(member, ScriptBlock):
             from .members import is_method  # pylint: disable=import-outside-toplevel
             if _has_property(item, to_string(member)) or not is_method(item, to_string(member)):
@@ -71,17 +113,18 @@ def foreach_object(ctx, params, input_items):
             else:
                 # -MemberName names a method when the object has no such property.
                 from .members import invoke_method  # pylint: disable=import-outside-toplevel
-                arguments = params.get('ArgumentList', [])
+                arguments = self.params.get('ArgumentList', [])
                 value = invoke_method(item, to_string(member), enumerate_value(arguments) if is_enumerable(arguments)
-                                      else [arguments], ctx.interpreter, ctx.scope)
+                                      else [arguments], self.ctx.interpreter, self.ctx.scope)
             from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
-            out.extend(emit_list(value))
-            continue
-        for block in blocks:
-            out.extend(ctx.invoke(block, item))
-    if end is not None:
-        out.extend(ctx.invoke(end, None))
-    return out
+            self.out.extend(emit_list(value))
+            return
+        for block in self.blocks:
+            self.ctx.invoke(block, item, out=self.out)
+
+    def end(self):
+        if self.params.get('End') is not None:
+            self.ctx.invoke(self.params['End'], None, out=self.out)
 
 
 def _has_property(item, name):
@@ -106,7 +149,56 @@ def _property_name(prop):
     return to_string(prop)
 
 
-def select_object(ctx, params, input_items):
+def _selected(ctx, params, item):
+    """What Select-Object writes for one object: its -ExpandProperty, its -Property as a new object, or itself."""
+    if 'ExpandProperty' in params:
+        name = to_string(params['ExpandProperty'])
+        if isinstance(item, PSCustomObject) and name not in item.props or \
+                isinstance(item, Hashtable) and name not in item and get_member(item, name) is None:
+            ctx.write_error(PSError('Property "%s" cannot be found.' % name, 'System.ArgumentException',
+                                    'ExpandPropertyNotFound,Microsoft.PowerShell.Commands.SelectObjectCommand',
+                                    'InvalidArgument', target=item))
+            return []
+        value = get_member(item, name)
+        from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
+        return emit_list(value) if is_enumerable(value) else [value]
+    if 'Property' in params:
+        props = params['Property']
+        props = enumerate_value(props) if is_enumerable(props) else [props]
+        return [PSCustomObject((_property_name(prop), _property_value(ctx, item, prop)) for prop in props)]
+    return [item]
+
+
+class _SelectObject(_Streaming):
+    """Select-Object -First/-Skip/-Property/-ExpandProperty (reference/5.1) as each object comes; once it has its
+    -First objects it stops the commands before it (SelectObjectCommand's StopUpstreamCommandsException, PowerShell
+    3.0 and later)."""
+
+    def begin(self):
+        self.skip = int(self.params.get('Skip', 0))
+        self.first = int(self.params['First']) if 'First' in self.params else None
+        self.taken = 0
+
+    def each(self, item):
+        if self.skip:
+            self.skip -= 1
+            return
+        if self.first is not None and self.taken >= self.first:
+            raise StopUpstream(self)
+        self.taken += 1
+        self.out.extend(_selected(self.ctx, self.params, item))
+        if self.first is not None and self.taken >= self.first and self.piped:
+            raise StopUpstream(self)
+
+
+def _select_stage(ctx, params, piped):
+    if {'Last', 'Unique', 'Index', 'SkipLast', 'Wait'} & set(params):
+        return None
+    return _SelectObject(ctx, params, piped)
+
+
+def _select_collected(ctx, params, input_items):
+    """Select-Object with -Last or -Unique: it needs every object before it writes (EndProcessing)."""
     items = _items(params, input_items)
     if params.get('Unique'):
         # Select-Object -Unique compares case-sensitively in 5.1 (Select-Object reference, -Unique).
@@ -121,26 +213,13 @@ def select_object(ctx, params, input_items):
         first = items[:int(params['First'])] if 'First' in params else []
         last = items[len(items) - int(params['Last']):] if 'Last' in params and int(params['Last']) else []
         items = first + last if 'First' in params and 'Last' in params else (first if 'First' in params else last)
-    if 'ExpandProperty' in params:
-        name = to_string(params['ExpandProperty'])
-        out = []
-        for item in items:
-            if isinstance(item, PSCustomObject) and name not in item.props or \
-                    isinstance(item, Hashtable) and name not in item and get_member(item, name) is None:
-                ctx.write_error(PSError('Property "%s" cannot be found.' % name, 'System.ArgumentException',
-                                        'ExpandPropertyNotFound,Microsoft.PowerShell.Commands.SelectObjectCommand',
-                                        'InvalidArgument', target=item))
-                continue
-            value = get_member(item, name)
-            from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
-            out.extend(emit_list(value) if is_enumerable(value) else [value])
-        return out
-    if 'Property' in params:
-        props = params['Property']
-        props = enumerate_value(props) if is_enumerable(props) else [props]
-        return [PSCustomObject((_property_name(prop), _property_value(ctx, item, prop)) for prop in props)
-                for item in items]
-    return items
+    out = []
+    for item in items:
+        out.extend(_selected(ctx, params, item))
+    return out
+
+
+_select_stage.collect = _select_collected
 
 
 def sort_object(ctx, params, input_items):
@@ -271,17 +350,24 @@ def measure_object(ctx, params, input_items):
     return [result]
 
 
-def write_output(ctx, params, input_items):
-    if 'InputObject' not in params:
-        return list(input_items or [])
-    value = params['InputObject']
-    from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
-    if params.get('NoEnumerate'):
-        if isinstance(value, PSArray):
-            value = PSArray(value, value.element)
-            value.psobject_wrapped = True
-        return [value]
-    return emit_list(value)
+class _WriteOutput(_Streaming):
+    """Write-Output (reference/5.1): each object on; -InputObject enumerated unless -NoEnumerate."""
+
+    def process_first(self):
+        if 'InputObject' not in self.params:
+            return
+        value = self.params['InputObject']
+        from .interpreter import emit_list  # pylint: disable=import-outside-toplevel
+        if self.params.get('NoEnumerate'):
+            if isinstance(value, PSArray):
+                value = PSArray(value, value.element)
+                value.psobject_wrapped = True
+            self.emit(value)
+            return
+        self.out.extend(emit_list(value))
+
+    def each(self, item):
+        self.emit(item)
 
 
 def write_error(ctx, params, input_items):
@@ -313,8 +399,11 @@ def write_silent(ctx, params, input_items):
     return []
 
 
-def out_null(ctx, params, input_items):
-    return []
+class _OutNull(_Streaming):
+    """Out-Null (reference/5.1): each object is dropped as it comes."""
+
+    def each(self, item):
+        pass
 
 
 def new_object(ctx, params, input_items):
@@ -507,19 +596,19 @@ CONSTRUCTORS = {
 
 
 CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
-    ('Where-Object', where_object),
-    ('ForEach-Object', foreach_object),
-    ('Select-Object', select_object),
+    ('Where-Object', _streaming(_WhereObject)),
+    ('ForEach-Object', _streaming(_ForEachObject)),
+    ('Select-Object', _streaming(_select_stage)),
     ('Sort-Object', sort_object),
     ('Measure-Object', measure_object),
-    ('Write-Output', write_output),
+    ('Write-Output', _streaming(_WriteOutput)),
     ('Write-Error', write_error),
     ('Write-Warning', write_warning),
     ('Write-Verbose', write_silent),
     ('Write-Debug', write_silent),
     ('Write-Information', write_silent),
     ('Write-Host', write_silent),
-    ('Out-Null', out_null),
+    ('Out-Null', _streaming(_OutNull)),
     ('New-Object', new_object),
     ('Get-Command', get_command),
     ('ConvertTo-Json', convertto_json),
@@ -533,6 +622,12 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
 ALIASES = {'group': 'Group-Object', '?': 'Where-Object', 'where': 'Where-Object', '%': 'ForEach-Object', 'foreach': 'ForEach-Object',
            'select': 'Select-Object', 'sort': 'Sort-Object', 'measure': 'Measure-Object', 'echo': 'Write-Output',
            'write': 'Write-Output'}
+
+
+# Cmdlets that take every object before they write (EndProcessing in 5.1): a pipeline that fails before they end
+# loses their input on Windows too (pipeline.py).
+for _function in (sort_object, measure_object, group_object, convertto_json, convertfrom_json):
+    _function.collects = True
 
 
 def command_table():

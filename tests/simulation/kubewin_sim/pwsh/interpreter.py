@@ -14,13 +14,15 @@ Anything not implemented raises Unsupported, naming the construct and its line.
 """
 
 import decimal
+import re
 
 from . import operators as ops
 from . import types as pstypes
 from .dotnet import Version
 from .members import get_member, invoke_method, invoke_static, set_member
+from .pipeline import Stage, StageOutput, StopUpstream, ValuesStage, run_pipeline
 from .syntax import parse
-from .values import (AUTOMATION_NULL, ArrayList, EnumValue, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
+from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
                      PSError, PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable,
                      is_null, parse_number, to_bool, to_string, type_name)
 
@@ -68,6 +70,43 @@ class ErrorRecord:
 
     def to_string(self):
         return self.error.message
+
+
+# $PID (about_Automatic_Variables): the Id of the PowerShell process the session runs in; the Windows model lists that
+# process (windows/processes.py), so Get-Process -Id $PID finds it.
+SESSION_PROCESS_ID = 6100
+
+# The Python errors a model of Windows or .NET raises when it meets arguments it was not written for: where they come
+# out of a method or cmdlet, the engine reports the call as Unsupported (an overload or value it does not model).
+MODEL_FAILURES = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError, re.error)
+
+# $MaximumErrorCount's default (about_Preference_Variables).
+MAXIMUM_ERROR_COUNT = 256
+
+# How many loop iterations and script block invocations one run may take (Interpreter.tick).
+STEP_BUDGET = 1000000
+
+
+class InternalHost:
+    """$Host (about_Automatic_Variables): System.Management.Automation.Internal.Host.InternalHost, which wraps the host
+    the runspace runs in. Each of its members answers for that host (under win_powershell a host of the module's own
+    whose members forward to the host of its process: ansible.windows win_powershell.ps1, class
+    Ansible.Windows.WinPowerShell.Host), which the engine does not model: every member is Unsupported."""
+
+    NET = 'System.Management.Automation.Internal.Host.InternalHost'
+
+
+def _host_member(name):
+    def unsupported(_self):
+        raise Unsupported('$Host.%s (the host the runspace runs in is not modelled)' % name)
+    return property(unsupported)
+
+
+# The members of PSHost (.NET API reference: System.Management.Automation.Host.PSHost) and of InternalHost.
+for _member in ('Name', 'Version', 'InstanceId', 'UI', 'CurrentCulture', 'CurrentUICulture', 'PrivateData',
+                'DebuggerEnabled', 'IsRunspacePushed', 'Runspace', 'EnterNestedPrompt', 'ExitNestedPrompt',
+                'NotifyBeginApplication', 'NotifyEndApplication', 'PopRunspace', 'PushRunspace', 'SetShouldExit'):
+    setattr(InternalHost, _member, _host_member(_member))
 
 
 class CategoryInfo:
@@ -175,6 +214,107 @@ class Function:
         self.text = text
 
 
+class BlockRun(Stage):  # pylint: disable=too-many-instance-attributes
+    """A script block (function, `& {}`, script) invoked as a command (about_Functions "Piping Objects to
+    Functions", about_Functions_Advanced_Methods): its begin block once, its process block once per piped object
+    (once when nothing is piped), its end block once. A body without named blocks is the end block: it sees every
+    piped object in $input. Pipeline parameters are bound from each object (binding.PipelineBinding). `return` ends
+    the block it is in: in a process block, the processing of that object only (about_Return)."""
+
+    def __init__(self, interpreter, block, scope, named, positional, new_scope, dollar_under, is_script, name,  # pylint: disable=too-many-arguments
+                 piped):
+        super().__init__()
+        self.interpreter = interpreter
+        node = block.node
+        if node.type == 'program':
+            self.param_block = node.child('param_block')
+            body = node.child('statement_list')
+        else:
+            script_block = node if node.type == 'script_block' else node.child('script_block')
+            self.param_block = (node.child('param_block') or node.child('function_parameter_declaration')
+                                or (script_block.child('param_block') if script_block else None))
+            body = script_block.child('script_block_body') if script_block is not None else None
+        self.blocks = None
+        self.statements = None
+        if body is not None:
+            named_blocks = body.child('named_block_list')
+            if named_blocks is not None:
+                self.blocks = {child.child('block_name').text.lower(): child.child('statement_block')
+                               for child in named_blocks.all('named_block')}
+            else:
+                self.statements = body.child('statement_list') if body.type != 'statement_list' else body
+        self.scope = Scope(scope, scope.script if not is_script else None) if new_scope else scope
+        if is_script and not new_scope:
+            self.scope.script = self.scope
+        self.dollar_under = dollar_under
+        self.named = dict(named or {})
+        self.positional = list(positional)
+        self.name = name or 'script'
+        self.piped = piped
+        self.input = []
+        self.binding = None
+        self.out = StageOutput(self)
+
+    def __repr__(self):
+        return self.name
+
+    def begin(self):
+        from .binding import PipelineBinding, bind_script_parameters  # pylint: disable=import-outside-toplevel
+        self.interpreter.tick()
+        scope = self.scope
+        if self.dollar_under is not _UNSET:
+            scope.vars['_'] = self.dollar_under
+            scope.vars['psitem'] = self.dollar_under
+        bind_script_parameters(self.interpreter, self.param_block, scope, self.named, self.positional, self.name,
+                               piped=self.piped)
+        if self.piped:
+            self.binding = PipelineBinding(self.interpreter, self.param_block, scope, self.name)
+        scope.vars['input'] = PSArray()
+        if self.blocks is not None and 'begin' in self.blocks:
+            self._run(self.interpreter.exec_block, self.blocks['begin'])
+
+    def process(self, item):
+        self.received += 1
+        self.interpreter.tick()
+        if self.binding is not None and not self.binding.bind(item):
+            return
+        if self.blocks is not None and 'process' in self.blocks:
+            self.scope.vars['_'] = item
+            self.scope.vars['psitem'] = item
+            self.scope.vars['input'] = PSArray([item])
+            self._run(self.interpreter.exec_block, self.blocks['process'])
+        else:
+            self.input.append(item)
+
+    def process_first(self):
+        if self.blocks is not None and 'process' in self.blocks:
+            if self.dollar_under is _UNSET:
+                self.scope.vars['_'] = None
+                self.scope.vars['psitem'] = None
+            self._run(self.interpreter.exec_block, self.blocks['process'])
+
+    def end(self):
+        self.scope.vars['input'] = PSArray(self.input)
+        if self.blocks is not None:
+            if 'end' in self.blocks:
+                self._run(self.interpreter.exec_block, self.blocks['end'])
+        elif self.statements is not None:
+            self._run(self.interpreter.exec_statements, self.statements)
+
+    def _run(self, execute, node):
+        try:
+            execute(node, self.scope, self.out)
+        except Return:
+            pass
+        except ScriptTerminating as terminating:
+            if not terminating.record.script_terminating and self.interpreter.is_advanced(self.param_block, self.scope):
+                # An advanced function reports an error that -ErrorAction/$ErrorActionPreference Stop made
+                # terminating through $PSCmdlet: for its caller it ends the calling statement only
+                # (PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
+                raise terminating.record.error from None
+            raise
+
+
 class Interpreter:
     """One runspace: global scope, functions, commands (cmdlets and programs) and streams."""
 
@@ -188,6 +328,9 @@ class Interpreter:
         self.warnings = []
         self.information = []
         self.try_depth = 0
+        # Loop iterations and script block invocations so far, and how many a run may take (tick).
+        self.steps = 0
+        self.step_budget = STEP_BUDGET
         self.failures = 0
         self.error_list = ArrayList()
         self.environment = {}
@@ -203,8 +346,18 @@ class Interpreter:
         g['error'] = self.error_list
         g['lastexitcode'] = None
         g['?'] = True
+        g['pid'] = SESSION_PROCESS_ID
+        g['host'] = InternalHost()
         g['psversiontable'] = Hashtable([('PSVersion', Version('5.1.20348.2582')), ('PSEdition', 'Desktop'),
                                          ('CLRVersion', Version('4.0.30319.42000'))])
+
+    def tick(self):
+        """One loop iteration or script block invocation. A run that takes more than ``step_budget`` is Unsupported:
+        the engine's bound on a run, so a loop that never ends fails its test instead of hanging it."""
+        self.steps += 1
+        if self.steps > self.step_budget:
+            raise Unsupported('a run longer than %d loop iterations and script block invocations (the engine\'s bound)'
+                              % self.step_budget)
 
     # --- variables ------------------------------------------------------------------------------------
 
@@ -272,62 +425,24 @@ class Interpreter:
 
     def invoke_block(self, block, scope, out, named=None, positional=(), pipeline_input=None, new_scope=True,
                      dollar_under=_UNSET, is_script=False, name=None):
-        """Invoke a script block (a function body, `& {}`, a script) with bound arguments."""
-        node = block.node
-        if node.type == 'program':
-            param_block = node.child('param_block')
-            body = node.child('statement_list')
+        """Invoke a script block (a function body, `& {}`, a script) with bound arguments, ``pipeline_input`` (a list)
+        piped to it."""
+        run = BlockRun(self, block, scope, named, positional, new_scope, dollar_under, is_script, name,
+                       piped=pipeline_input is not None)
+        run.emit = out.append
+        run.begin()
+        if pipeline_input is None:
+            run.process_first()
         else:
-            script_block = node if node.type == 'script_block' else node.child('script_block')
-            param_block = (node.child('param_block') or node.child('function_parameter_declaration')
-                           or (script_block.child('param_block') if script_block else None))
-            body = script_block.child('script_block_body') if script_block is not None else None
-        call_scope = Scope(scope, scope.script if not is_script else None) if new_scope else scope
-        if is_script and not new_scope:
-            call_scope.script = call_scope
-        if dollar_under is not _UNSET:
-            call_scope.vars['_'] = dollar_under
-            call_scope.vars['psitem'] = dollar_under
-        from .binding import bind_script_parameters  # pylint: disable=import-outside-toplevel
-        bind_script_parameters(self, param_block, call_scope, dict(named or {}), list(positional), name or 'script')
-        call_scope.vars['input'] = PSArray(pipeline_input or [])
-        if body is None:
-            return
-        try:
-            named_blocks = body.child('named_block_list')
-            if named_blocks is not None:
-                blocks = {child.child('block_name').text.lower(): child.child('statement_block')
-                          for child in named_blocks.all('named_block')}
-                if 'begin' in blocks:
-                    self.exec_block(blocks['begin'], call_scope, out)
-                if 'process' in blocks:
-                    items = pipeline_input if pipeline_input is not None else [None]
-                    from .binding import pipeline_parameter  # pylint: disable=import-outside-toplevel
-                    target = pipeline_parameter(self, param_block, call_scope) if pipeline_input is not None else None
-                    for item in items:
-                        call_scope.vars['_'] = item
-                        call_scope.vars['psitem'] = item
-                        if target is not None:
-                            # A ValueFromPipeline parameter takes each piped object in turn (about_Functions_Advanced_Parameters).
-                            self.assign(call_scope, target.name, item)
-                        self.exec_block(blocks['process'], call_scope, out)
-                if 'end' in blocks:
-                    self.exec_block(blocks['end'], call_scope, out)
-            else:
-                statements = body.child('statement_list') if body.type != 'statement_list' else body
-                if statements is not None:
-                    self.exec_statements(statements, call_scope, out)
-        except Return:
-            pass
-        except ScriptTerminating as terminating:
-            if not terminating.record.script_terminating and self._is_advanced(param_block, call_scope):
-                # An advanced function reports an error that -ErrorAction/$ErrorActionPreference Stop made
-                # terminating through $PSCmdlet: for its caller it ends the calling statement only
-                # (PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
-                raise terminating.record.error from None
-            raise
+            for item in pipeline_input:
+                run.process(item)
+        run.end()
 
-    def _is_advanced(self, param_block, scope):
+    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None):  # pylint: disable=too-many-arguments
+        """A script block or function as a command of a pipeline (pipeline.py)."""
+        return BlockRun(self, block, scope, named, positional, new_scope, _UNSET, False, name, piped)
+
+    def is_advanced(self, param_block, scope):
         from .binding import signature  # pylint: disable=import-outside-toplevel
         return param_block is not None and signature(self, param_block, scope).advanced
 
@@ -382,8 +497,14 @@ class Interpreter:
             return
         except Break:
             raise ScriptTerminating(record) from None
-        self.error_list.insert(0, record)
+        self.record_error(record)
         self.errors.append(record)
+
+    def record_error(self, record):
+        """$Error: the newest record first, at most $MaximumErrorCount (256) of them (about_Preference_Variables,
+        about_Automatic_Variables)."""
+        self.error_list.insert(0, record)
+        del self.error_list[MAXIMUM_ERROR_COUNT:]
 
     def statement_error(self, error, line, scope):
         """A statement-terminating error: ends the statement only, unless a try encloses it or Stop is in force."""
@@ -400,7 +521,7 @@ class Interpreter:
         self.global_scope.vars['?'] = False
         if preference == 'ignore':
             return
-        self.error_list.insert(0, record)
+        self.record_error(record)
         if preference == 'stop':
             raise ScriptTerminating(record)
         if preference == 'silentlycontinue':
@@ -415,8 +536,7 @@ class Interpreter:
         handler(node, scope, out)
 
     def stmt_pipeline(self, node, scope, out):
-        for item in self.eval_pipeline(node, scope):
-            out.append(item)
+        self.eval_pipeline(node, scope, out)
 
     def stmt_function_statement(self, node, scope, _out):
         name = node.child('function_name').text.strip()
@@ -446,6 +566,7 @@ class Interpreter:
         items = [] if is_null(source) else (enumerate_value(source) if is_enumerable(source) else [source])
         body = node.child('statement_block')
         for item in items:
+            self.tick()
             self.assign(scope, variable, item)
             try:
                 self.exec_block(body, scope, out)
@@ -461,6 +582,7 @@ class Interpreter:
             self.eval_pipeline(init.child('pipeline'), scope)
         body = node.child('statement_block')
         while cond is None or to_bool(self.eval_condition(cond.child('pipeline'), scope)):
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -474,6 +596,7 @@ class Interpreter:
         condition = node.child('while_condition').child('pipeline')
         body = node.child('statement_block')
         while to_bool(self.eval_condition(condition, scope)):
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -487,6 +610,7 @@ class Interpreter:
         condition_node = node.child('while_condition') or node.fields.get('condition')
         condition = condition_node.child('pipeline')
         while True:
+            self.tick()
             try:
                 self.exec_block(body, scope, out)
             except Break:
@@ -502,8 +626,7 @@ class Interpreter:
         argument = node.child('pipeline')
         if keyword == 'return':
             if argument is not None:
-                for item in self.eval_pipeline(argument, scope):
-                    out.append(item)
+                self.eval_pipeline(argument, scope, out)
             raise Return()
         if keyword == 'break':
             raise Break()
@@ -523,29 +646,28 @@ class Interpreter:
                 # Windows PowerShell lets $ErrorActionPreference silence even throw outside try
                 # (PowerShell/PowerShell-Docs issue 1583, "Our Error Handling, Ourselves").
                 if preference == 'silentlycontinue':
-                    self.error_list.insert(0, record)
+                    self.record_error(record)
                 self.global_scope.vars['?'] = False
                 return
             raise ScriptTerminating(record)
         raise Unsupported('flow control %s' % keyword, node.line)
 
     def throw_record(self, value, line):
-        """What `throw X` throws (about_Throw): a string becomes a RuntimeException with that message;
-        an error record or exception is rethrown; any other object is the TargetObject of a RuntimeException."""
+        """What `throw X` throws (about_Throw; ExceptionHandlingOps.ConvertToException in System.Management.Automation):
+        an error record or exception is thrown as it is (a .NET exception with an error record whose error id is its
+        message); any other value, a string included, becomes a RuntimeException with the value's [string] as message
+        and error id, an inner RuntimeException of the same message, the value as TargetObject, category
+        OperationStopped; no value is the message ScriptHalted."""
         if isinstance(value, ErrorRecord):
             return ErrorRecord(value.error, line, script_terminating=True)
         if isinstance(value, ExceptionObject):
             return ErrorRecord(value.error, line, script_terminating=True)
         if getattr(value, 'Message', None) is not None and type(value).__name__ == 'ExceptionValue':
-            return ErrorRecord(PSError(value.Message, value.NET, value.NET.rsplit('.', 1)[-1], 'OperationStopped'),
-                               line, script_terminating=True)
-        if is_null(value):
-            error = PSError('ScriptHalted', error_id='ScriptHalted', category='OperationStopped')
-        elif isinstance(value, str):
-            error = PSError(value, category='OperationStopped')
-        else:
-            error = PSError(to_string(value), category='OperationStopped', target=value)
-        error.error_id = error.message if isinstance(value, str) else error.error_id
+            message = to_string(value.Message)
+            return ErrorRecord(PSError(message, value.NET, message, 'OperationStopped'), line, script_terminating=True)
+        text = 'ScriptHalted' if is_null(value) else to_string(value)
+        error = PSError(text, error_id=text, category='OperationStopped', inner=PSError(text),
+                        target=None if is_null(value) else value)
         return ErrorRecord(error, line, script_terminating=True)
 
     def stmt_try_statement(self, node, scope, out):
@@ -567,7 +689,8 @@ class Interpreter:
             previous = scope.vars.get('_', _UNSET)
             scope.vars['_'] = record
             scope.vars['psitem'] = record
-            self.error_list.insert(0, record) if record not in self.error_list else None
+            if record not in self.error_list:
+                self.record_error(record)
             try:
                 self.exec_block(handler.child('statement_block'), scope, out)
             finally:
@@ -578,7 +701,7 @@ class Interpreter:
                     scope.vars['psitem'] = previous
                 self._run_finally(final, scope, out)
             return
-        except Flow:
+        except (Flow, StopUpstream):
             self._run_finally(final, scope, out)
             raise
         self._run_finally(final, scope, out)
@@ -665,8 +788,10 @@ class Interpreter:
 
     # --- pipelines -------------------------------------------------------------------------------------------
 
-    def eval_pipeline(self, node, scope):
-        """Run a pipeline node; return the list of objects it writes to the success stream."""
+    def eval_pipeline(self, node, scope, out=None):
+        """Run a pipeline node, writing its success output to ``out`` as it comes (pipeline.py); return ``out``
+        (a new list when None)."""
+        out = [] if out is None else out
         if node.type == 'pipeline':
             inner = node.named_children
             if len(inner) != 1:
@@ -674,29 +799,36 @@ class Interpreter:
             node = inner[0]
         if node.type == 'assignment_expression':
             self.eval_assignment(node, scope)
-            return []
+            return out
         if node.type == 'pipeline_chain':
-            return self.eval_chain(node, scope)
-        return emit_list(self.eval_expression(node, scope))
+            return self.eval_chain(node, scope, out)
+        for item in emit_list(self.eval_expression(node, scope)):
+            out.append(item)
+        return out
 
-    def eval_chain(self, node, scope):
+    def eval_chain(self, node, scope, out):
         elements = [child for child in node.children if child.named and child.type != 'comment']
         if any(not child.named and child.type in ('&&', '||') for child in node.children):
             raise Unsupported('pipeline chain operators && and || (PowerShell 7)', node.line)
         if len(elements) == 1 and _is_step(elements[0]):
             # $i++ and ++$i as a statement write nothing (about_Assignment_Operators).
             self.eval_expression(elements[0], scope)
-            return []
-        data = None
+            return out
+        if len(elements) == 1 and elements[0].type != 'command':
+            for item in emit_list(self.eval_expression(elements[0], scope)):
+                out.append(item)
+            return out
+        from .commands import command_stage  # pylint: disable=import-outside-toplevel
+        stages = []
         for index, element in enumerate(elements):
             if element.type == 'command':
-                data = self.run_command(element, scope, data, index > 0)
+                stages.append(command_stage(self, element, scope, index > 0))
             else:
                 if index > 0:
                     raise PSError('Expressions are only allowed as the first element of a pipeline.',
                                   error_id='ExpressionsMustBeFirstInPipeline')
-                data = emit_list(self.eval_expression(element, scope))
-        return data if data is not None else []
+                stages.append(ValuesStage(emit_list(self.eval_expression(element, scope))))
+        return run_pipeline(stages, out)
 
     def eval_value(self, node, scope):
         """A pipeline used as a value: an expression keeps its value; commands' output is collected."""
@@ -708,7 +840,7 @@ class Interpreter:
             elements = [child for child in node.children if child.named and child.type != 'comment']
             if len(elements) == 1 and elements[0].type != 'command':
                 return self.eval_expression(elements[0], scope)
-            return collect(self.eval_chain(node, scope))
+            return collect(self.eval_chain(node, scope, []))
         if node.type == 'assignment_expression':
             # ($x = 5) writes the assigned value (about_Assignment_Operators).
             self.eval_assignment(node, scope)
@@ -742,6 +874,8 @@ class Interpreter:
                 self.assign_to(self._strip_unary(item_target), part, scope)
             return
         lvalue = self._strip_unary(targets[0] if len(targets) == 1 else target)
+        if operator not in ('=', '+=', '-=', '*=', '/=', '%='):
+            raise Unsupported('assignment operator %s' % operator, node.line)
         if operator != '=':
             if lvalue.type == 'variable' and ':' not in variable_name(lvalue):
                 # $x += 1 reads $x of the current scope only: a parent's $x is not seen (about_Scopes).
@@ -792,7 +926,8 @@ class Interpreter:
                     set_member(obj, name, value)
                 self.static_values[(obj.name.lower(), name.lower())] = value
                 return
-            set_member(obj, self.member_name(target, scope), value)
+            name = self.member_name(target, scope)
+            self.model_call(lambda: set_member(obj, name, value), 'setting %s.%s' % (type_name(obj), name), target.line)
         elif kind == 'element_access':
             obj = self.eval_expression(target.named_children[0], scope)
             index = self.eval_expression(target.named_children[1], scope)
@@ -932,6 +1067,8 @@ class Interpreter:
             value_node = entry.named_children[-1]
             value = self.eval_statement_value(value_node, scope)
             # A duplicate key is a parse error in PowerShell; the grammar accepts it, so refuse it here.
+            if isinstance(key, list):
+                raise Unsupported('a hashtable key that is an array', entry.line)
             if key in table:
                 raise PSError('Duplicate keys \'%s\' are not allowed in hash literals.' % key,
                               error_id='DuplicateKeyInHashLiteral')
@@ -973,7 +1110,7 @@ class Interpreter:
             return PSReference(lambda: self.lookup(scope, name), lambda new: self.assign(scope, name, new))
         if net_type.name == 'System.String' and is_enumerable(value):
             return to_string(value, self.ofs(scope))
-        return net_type.convert(value)
+        return self.model_call(lambda: net_type.convert(value), 'a cast to [%s]' % net_type.name, node.line)
 
     def ofs(self, scope):
         separator = self.lookup(scope, 'OFS')
@@ -1015,8 +1152,7 @@ class Interpreter:
         if operator == '-join':
             return ops.join(value)
         if operator == '-bnot':
-            # An enum stays of its type (the binder casts the complement back to the enum).
-            return value.enum(~value.value) if isinstance(value, EnumValue) else ~int(value)
+            return ops.bitwise_not(value)
         # ++$x and --$x come as pre_increment/pre_decrement_expression children (handled above).
         raise Unsupported('unary operator %s' % operator, node.line)
 
@@ -1092,6 +1228,7 @@ class Interpreter:
         start = pstypes.INT32.convert(self.eval_expression(node.named_children[0], scope))
         end = pstypes.INT32.convert(self.eval_expression(node.named_children[-1], scope))
         step = 1 if end >= start else -1
+        ops.within_bound(abs(end - start) + 1, 'a range')
         return PSArray(range(start, end + step, step))
 
     ex_range_argument_expression = ex_range_expression
@@ -1102,8 +1239,16 @@ class Interpreter:
         if any(not child.named and child.type == '::' for child in node.children):
             if isinstance(obj, pstypes.NetType) and (obj.name.lower(), name.lower()) in self.static_values:
                 return self.static_values[(obj.name.lower(), name.lower())]
-            return invoke_static(obj, name, None)
-        return get_member(obj, name)
+            return self.model_call(lambda: invoke_static(obj, name, None), '[%s]::%s' % (type_name(obj), name), node.line)
+        return self.model_call(lambda: get_member(obj, name), '%s.%s' % (type_name(obj), name), node.line)
+
+    @staticmethod
+    def model_call(call, what, line):
+        """A member of a modelled value read, set or invoked; a Python error of its model is Unsupported (MODEL_FAILURES)."""
+        try:
+            return call()
+        except MODEL_FAILURES as failure:
+            raise Unsupported('%s (%s: %s)' % (what, type(failure).__name__, failure), line) from None
 
     def member_name(self, node, scope):
         member = node.child('member_name')
@@ -1128,9 +1273,14 @@ class Interpreter:
         for argument in (listed.all('argument_expression') if listed else []):
             arguments.append(self.eval_expression(argument.named_children[0], scope))
         static = any(not child.named and child.type == '::' for child in node.children)
+        # A model that cannot take these arguments lacks the overload or conversion: Unsupported (model_call).
+        what = '%s%s%s with %d argument(s)' % (type_name(target) if not isinstance(target, pstypes.NetType)
+                                               else '[%s]' % target.name, '::' if static else '.', name, len(arguments))
         if static:
-            return invoke_static(target, name, arguments, interpreter=self, scope=scope)
-        return invoke_method(target, name, arguments, interpreter=self, scope=scope)
+            return self.model_call(lambda: invoke_static(target, name, arguments, interpreter=self, scope=scope), what,
+                                   node.line)
+        return self.model_call(lambda: invoke_method(target, name, arguments, interpreter=self, scope=scope), what,
+                               node.line)
 
     def ex_invocation_where_expression(self, node, scope):
         return self._magic_method(node, scope, 'where')

@@ -82,29 +82,66 @@ def to_json(value, depth, current=0):
 
 
 def _pretty(text):
-    """5.1's layout of non-compressed JSON: four spaces per level and two spaces after each colon."""
-    parsed = json.loads(text, object_pairs_hook=_Object, parse_float=decimal.Decimal)
-    lines = []
+    """5.1's layout of non-compressed JSON, applied to the serializer's compact text (ConvertToJsonCommand's
+    ConvertToPrettyJsonString as Windows PowerShell 5.1 shipped it; PowerShell/PowerShell before 6.0 moved to
+    Json.NET): a member or element per line, four spaces deeper than its container, two spaces after each colon; a
+    nested object or array opens after its key and its lines are indented past that key (by the key's quoted length
+    plus three), its closing bracket on a line of its own at the key's column; an empty one is its brackets on two
+    lines with an empty line between."""
+    if not text.startswith(('{', '[')):
+        return text
+    out = [text[0]]
+    _layout(text, 1, out, '', 0, text[0] == '{')
+    return ''.join(out)
 
-    def emit(node, indent):
-        pad = '    ' * indent
-        if isinstance(node, _Object):
-            if not node:
-                return '{\r\n\r\n' + pad + '}'
-            return '{\r\n' + ',\r\n'.join('%s    %s:  %s' % (pad, _string(key), emit(item, indent + 1))
-                                          for key, item in node) + '\r\n' + pad + '}'
-        if isinstance(node, list):
-            if not node:
-                return '[\r\n\r\n' + pad + ']'
-            return '[\r\n' + ',\r\n'.join('%s    %s' % (pad, emit(item, indent + 1)) for item in node) + '\r\n' + pad + ']'
-        if isinstance(node, bool) or node is None:
-            return json.dumps(node)
-        if isinstance(node, str):
-            return _string(node)
-        return str(node)
 
-    lines.append(emit(parsed, 0))
-    return ''.join(lines)
+def _string_end(text, index):
+    """The index of the quote that closes the string whose first character is at ``index``."""
+    while True:
+        if text[index] == '"':
+            backslashes = len(text[:index]) - len(text[:index].rstrip('\\'))
+            if backslashes % 2 == 0:
+                return index
+        index += 1
+
+
+def _layout(text, index, out, pad, extra, is_object):  # pylint: disable=too-many-arguments
+    """Lay out the object or array whose opening bracket is before ``index``; return the index of its closing one."""
+    out.append('\r\n')
+    inner = pad + ' ' * extra + '    '
+    line_start, in_key, head = True, True, 0
+    while index < len(text):
+        char = text[index]
+        if char in '{[':
+            if not is_object:
+                out.append(inner)
+            out.append(char)
+            index = _layout(text, index + 1, out, inner, head if is_object else 0, char == '{')
+            line_start = False
+        elif char in '}]':
+            out.append('\r\n' + pad + ' ' * extra + char)
+            return index
+        elif char == '"':
+            end = _string_end(text, index + 1)
+            out.append((inner if line_start else '') + text[index:end + 1])
+            if is_object and in_key:
+                head += end - index + 1
+            index, line_start = end, False
+        elif char == ':' and is_object:
+            out.append(':  ')
+            head += 3
+            line_start, in_key = False, False
+        elif char == ',':
+            out.append(',\r\n')
+            line_start, in_key, head = True, True, 0
+        else:
+            out.append((inner if line_start else '') + char)
+            if is_object and in_key:
+                head += 1
+            line_start = False
+        index += 1
+    raise PSError('The JSON string is in a bad format.', 'System.InvalidOperationException', 'JsonStringInBadFormat',
+                  'InvalidOperation')
 
 
 def _wrapped(item):
@@ -154,7 +191,7 @@ def convertfrom_json(ctx, params, input_items):
 
 def _convert(value):
     if isinstance(value, _Object):
-        return PSCustomObject((key, _convert(item)) for key, item in value)
+        return PSCustomObject(_members_once(value))
     if isinstance(value, list):
         return PSArray(_convert(item) for item in value)
     if isinstance(value, bool) or value is None or isinstance(value, str):
@@ -166,3 +203,21 @@ def _convert(value):
             return Int64(value)
         return decimal.Decimal(value)
     return value
+
+
+def _members_once(pairs):
+    """An object's members as JavaScriptSerializer's Dictionary leaves them (a key written twice keeps its place and
+    its last value), refused when two keys differ only in case: PowerShell's properties are case-insensitive
+    (ConvertFromJsonCommand in 5.1, WebCmdletStrings DuplicateKeysInJsonString)."""
+    members = {}
+    spelled = {}
+    for key, item in pairs:
+        known = spelled.get(key.lower())
+        if known is not None and known != key:
+            raise PSError("Cannot convert the JSON string because a dictionary that was converted from the string "
+                          "contains the duplicated keys '%s' and '%s'." % (known, key), 'System.InvalidOperationException',
+                          'DuplicateKeysInJsonString,Microsoft.PowerShell.Commands.ConvertFromJsonCommand',
+                          'InvalidOperation')
+        spelled[key.lower()] = key
+        members[key] = _convert(item)
+    return list(members.items())

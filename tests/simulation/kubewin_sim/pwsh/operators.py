@@ -10,8 +10,8 @@ import decimal
 import re
 
 from . import types as pstypes
-from .values import (Char, EnumValue, Hashtable, Int64, PSArray, PSError, ScriptBlock, Unsupported, _Integral,
-                     enumerate_value, is_enumerable, is_null, is_number, to_bool, to_number, to_string, type_name)
+from .values import (Char, EnumValue, Hashtable, Int64, PSArray, PSError, ScriptBlock, Single, UInt32, UInt64,
+                     Unsupported, enumerate_value, is_enumerable, is_null, is_number, to_bool, to_number, to_string, type_name)
 
 
 # --- regular expressions: .NET syntax to Python's -------------------------------------------------------
@@ -57,6 +57,8 @@ def wildcard(pattern, case_sensitive=False):
             end = pattern.find(']', index + 1)
             if end < 0:
                 out.append(re.escape(char))
+            elif end == index + 1:
+                raise _bad_wildcard(pattern)
             else:
                 out.append('[' + pattern[index + 1:end].replace('\\', '\\\\') + ']')
                 index = end
@@ -64,13 +66,22 @@ def wildcard(pattern, case_sensitive=False):
             out.append(re.escape(char))
         index += 1
     out.append('$')
-    return _compile_plain(''.join(out), case_sensitive)
+    return _compile_plain(''.join(out), case_sensitive, pattern)
 
 
-def _compile_plain(pattern, case_sensitive):
+def _bad_wildcard(pattern):
+    # WildcardPattern refuses a bracket expression it cannot read (about_Wildcards; WildcardPatternException).
+    return PSError('The specified wildcard character pattern is not valid: %s' % pattern,
+                   'System.Management.Automation.WildcardPatternException', 'RuntimeException', 'InvalidArgument')
+
+
+def _compile_plain(pattern, case_sensitive, wildcard_text=None):
     key = ('like', pattern, case_sensitive)
     if key not in _CACHE:
-        _CACHE[key] = re.compile(pattern, re.DOTALL | (0 if case_sensitive else re.IGNORECASE))
+        try:
+            _CACHE[key] = re.compile(pattern, re.DOTALL | (0 if case_sensitive else re.IGNORECASE))
+        except re.error:
+            raise _bad_wildcard(wildcard_text) from None
     return _CACHE[key]
 
 
@@ -191,13 +202,19 @@ def compare(left, right, case_sensitive=False):
                           'System.Management.Automation.RuntimeException', 'ComparisonFailure') from None
         a = left.value if isinstance(left, EnumValue) else left
         b = converted.value if isinstance(converted, EnumValue) else converted
+        if b is None:
+            # An empty string is 0 as a number (about_Type_Conversion).
+            b = 0
         return (a > b) - (a < b)
     if type(left) is not type(right):  # pylint: disable=unidiomatic-typecheck
         target = pstypes.resolve(type_name(left))
         if target is not None:
             right = target.convert(right)
     if hasattr(left, '__lt__') and type(left) is type(right):  # pylint: disable=unidiomatic-typecheck
-        return (left > right) - (left < right)
+        try:
+            return (left > right) - (left < right)
+        except TypeError:
+            pass  # a value whose model has no order (SwitchParameter): not IComparable
     raise PSError('Cannot compare "%s" because it is not IComparable.' % to_string(left),
                   'System.Management.Automation.RuntimeException', 'NotIcomparable')
 
@@ -264,7 +281,10 @@ def comparison(op, left, right, state=None):
             return target.convert(left)
         except PSError:
             return None
-    raise PSError('unknown operator %s' % op)
+    if name in ('shl', 'shr'):
+        # The grammar reads -shl and -shr as comparison operators (about_Arithmetic_Operators: bitwise shifts).
+        return bitwise(name, left, right)
+    raise Unsupported('operator %s' % op)
 
 
 def replace(left, right, cs=False):
@@ -272,7 +292,8 @@ def replace(left, right, cs=False):
     if len(items) > 2:
         raise PSError('The -replace operator allows only two elements to follow it, not %d.' % len(items),
                       'System.Management.Automation.RuntimeException', 'BadReplaceArgument')
-    pattern = items[0]
+    # No element at all is the empty pattern (ParserOps.ReplaceOperator's defaults).
+    pattern = items[0] if items else ''
     replacement = items[1] if len(items) > 1 else ''
     compiled = regex(pattern, cs)
     function = dotnet_replacement(replacement)
@@ -284,7 +305,7 @@ def replace(left, right, cs=False):
 def split(left, right, cs=False):
     """-split: a .NET regex, optional maximum number of substrings (about_Split)."""
     items = enumerate_value(right) if is_enumerable(right) else [right]
-    pattern, limit = items[0], (int(to_number(items[1])) if len(items) > 1 else 0)
+    pattern, limit = items[0], (pstypes.INT32.convert(items[1]) if len(items) > 1 else 0)
     options = to_string(items[2]).lower() if len(items) > 2 else ''
     if isinstance(pattern, ScriptBlock):
         raise Unsupported('-split with a script block')
@@ -317,16 +338,93 @@ def join(left, right=None):
 
 # --- arithmetic ---------------------------------------------------------------------------------------------
 
-def _numeric_result(value, left, right):
-    """The type of an arithmetic result: the wider operand's type; an integer overflow widens
-    (Int32 -> Int64 -> Double: about_Arithmetic_Operators)."""
-    if isinstance(value, float) or isinstance(value, decimal.Decimal):
-        return value
-    wide = isinstance(left, Int64) or isinstance(right, Int64)
-    if wide:
-        return Int64(value) if Int64.MIN <= value <= Int64.MAX else float(value)
-    # Int32 arithmetic that overflows gives a Double, not an Int64 (about_Arithmetic_Operators).
-    return int(value) if -2 ** 31 <= value <= 2 ** 31 - 1 else float(value)
+# The numeric binary operations of PowerShell's binder (PowerShell/PowerShell, engine/runtime/Binding/Binders.cs
+# BinaryNumericOp and FigureSignedUnsignedInt; engine/runtime/Operations/NumericOps.cs IntOps, UIntOps, LongOps,
+# ULongOps, DoubleOps, DecimalOps): the operation is that of the wider operand by TypeCode order; below Int32 it is an
+# Int32 operation; UInt32 and UInt64 with a signed operand stay unsigned unless that operand is negative (then Int64,
+# and Decimal for UInt64); an integer result outside its type is a Double (about_Arithmetic_Operators: "the type of
+# the result is widened"; its example ([int32]::minvalue + [uint32]::maxvalue) is an Int64); Single and Double give a
+# Double; Decimal gives a Decimal (an overflow is an error, not a Double).
+_TYPE_CODES = {'SByte': 5, 'Byte': 6, 'Int16': 7, 'UInt16': 8, 'UInt32': 10, 'Int64': 11, 'UInt64': 12}
+_SIGNED_CODES = (5, 7, 9, 11)
+_INTEGRAL_KINDS = {
+    'int': (-2 ** 31, 2 ** 31 - 1, int, 31),
+    'uint': (0, 2 ** 32 - 1, UInt32, 31),
+    'long': (-2 ** 63, 2 ** 63 - 1, Int64, 63),
+    'ulong': (0, 2 ** 64 - 1, UInt64, 63),
+}
+_DECIMAL_MAX = decimal.Decimal('79228162514264337593543950335')
+
+
+def _type_code(number):
+    """System.TypeCode of a number (bool counts as Int32 once converted: to_number)."""
+    if isinstance(number, decimal.Decimal):
+        return 15
+    if isinstance(number, float):
+        return 14 if not isinstance(number, Single) else 13
+    return _TYPE_CODES.get(type(number).__name__, 9)
+
+
+def _operation(a, b):
+    """The kind of operation PowerShell's binder picks for two numbers."""
+    codes = (_type_code(a), _type_code(b))
+    code = max(codes)
+    negative_signed = any(code_ in _SIGNED_CODES and number < 0 for code_, number in zip(codes, (a, b)))
+    if code <= 9:
+        return 'int'
+    if code == 10:
+        return 'long' if negative_signed else 'uint'
+    if code == 11:
+        return 'long'
+    if code == 12:
+        return 'decimal-or-double' if negative_signed else 'ulong'
+    if code in (13, 14):
+        return 'double'
+    return 'decimal'
+
+
+def _to_decimal(number):
+    # Convert.ToDecimal(Double) keeps 15 significant digits (.NET API reference).
+    return decimal.Decimal(format(number, '.15g')) if isinstance(number, float) else decimal.Decimal(number)
+
+
+def _decimal_result(value):
+    if abs(value) > _DECIMAL_MAX:
+        raise PSError('Value was either too large or too small for a Decimal.', 'System.OverflowException',
+                      'RuntimeException')
+    return value
+
+
+def _integral_result(value, kind):
+    low, high, make, _mask = _INTEGRAL_KINDS[kind]
+    return make(value) if low <= value <= high else float(value)
+
+
+def _numeric(a, b, integral, floating, exact):
+    """Apply an operation as the binder does: ``integral`` on Python ints, ``floating`` on floats, ``exact`` on
+    Decimals."""
+    kind = _operation(a, b)
+    if kind == 'double':
+        return floating(float(a), float(b))
+    if kind == 'decimal':
+        return _decimal_result(exact(_to_decimal(a), _to_decimal(b)))
+    if kind == 'decimal-or-double':
+        # [int64] negative with [uint64]: a Decimal operation that falls back to Double when it overflows.
+        value = exact(decimal.Decimal(int(a)), decimal.Decimal(int(b)))
+        return value if abs(value) <= _DECIMAL_MAX else floating(float(a), float(b))
+    value = integral(int(a), int(b))
+    return value if isinstance(value, float) else _integral_result(value, kind)
+
+
+def _c_remainder(a, b):
+    """C#'s %: the sign follows the dividend."""
+    result = abs(a) % abs(b)
+    return -result if a < 0 else result
+
+
+def _numbers(left, right):
+    a, b = to_number(left), to_number(right)
+    return (int(a) if isinstance(a, bool) else a), (int(b) if isinstance(b, bool) else b)
 
 
 def add(left, right):
@@ -353,18 +451,8 @@ def add(left, right):
 
 
 def _arith(function, left, right, name):
-    a, b = to_number(left), to_number(right)
-    if isinstance(a, bool):
-        a = int(a)
-    if isinstance(b, bool):
-        b = int(b)
-    if isinstance(a, decimal.Decimal) or isinstance(b, decimal.Decimal):
-        if isinstance(a, float) or isinstance(b, float):
-            return function(float(a), float(b))
-        return function(decimal.Decimal(a), decimal.Decimal(b))
-    if isinstance(a, float) or isinstance(b, float):
-        return function(float(a), float(b))
-    return _numeric_result(function(int(a), int(b)), a, b)
+    a, b = _numbers(left, right)
+    return _numeric(a, b, function, function, function)
 
 
 def subtract(left, right):
@@ -373,39 +461,46 @@ def subtract(left, right):
     return _arith(lambda a, b: a - b, left, right, 'op_Subtraction')
 
 
+# The most elements (or characters) a range or a repetition may make here: a larger one is Unsupported, an engine
+# bound (Windows PowerShell makes it, memory allowing).
+LARGEST_COLLECTION = 1000000
+
+
+def within_bound(count, what):
+    if count > LARGEST_COLLECTION:
+        raise Unsupported('%s of %d elements (the engine makes %d at most)' % (what, count, LARGEST_COLLECTION))
+    return count
+
+
 def multiply(left, right):
     if isinstance(left, str):
-        return left * int(to_number(right))
+        times = int(to_number(right))
+        within_bound(len(left) * max(times, 0), 'a repeated string')
+        return left * times
     if is_enumerable(left):
-        return PSArray(enumerate_value(left) * int(to_number(right)))
+        items = enumerate_value(left)
+        times = int(to_number(right))
+        within_bound(len(items) * max(times, 0), 'a repeated array')
+        return PSArray(items * times)
     return _arith(lambda a, b: a * b, left, right, 'op_Multiply')
 
 
 def divide(left, right):
-    a, b = to_number(left), to_number(right)
+    a, b = _numbers(left, right)
     if b == 0:
         raise PSError('Attempted to divide by zero.', 'System.Management.Automation.RuntimeException',
                       'RuntimeException')
-    if isinstance(a, decimal.Decimal) or isinstance(b, decimal.Decimal):
-        return decimal.Decimal(a) / decimal.Decimal(b)
-    if isinstance(a, float) or isinstance(b, float):
-        return float(a) / float(b)
-    # Integer division that leaves a remainder gives a Double (about_Arithmetic_Operators).
-    if int(a) % int(b) == 0:
-        return _numeric_result(int(a) // int(b), a, b)
-    return float(a) / float(b)
+    # Integer division that leaves a remainder gives a Double (about_Arithmetic_Operators; IntOps.Divide).
+    return _numeric(a, b, lambda x, y: x // y if x % y == 0 else float(x) / float(y), lambda x, y: x / y,
+                    lambda x, y: x / y)
 
 
 def modulo(left, right):
-    a, b = to_number(left), to_number(right)
+    a, b = _numbers(left, right)
     if b == 0:
         raise PSError('Attempted to divide by zero.', 'System.Management.Automation.RuntimeException')
-    if isinstance(a, float) or isinstance(b, float):
-        import math  # pylint: disable=import-outside-toplevel
-        return math.fmod(a, b)
-    # C# remainder: the sign follows the dividend.
-    result = abs(int(a)) % abs(int(b))
-    return _numeric_result(-result if a < 0 else result, a, b)
+    import math  # pylint: disable=import-outside-toplevel
+    return _numeric(a, b, _c_remainder, math.fmod, lambda x, y: x % y)
 
 
 def op_error(op, left):
@@ -414,10 +509,22 @@ def op_error(op, left):
                    'System.Management.Automation.RuntimeException', 'MethodNotFound')
 
 
+def _bitwise_kind(*numbers):
+    code = max(_type_code(number) for number in numbers)
+    return 'int' if code <= 9 else 'uint' if code == 10 else 'long' if code == 11 else 'ulong'
+
+
 def bitwise(op, left, right):
+    """-band, -bor, -bxor, -shl, -shr in the type of Binders.cs GetBitwiseOpType (Int32 up to Int32, then UInt32,
+    Int64, else UInt64), the result wrapped to that type; a shift count masked as C# masks it (5 or 6 bits)."""
     enum = left.enum if isinstance(left, EnumValue) else None
-    a = left.value if isinstance(left, EnumValue) else int(to_number(left))
-    b = right.value if isinstance(right, EnumValue) else int(to_number(right))
+    a = left.value if isinstance(left, EnumValue) else to_number(left)
+    b = right.value if isinstance(right, EnumValue) else to_number(right)
+    if any(isinstance(number, (float, decimal.Decimal)) for number in (a, b)):
+        raise Unsupported('a bitwise operator on a Double or Decimal operand')
+    kind = _bitwise_kind(a, b)
+    low, high, make, mask = _INTEGRAL_KINDS[kind]
+    a, b = int(a), int(b)
     if op == 'band':
         value = a & b
     elif op == 'bor':
@@ -425,12 +532,25 @@ def bitwise(op, left, right):
     elif op == 'bxor':
         value = a ^ b
     elif op == 'shl':
-        value = a << b
+        value = a << (b & mask)
     else:
-        value = a >> b
+        value = a >> (b & mask)
     if enum is not None and op in ('band', 'bor', 'bxor'):
         return enum(value)
-    return _numeric_result(value, a if not isinstance(left, _Integral) else left, b)
+    width = high - low + 1
+    value = (value - low) % width + low
+    return make(value)
+
+
+def bitwise_not(value):
+    """-bnot: the complement in the operand's bitwise type (GetBitwiseOpType: Int32 up to Int32, then UInt32, Int64,
+    UInt64); $null is 0; an enum stays of its type (the binder casts the complement back to the enum)."""
+    if isinstance(value, EnumValue):
+        return value.enum(~value.value)
+    number = to_number(value)
+    if isinstance(number, (float, decimal.Decimal)):
+        raise Unsupported('-bnot of a Double or Decimal operand')
+    return bitwise('bxor', number, -1 if _type_code(number) <= 9 else _INTEGRAL_KINDS[_bitwise_kind(number)][1])
 
 
 # --- the format operator ------------------------------------------------------------------------------------
@@ -504,4 +624,4 @@ def negate(value):
     number = to_number(value)
     if isinstance(number, (float, decimal.Decimal)):
         return -number
-    return _numeric_result(-int(number), number, 0)
+    return subtract(0, number)

@@ -4,11 +4,13 @@ The tree-sitter node objects are slow to walk from Python, and the same scripts 
 times in a test session, so each text is parsed once and turned into plain ``Node`` objects.
 """
 
+import bisect
 import functools
 
 import tree_sitter
 import tree_sitter_pwsh
 
+from .grammar_gaps import parse_repaired
 from .values import Unsupported
 
 _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_pwsh.language()))
@@ -54,21 +56,23 @@ class Node:
         return 'Node(%s, %r)' % (self.type, self.text[:40])
 
 
-def _convert(tree, source):
-    """The tree as Node objects, walked with a cursor (asking a node for its children's field names is slow)."""
+def _convert(tree, source, repaired):
+    """The tree as Node objects, walked with a cursor (asking a node for its children's field names is slow).
+
+    ``repaired``: the offsets of the spaces grammar_gaps read as newlines; lines are counted in the original text.
+    """
     cursor = tree.walk()
     root = None
     stack = []
     while True:
         ts_node = cursor.node
+        line = ts_node.start_point[0] + 1 - (bisect.bisect_left(repaired, ts_node.start_byte) if repaired else 0)
         if ts_node.type in _PS7_ONLY:
-            raise ParseError(_PS7_ONLY[ts_node.type], ts_node.start_point[0] + 1)
+            raise ParseError(_PS7_ONLY[ts_node.type], line)
         if ts_node.is_error or ts_node.is_missing:
             raise Unsupported('text the PowerShell grammar cannot parse: %r'
-                              % source[ts_node.start_byte:ts_node.end_byte][:60].decode('utf-8', 'replace'),
-                              ts_node.start_point[0] + 1)
-        node = Node(ts_node.type, ts_node.is_named, ts_node.start_byte, ts_node.end_byte, ts_node.start_point[0] + 1,
-                    source)
+                              % source[ts_node.start_byte:ts_node.end_byte][:60].decode('utf-8', 'replace'), line)
+        node = Node(ts_node.type, ts_node.is_named, ts_node.start_byte, ts_node.end_byte, line, source)
         if stack:
             parent = stack[-1]
             parent.children.append(node)
@@ -115,7 +119,8 @@ class Program:
 
 @functools.lru_cache(maxsize=256)
 def parse(text):
-    """The program for ``text``; a parse error is Unsupported (the grammar, not the script, may be at fault)."""
+    """The program for ``text``; a parse error is Unsupported (the grammar, not the script, may be at fault), once
+    the known gaps of the grammar are closed (grammar_gaps.py)."""
     source = text.encode('utf-8')
-    tree = _PARSER.parse(source)
-    return Program(_convert(tree, source), source)
+    tree, repaired = parse_repaired(_PARSER, source)
+    return Program(_convert(tree, source, repaired), source)

@@ -44,6 +44,7 @@ after exit without a handle) read as $null, as PowerShell's member access report
 import contextvars
 import ntpath
 
+from ..pwsh.interpreter import SESSION_PROCESS_ID
 from ..pwsh.types import NetType, register
 from ..pwsh.values import (AUTOMATION_NULL, Hashtable, PSError, UInt32, Unsupported, enumerate_value, is_enumerable,
                            to_string)
@@ -393,15 +394,24 @@ register(NetType('System.Diagnostics.ProcessStartInfo', test=lambda value: isins
                  constructor=ProcessStartInfo), 'Diagnostics.ProcessStartInfo')
 
 
+# The PowerShell process the session's script runs in, whose Id is $PID (pwsh/interpreter.py). Under win_powershell
+# that is the module's own powershell.exe, running for as long as the script does.
+POWERSHELL_EXE = 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe'
+
+
+def _still_running():
+    return type('Running', (), {'stdout_lines': [], 'stderr_lines': [], 'exit_code': 0, 'seconds': float('inf')})
+
+
 def _running(host):
-    """Processes of running services (their program file) and of started programs still running."""
-    out = []
+    """The session's own PowerShell process, processes of running services (their program file) and of started
+    programs still running."""
+    out = [Process(SESSION_PROCESS_ID, POWERSHELL_EXE, _still_running(), True)]
     for index, service in enumerate(sorted(host.node.data['services'].values(), key=lambda s: s.get('name', ''))):
         if service.get('state') == 'running' and service.get('command_line'):
             line = service['command_line'].strip()
             program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
-            result = type('Running', (), {'stdout_lines': [], 'stderr_lines': [], 'exit_code': 0, 'seconds': float('inf')})
-            out.append(Process(1000 + 4 * index, program, result, True))
+            out.append(Process(1000 + 4 * index, program, _still_running(), True))
     return out + [process for process in _processes(host) if process.running]
 
 
