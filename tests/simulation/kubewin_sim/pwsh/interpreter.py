@@ -91,22 +91,10 @@ class InternalHost:
     """$Host (about_Automatic_Variables): System.Management.Automation.Internal.Host.InternalHost, which wraps the host
     the runspace runs in. Each of its members answers for that host (under win_powershell a host of the module's own
     whose members forward to the host of its process: ansible.windows win_powershell.ps1, class
-    Ansible.Windows.WinPowerShell.Host), which the engine does not model: every member is Unsupported."""
+    Ansible.Windows.WinPowerShell.Host), which the engine does not model: the model implements none of the members
+    its documented list (netmembers/windows.json) holds, so every one is Unsupported."""
 
     NET = 'System.Management.Automation.Internal.Host.InternalHost'
-
-
-def _host_member(name):
-    def unsupported(_self):
-        raise Unsupported('$Host.%s (the host the runspace runs in is not modelled)' % name)
-    return property(unsupported)
-
-
-# The members of PSHost (.NET API reference: System.Management.Automation.Host.PSHost) and of InternalHost.
-for _member in ('Name', 'Version', 'InstanceId', 'UI', 'CurrentCulture', 'CurrentUICulture', 'PrivateData',
-                'DebuggerEnabled', 'IsRunspacePushed', 'Runspace', 'EnterNestedPrompt', 'ExitNestedPrompt',
-                'NotifyBeginApplication', 'NotifyEndApplication', 'PopRunspace', 'PushRunspace', 'SetShouldExit'):
-    setattr(InternalHost, _member, _host_member(_member))
 
 
 class CategoryInfo:

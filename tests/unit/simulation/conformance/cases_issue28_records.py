@@ -30,6 +30,9 @@ CASES = [
     Case('host-is-internal-host', "$Host.GetType().FullName",
          ['System.Management.Automation.Internal.Host.InternalHost'],
          source=AUTO + ' $Host: an object that represents the current host application (the InternalHost wrapper)'),
+    Case('host-members-are-refused', "try { $Host.UI } catch { 'caught' }", [], exit_code=2, unsupported='UI of',
+         source=AUTO + ' $Host: InternalHost has UI (PowerShell/PowerShell 60b3b304f2 engine/hostifaces/InternalHost.cs); '
+                       'the host is not modelled, so its members are refused, never $null'),
     Case('tojson-nested-object-indented-past-key',
          "[ordered]@{ a = 1; bb = [ordered]@{ c = 2 } } | ConvertTo-Json",
          ['{\r\n    "a":  1,\r\n    "bb":  {\r\n               "c":  2\r\n           }\r\n}'],
