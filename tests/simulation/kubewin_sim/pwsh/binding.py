@@ -248,8 +248,9 @@ class PipelineBinding:
                 for decl in self.by_value:
                     self._bind(decl, item, convert, bound)
                 for decl in self.by_name:
-                    if decl.name not in bound and _has_property(item, decl):
-                        self._bind(decl, _property(item, decl), convert, bound)
+                    found = _property(item, decl) if decl.name not in bound else None
+                    if found is not None:
+                        self._bind(decl, found[0], convert, bound)
         except PSError as error:
             # A value that converts but fails the parameter's validation (ValidateSet, ValidatePattern...).
             self._object_error(error.message, error.error_id.split(',')[0], item)
@@ -293,17 +294,15 @@ def _is_of_type(value, decl):
     return decl.type is None or decl.type.name == 'System.Object' or type_name(value) == decl.type.name
 
 
-def _has_property(item, decl):
-    """Whether ``item`` has a property of the parameter's name or an alias: a dictionary's keys are not properties."""
-    from .members import _has_member  # pylint: disable=import-outside-toplevel
-    return not isinstance(item, (Hashtable, str)) and not is_null(item) and \
-        any(_has_member(item, name) for name in [decl.name] + decl.aliases)
-
-
 def _property(item, decl):
-    from .members import _has_member, get_member  # pylint: disable=import-outside-toplevel
-    name = next(name for name in [decl.name] + decl.aliases if _has_member(item, name))
-    return get_member(item, name)
+    """(value,) of the item's property of the parameter's name or of an alias (members.adapted_property: a
+    dictionary's keys are not properties), or None when it has none."""
+    from .members import adapted_property  # pylint: disable=import-outside-toplevel
+    for name in [decl.name] + decl.aliases:
+        has, value = adapted_property(item, name)
+        if has:
+            return (value,)
+    return None
 
 
 def is_switch(interpreter, param_block, scope, written):

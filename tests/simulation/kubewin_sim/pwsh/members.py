@@ -374,13 +374,20 @@ def _dictionary_member(table, name):
         return table[name]
     if name.isdigit() and int(name) in table:
         return table[int(name)]
+    return _dictionary_property(table, name)
+
+
+# The properties of Hashtable/OrderedDictionary the engine implements (.NET API reference: Hashtable.Count, .Keys,
+# .Values).
+_DICTIONARY_PROPERTIES = {'count': len, 'keys': lambda table: PSArray(table.keys()),
+                          'values': lambda table: PSArray(table.values())}
+
+
+def _dictionary_property(table, name):
+    """A property of the dictionary itself (not a key)."""
     lower = name.lower()
-    if lower == 'count':
-        return len(table)
-    if lower == 'keys':
-        return PSArray(table.keys())
-    if lower == 'values':
-        return PSArray(table.values())
+    if lower in _DICTIONARY_PROPERTIES:
+        return _DICTIONARY_PROPERTIES[lower](table)
     documented = netmembers.of_value(table)
     if documented is not None and documented.member(name) is not None:
         raise Unsupported('%s of [%s] (a member of the type the engine does not implement)'
@@ -428,6 +435,33 @@ def has_property(obj, name):
         return name.lower() in (('length',) if isinstance(obj, str) else ('count', 'length'))
     attribute = _model_attribute(obj, name)
     return attribute is not None and not callable(getattr(obj, attribute))
+
+
+def adapted_property(obj, name):
+    """(True, value) when ``name`` is a property of the value as its PSObject lists it, else (False, None): what
+    ValueFromPipelineByPropertyName binds from (about_Functions_Advanced_Parameters: "the pipeline object must have a
+    property with the same name or alias as the parameter"; PowerShell/PowerShell 60b3b304f2
+    engine/CmdletParameterBinderController.cs reads the object's properties). A PSCustomObject's note properties; a
+    dictionary's own properties (Count, Keys...), never its keys; a property of the value's documented type.
+    Unsupported where the type has the property and the model does not implement it, or where the engine cannot tell
+    (no complete member list), as for any member (get_member)."""
+    if is_null(obj):
+        return False, None
+    if isinstance(obj, PSCustomObject) and name in obj.props:
+        return True, obj.props[name]
+    if isinstance(obj, Hashtable):
+        if name.lower() in _DICTIONARY_PROPERTIES:
+            return True, _DICTIONARY_PROPERTIES[name.lower()](obj)
+    elif not isinstance(obj, PSCustomObject) and has_property(obj, name):
+        return True, get_member(obj, name)
+    documented = netmembers.of_value(obj)
+    member = documented.member(name) if documented is not None else None
+    if member is not None and isinstance(member[1], list):
+        return False, None  # a method is no property
+    if member is not None or documented is None or not documented.complete:
+        # get_member's rule for a property the model does not implement: Unsupported (this raises).
+        _missing_member(obj, name)
+    return False, None
 
 
 def is_method(obj, name):

@@ -53,6 +53,20 @@ CASES = [
          errors=['The input object cannot be bound to any parameters for the command'],
          source=ADV + ': by property name needs a property; a hashtable\'s keys are not its properties ('
                       'about_Hash_Tables: [pscustomobject] makes properties of them)'),
+    Case('vfpbpn-binds-a-dotnet-property',
+         "function f { param([Parameter(ValueFromPipelineByPropertyName)]$Length) process { $Length } }; 'abc' | f",
+         ['3'], source=SRC + ': the object\'s properties are its PSObject\'s, a .NET type\'s adapted ones included '
+                             '(String.Length, .NET API reference)'),
+    Case('vfpbpn-binds-a-dictionary-own-property',
+         "function f { param([Parameter(ValueFromPipelineByPropertyName)]$Count) process { $Count } }; "
+         "@{ a = 1; b = 2 } | f", ['2'],
+         source=SRC + ': a hashtable\'s own properties are properties (Hashtable.Count, .NET API reference), its keys '
+                      'are not'),
+    Case('vfpbpn-refuses-an-unmodelled-property',
+         "function f { param([Parameter(ValueFromPipelineByPropertyName)]$IsReadOnly) process { $IsReadOnly } }; "
+         "try { @{ a = 1 } | f } catch { 'caught' }", [], exit_code=2, unsupported='IsReadOnly',
+         source=SRC + ': Hashtable.IsReadOnly exists (.NET API reference) and the engine does not model it, so the '
+                      'binding is refused, not skipped'),
     Case('advanced-without-pipeline-parameter-refuses-input',
          "function f { [CmdletBinding()] param() process { \"got $_\" } }; 1 | f; 'after'", ['after'],
          errors=['The input object cannot be bound to any parameters for the command either because the command '
