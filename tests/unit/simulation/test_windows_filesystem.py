@@ -137,6 +137,91 @@ def test_remove_item_folder_content_recurse_and_held_file():
         "Cannot find path 'C:\\missing' because it does not exist."]
 
 
+# --- links (windows/filesystem.py: FileSystemProvider.cs of PowerShell/PowerShell 60b3b304f2, #621) ---------------
+
+def linked_node():
+    """C:\\data with a file, a symbolic link and a junction to it under C:\\pod, and a dangling link."""
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\data\\sub\\keep.txt -ItemType File -Value kept -Force | Out-Null; "
+              "New-Item -Path C:\\pod -ItemType Directory | Out-Null")
+    filesystem.make_link(node, 'C:\\pod\\volume', 'C:\\data')
+    filesystem.make_link(node, 'C:\\pod\\junction', 'C:\\data', 'Junction')
+    filesystem.make_link(node, 'C:\\pod\\stale', 'C:\\gone')
+    return node
+
+
+def test_a_link_shows_its_type_target_attributes_and_mode():
+    node = linked_node()
+    assert run(node, "foreach ($name in 'volume', 'junction', 'stale') { $item = Get-Item -LiteralPath \"C:\\pod\\$name\"; "
+                     "'{0} {1} {2} {3} {4}' -f $item.Mode, $item.LinkType, [string]$item.Target, $item.Attributes, "
+                     "[int]$item.Attributes }") == [
+        'd----l SymbolicLink C:\\data Directory, ReparsePoint 1040',
+        'd----l Junction C:\\data Directory, ReparsePoint 1040',
+        'd----l SymbolicLink C:\\gone Directory, ReparsePoint 1040']
+    assert run(node, "$item = Get-Item C:\\data; $null -eq $item.LinkType; $item.Mode; [string]$item.Attributes; "
+                     "(Get-Item C:\\data\\sub\\keep.txt).Target.Count") == ['True', 'd-----', 'Directory', '0']
+    # GetFileAttributes sees the link itself: a dangling link exists, and is a container.
+    assert run(node, "Test-Path -LiteralPath C:\\pod\\stale -PathType Container; "
+                     "[System.IO.Directory]::Exists('C:\\pod\\stale')") == ['True', 'True']
+
+
+def test_a_path_through_a_link_reaches_the_target():
+    node = linked_node()
+    assert run(node, "Get-Content -LiteralPath C:\\pod\\volume\\sub\\keep.txt; "
+                     "(Get-Item -LiteralPath C:\\pod\\junction\\sub\\keep.txt).FullName; "
+                     "Set-Content -LiteralPath C:\\pod\\volume\\new.txt -Value new; Test-Path C:\\data\\new.txt") == [
+        'kept', 'C:\\pod\\junction\\sub\\keep.txt', 'True']
+
+
+def test_get_childitem_recurse_follows_links_as_windows_powershell_51_does():
+    node = linked_node()
+    filesystem.lookup(node, 'C:\\pod\\stale')['link']['target'] = 'C:\\data\\sub'
+    assert run(node, "Get-ChildItem -LiteralPath C:\\pod -Recurse | ForEach-Object { $_.FullName }") == [
+        'C:\\pod\\junction', 'C:\\pod\\stale', 'C:\\pod\\volume',
+        'C:\\pod\\junction\\sub', 'C:\\pod\\junction\\sub\\keep.txt', 'C:\\pod\\stale\\keep.txt',
+        'C:\\pod\\volume\\sub', 'C:\\pod\\volume\\sub\\keep.txt']
+    filesystem.make_link(node, 'C:\\data\\loop', 'C:\\pod')
+    assert 'loop of links' in run_on_node(node, "Get-ChildItem -LiteralPath C:\\pod -Recurse").unsupported
+
+
+def test_remove_item_takes_a_junction_away_and_stops_at_a_symbolic_link():
+    node = linked_node()
+    # Without -Force a reparse point is refused; with it a junction goes, its target's items stay.
+    assert failing(node, "Remove-Item -LiteralPath C:\\pod\\junction -Recurse").errors == [
+        'C:\\pod\\junction is an NTFS junction point. Use the Force parameter to delete or modify this object.']
+    run(node, "Remove-Item -LiteralPath C:\\pod\\junction -Recurse -Force")
+    assert run(node, "Test-Path C:\\pod\\junction; Get-Content C:\\data\\sub\\keep.txt") == ['False', 'kept']
+    # A symbolic link fails DeleteJunction's tag: a terminating error, whatever -ErrorAction says, and the folder
+    # holding it stays.
+    outcome = run_on_node(node, "try { Remove-Item -LiteralPath C:\\pod -Recurse -Force -ErrorAction SilentlyContinue } "
+                                "catch { $_.FullyQualifiedErrorId; [string]$_.CategoryInfo.Category; $_.Exception.GetType().FullName }")
+    assert outcome.output == ['System.ComponentModel.Win32Exception,Microsoft.PowerShell.Commands.RemoveItemCommand',
+                              'NotSpecified', 'System.ComponentModel.Win32Exception']
+    assert run(node, "Test-Path C:\\pod\\volume; Get-Content C:\\data\\sub\\keep.txt") == ['True', 'kept']
+
+
+def test_directory_delete_removes_a_link_and_never_its_target():
+    node = linked_node()
+    run(node, "[System.IO.Directory]::Delete('C:\\pod\\volume'); [System.IO.Directory]::Delete('C:\\pod\\stale')")
+    assert run(node, "Test-Path C:\\pod\\volume; Test-Path C:\\pod\\stale; Get-Content C:\\data\\sub\\keep.txt") == [
+        'False', 'False', 'kept']
+    assert failing(node, "[System.IO.Directory]::Delete('C:\\data')").errors == [
+        'Exception calling "Delete" with "1" argument(s): "The directory is not empty."']
+    assert failing(node, "[System.IO.Directory]::Delete('C:\\nowhere')").errors == [
+        'Exception calling "Delete" with "1" argument(s): "Could not find a part of the path \'C:\\nowhere\'."']
+
+
+def test_new_item_makes_links_to_existing_folders():
+    node = linked_node()
+    assert run(node, "(New-Item -ItemType SymbolicLink -Path C:\\pod\\second -Value C:\\data).LinkType; "
+                     "(New-Item -ItemType Junction -Path C:\\pod\\third -Value C:\\data).Mode; "
+                     "Get-Content C:\\pod\\third\\sub\\keep.txt") == ['SymbolicLink', 'd----l', 'kept']
+    assert failing(node, "New-Item -ItemType SymbolicLink -Path C:\\pod\\fourth -Value C:\\gone").errors == [
+        'Could not find item C:\\gone.']
+    assert failing(node, "New-Item -ItemType SymbolicLink -Path C:\\pod\\second -Value C:\\data").errors == [
+        'NewItemIOError']
+
+
 def test_move_item_needs_force_over_a_file():
     node = fresh_node()
     run(node, "Set-Content C:\\a.txt 'new'; Set-Content C:\\b.txt 'old'")
