@@ -652,6 +652,38 @@ def test_a_new_binary_and_new_settings_that_do_not_start_are_both_put_back():
     assert node.data['services']['kubelet']['state'] == 'running'
 
 
+def test_a_failed_settings_change_never_restores_the_aside_of_an_earlier_upgrade():
+    # An upgrade that succeeded leaves its aside: artifact_fetch.ps1 renamed the binary the kubelet ran (which cannot be
+    # deleted while it runs), and the restart that followed ran the new one. The aside is stale from then on: a later
+    # settings change that does not start must put back the settings, never that older binary.
+    node = running_kubelet()
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    apply(node, **dict(fresh_parameters('kubelet'), Restart=True))
+    assert node.data['services']['kubelet']['state'] == 'running'
+    # A dependency that does not exist: the kubelet cannot start with these settings (scm.py).
+    parameters = {**fresh_parameters('kubelet'), 'Dependencies': ['containerd', 'missing'], 'Restart': True}
+    message = failure(node, **parameters)
+    assert message.startswith('service kubelet did not start with its new settings (')
+    assert message.endswith('the previous settings were put back and the service runs with them again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == 'b' * 64
+    assert node.data['services']['kubelet']['dependencies'] == ['containerd']
+    assert node.data['services']['kubelet']['state'] == 'running'
+
+
+def test_the_aside_of_the_running_binary_survives_until_the_rollback_that_needs_it():
+    # The aside the running kubelet executes cannot be deleted (windows/filesystem.py: a running image), so a
+    # settings change with a new binary still has it to put back.
+    node = running_kubelet()
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    node.profile['program_start_failures'] = ['b' * 64]
+    message = failure(node, **{**fresh_parameters('kubelet'), 'Environment': ['A=1'], 'Restart': True})
+    assert message.endswith('the previous binary and settings were put back and the service runs with them again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
+
+
+
 def test_a_stopped_service_whose_new_settings_do_not_start_keeps_them_and_says_so():
     # Nothing ran with the previous settings: there is nothing to go back to, and the failure is the start's own.
     node = running_kubelet()

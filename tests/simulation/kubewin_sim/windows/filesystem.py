@@ -348,10 +348,31 @@ def _running_programs(node):
 def release(node, service_name):
     """A service stopped (or restarted): the program files it held under other names are free again."""
     for entry in tree(node).values():
-        if service_name in entry.get('held_by', ()):
-            entry['held_by'] = [name for name in entry['held_by'] if name != service_name]
+        holders = entry.get('held_by') or ()
+        if service_name in holders:
+            entry['held_by'] = ({name: starts for name, starts in holders.items() if name != service_name}
+                                if isinstance(holders, dict) else [name for name in holders if name != service_name])
             if not entry['held_by']:
                 entry['held'] = None
+
+
+def _holders(node, path):
+    """The running services whose process maps the program file ``path``, each with its start count (scm.py's
+    ``starts``): the process of that start holds the file, under whatever name it gets, until it exits."""
+    services = node.data.get('services') or {}
+    return {name: services[name.lower()].get('starts', 0) for name in _running_programs(node).get(path.lower(), ())}
+
+
+def _still_held(node, entry):
+    """A program file moved aside while it ran is held as long as a process that mapped it runs: its service is
+    running and has not been started again since (a restart maps the file now at the program's path)."""
+    holders = entry.get('held_by')
+    if not isinstance(holders, dict):
+        # Recorded as a list of names: held until release() lets it go.
+        return bool(entry.get('held'))
+    services = node.data.get('services') or {}
+    return any((services.get(name.lower()) or {}).get('state') == 'running'
+               and (services.get(name.lower()) or {}).get('starts', 0) == starts for name, starts in holders.items())
 
 
 # The programs that open their log with Go's os.OpenFile (O_APPEND|O_CREATE|O_WRONLY): kube-log-runner.go and
@@ -374,6 +395,8 @@ def _appended_logs(node):
 
 def held(node, entry):
     """'image', 'open', 'append' or None: how a running program holds the file."""
+    if entry.get('held') == 'image' and not _still_held(node, entry):
+        return None
     if entry.get('held'):
         return entry['held']
     if not entry['dir'] and entry['path'].lower() in _running_programs(node):
@@ -1071,7 +1094,7 @@ def move(node, source, destination, force):
         # The process holds the file object, not its name: it keeps holding the file under its new name
         # until the service stops (``release``).
         entry['held'] = 'image'
-        entry['held_by'] = _running_programs(node)[entry['path'].lower()]
+        entry['held_by'] = _holders(node, entry['path'])
     _rename(node, entry, target)
     return lookup(node, target)
 
