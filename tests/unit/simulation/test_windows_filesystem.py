@@ -362,7 +362,7 @@ def test_registry_round_trip_is_an_ordinary_file():
     entry = document['files']['C:\\ProgramData\\a.txt']
     assert (entry['sha256'], entry['size'], entry['track_content']) == (hashlib.sha256(b'a').hexdigest(), 1, True)
     assert re.match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$', entry['written'])
-    assert run(node, FILES + "Get-KubeWinAclProfile -Path '%s'; Test-Path '%s\\managed.json.tmp'" % (HOME, HOME)) == [
+    assert run(node, FILES + "Get-KubeWinAclProfile -Path '%s'; Test-Path '%s\\managed.json.kubewin-new'" % (HOME, HOME)) == [
         'protected', 'False']
 
 
@@ -375,6 +375,77 @@ def test_file_state_trusts_the_registry_while_size_and_time_are_unchanged():
                     "(Get-KubeWinFileState -Path C:\\ProgramData\\a.txt -Registry $registry).sha256\n"
                     "ConvertTo-Json -Compress (Get-KubeWinFileState -Path C:\\nothing)")
     assert run(node, text) == ['recorded', hashlib.sha256(b'b').hexdigest(), '{"exists":false}']
+
+
+# --- replacing a file a reader may be reading (windows/filesystem.py: MoveFileInfoItem, File.Replace) ----------
+
+def test_move_item_force_deletes_the_destination_before_it_moves():
+    # FileSystemProvider.MoveFileInfoItem of 5.1: MoveTo fails on an existing file; with -Force the destination is
+    # deleted, then the file moved. A reader polling the destination finds it missing in between.
+    node = fresh_node()
+    run(node, "Set-Content -LiteralPath C:\\a.txt -Value old; Set-Content -LiteralPath C:\\b.txt -Value new")
+    seen = filesystem.watch(node, 'C:\\a.txt')
+    run(node, "Move-Item -LiteralPath C:\\b.txt -Destination C:\\a.txt -Force")
+    assert seen == [False, True]
+    assert run(node, "Get-Content C:\\a.txt") == ['new']
+
+
+def test_file_replace_swaps_in_one_step_and_keeps_the_replaced_files_acl():
+    node = fresh_node()
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text old; "
+                      "Set-KubeWinAcl -Path C:\\ProgramData\\a.txt -Profile secret; "
+                      "Write-KubeWinTextFile -Path C:\\ProgramData\\a.new -Text new")
+    seen = filesystem.watch(node, 'C:\\ProgramData\\a.txt')
+    assert run(node, FILES + "[System.IO.File]::Replace('C:\\ProgramData\\a.new', 'C:\\ProgramData\\a.txt', "
+                             "[NullString]::Value); [System.IO.File]::ReadAllText('C:\\ProgramData\\a.txt'); "
+                             "Test-Path C:\\ProgramData\\a.new; Get-KubeWinAclProfile -Path C:\\ProgramData\\a.txt") == [
+        'new', 'False', 'secret']
+    assert seen == [True]
+
+
+@pytest.mark.parametrize('text, message', [
+    # PowerShell passes $null to a .NET string parameter as "" (LanguagePrimitives.ConvertNullToString).
+    ("[System.IO.File]::Replace('C:\\n.txt', 'C:\\o.txt', $null)", 'The path is not of a legal form.'),
+    ("[System.IO.File]::Replace('C:\\n.txt', 'C:\\missing.txt', [NullString]::Value)", 'Unable to find the specified file.'),
+    ("[System.IO.File]::Replace('C:\\missing.txt', 'C:\\o.txt', [NullString]::Value)", 'Unable to find the specified file.'),
+])
+def test_file_replace_errors(text, message):
+    node = fresh_node()
+    run(node, "Set-Content C:\\n.txt -Value n; Set-Content C:\\o.txt -Value o")
+    assert failing(node, text).errors == ['Exception calling "Replace" with "3" argument(s): "%s"' % message]
+    assert run(node, "Get-Content C:\\n.txt; Get-Content C:\\o.txt") == ['n', 'o']
+
+
+def test_file_replace_of_a_file_a_program_holds_is_a_sharing_violation():
+    node = fresh_node()
+    run(node, "Set-Content C:\\n.txt -Value n; Set-Content C:\\o.txt -Value o")
+    filesystem.lookup(node, 'C:\\o.txt')['held'] = 'open'
+    assert failing(node, "[System.IO.File]::Replace('C:\\n.txt', 'C:\\o.txt', [NullString]::Value)").errors == [
+        'Exception calling "Replace" with "3" argument(s): "The process cannot access the file because it is being '
+        'used by another process."']
+
+
+def test_a_reader_always_finds_the_registry_of_managed_files():
+    # Register-KubeWinFile rewrites managed.json; a reader polling it (node_info from another task) must find the old
+    # document or the new one, never none, and a crash between two steps must leave one.
+    node = fresh_node()
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text 'a'; Register-KubeWinFile -Path @('C:\\ProgramData\\a.txt')")
+    seen = filesystem.watch(node, HOME + '\\managed.json')
+    run(node, FILES + "Register-KubeWinFile -Forget @('C:\\ProgramData\\a.txt')")
+    assert seen and all(seen), seen
+    assert json.loads(filesystem.content_bytes(filesystem.lookup(node, HOME + '\\managed.json')))['files'] == {}
+
+
+@pytest.mark.parametrize('first, second', [('protected', 'secret'), ('secret', 'protected'), ('secret', 'secret')])
+def test_file_write_over_a_file_never_leaves_it_missing_and_sets_its_profile(first, second):
+    node = fresh_node()
+    path = HOME + '\\etc\\kubelet.conf'
+    run_script(node, 'file_write', {'Path': path, 'Content': 'one', 'Acl': first})
+    seen = filesystem.watch(node, path)
+    result = run_script(node, 'file_write', {'Path': path, 'Content': 'two', 'Acl': second})
+    assert seen and all(seen), seen
+    assert result['state']['files'][path] == file_state(b'two', second)
+
 
 
 # --- file_write.ps1 and node_info's sections ------------------------------------------------------------------
