@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import filesystem, run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows import filesystem, registry, run_on_node, win_powershell  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -305,6 +305,38 @@ def test_reboot_pending_keys_follow_the_node():
     assert ok(node, test) == ['True']
     node.reboot()
     assert ok(node, test) == ['False']
+
+
+SESSION_MANAGER = r"HKLM:\SYSTEM\CurrentControlSet\Control\Session Manager"
+
+
+def test_pending_file_renames_show_in_the_session_manager_key_until_the_boot_carries_them_out():
+    # MoveFileEx(MOVEFILE_DELAY_UNTIL_REBOOT): what an installer does with a file in use (windows/registry.py).
+    node = fresh_node()
+    read = ("(Get-ItemProperty -LiteralPath '%s' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)"
+            ".PendingFileRenameOperations.Count" % SESSION_MANAGER)
+    assert ok(node, read) == ['0']
+    node.write_file('C:\\Program Files\\OVS\\ovs.dll.new', content='v2')
+    node.write_file('C:\\Program Files\\OVS\\ovs.dll', content='v1')
+    registry.schedule_file_rename(node, 'C:\\Program Files\\OVS\\ovs.dll.new', 'C:\\Program Files\\OVS\\ovs.dll')
+    assert ok(node, "$v = (Get-ItemProperty -LiteralPath '%s' -Name PendingFileRenameOperations).PendingFileRenameOperations; "
+                    "$v.GetType().FullName; $v" % SESSION_MANAGER) == [
+        'System.String[]', '\\??\\C:\\Program Files\\OVS\\ovs.dll.new', '\\??\\C:\\Program Files\\OVS\\ovs.dll']
+    node.reboot()
+    assert ok(node, read) == ['0']
+    assert node.file('C:\\Program Files\\OVS\\ovs.dll')['content'] == 'v2'
+    assert node.file('C:\\Program Files\\OVS\\ovs.dll.new') is None
+
+
+def test_a_pending_file_rename_is_a_pending_reboot():
+    node = fresh_node()
+    pending = 'Test-KubeWinRebootPending'
+    assert ok(node, STATE + pending) == ['False']
+    registry.schedule_file_rename(node, 'C:\\Windows\\Temp\\old.dll')
+    assert ok(node, STATE + pending) == ['True']
+    node.reboot()
+    assert ok(node, STATE + pending) == ['False']
+
 
 
 def test_new_itemproperty_on_a_service_key_is_the_scm_view():

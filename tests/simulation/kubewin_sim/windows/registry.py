@@ -18,6 +18,12 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   exist while ``node.data['reboot_pending']``.
 - ``SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment``: the machine environment variables
   (``node.data['environment']``), where [Environment]::SetEnvironmentVariable(..., 'Machine') writes them.
+- ``SYSTEM\\CurrentControlSet\\Control\\Session Manager``'s ``PendingFileRenameOperations`` (REG_MULTI_SZ), while
+  ``node.data['pending_file_renames']`` holds renames: MoveFileEx with MOVEFILE_DELAY_UNTIL_REBOOT (Win32
+  "MoveFileExW function") stores each as the pair source, destination (an empty destination deletes the source),
+  each path with the \\??\\ prefix, and the session manager carries them out at the next boot, then removes the value.
+  A file in use that an installer replaces (Windows Installer's "Files-in-use" handling, msiexec's 3010) is one.
+  The key's other values are not modelled: reading them is an engine gap.
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -36,6 +42,8 @@ HKLM = 'HKEY_LOCAL_MACHINE'
 SERVICES = 'system\\currentcontrolset\\services'
 CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
 SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
+SESSION_MANAGER = 'system\\currentcontrolset\\control\\session manager'
+PENDING_RENAMES = 'PendingFileRenameOperations'
 REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending',
                'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
 # Keys every Windows Server has on the way to the keys above.
@@ -285,6 +293,9 @@ def read_key(node, key):
         return {} if node.data.get('reboot_pending') else None
     if lowered == SESSION_ENVIRONMENT:
         return session_environment(node)
+    if lowered == SESSION_MANAGER:
+        renames = node.data.get('pending_file_renames')
+        return {PENDING_RENAMES: ('REG_MULTI_SZ', list(renames))} if renames else {}
     from . import msi  # pylint: disable=import-outside-toplevel
     product = msi.uninstall_values(node, key)
     if product is not None:
@@ -363,7 +374,7 @@ def _target(node, key):
             return ('nssm', service)
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
-    if lowered == CURRENT_VERSION or lowered in REBOOT_KEYS or (
+    if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('writing values of %s' % provider_path(key))
@@ -410,6 +421,31 @@ def remove_value(node, key, name):
     else:
         holder['values'].pop(match[0], None)
     return True
+
+
+# -- renames at the next boot ---------------------------------------------------------------------------
+
+def schedule_file_rename(node, source, destination=None):
+    """MoveFileEx(source, destination, MOVEFILE_DELAY_UNTIL_REBOOT): the pair goes to PendingFileRenameOperations
+    (destination None: delete the source at the next boot)."""
+    renames = node.data.setdefault('pending_file_renames', [])
+    renames.extend(['\\??\\' + source, '' if destination is None else '\\??\\' + destination])
+
+
+def complete_file_renames(node):
+    """At boot the session manager renames (or deletes) each source, then the value is gone."""
+    from . import filesystem  # pylint: disable=import-outside-toplevel
+    renames = node.data.pop('pending_file_renames', None) or []
+    for source, destination in zip(renames[0::2], renames[1::2]):
+        source = source[4:] if source.startswith('\\??\\') else source
+        entry = filesystem.lookup(node, source)
+        if entry is None:
+            continue
+        if destination:
+            destination = destination[4:] if destination.startswith('\\??\\') else destination
+            filesystem.move(node, source, destination, True)
+        elif not entry['dir']:
+            node.remove_file(entry['path'])
 
 
 # -- values as the provider returns them ------------------------------------------------------------
@@ -593,12 +629,16 @@ def _case(node, key):
     return '\\'.join(parts)
 
 
+def _names(value):
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
 def _wanted(values, params):
     names = params.get('Name')
     if names is None:
         return values
     from ..pwsh import operators as ops  # pylint: disable=import-outside-toplevel
-    patterns = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
+    patterns = _names(names)
     return {name: item for name, item in values.items()
             if any(ops.wildcard(pattern).match(name) for pattern in patterns)}
 
@@ -612,6 +652,10 @@ def get_itemproperty(ctx, params, input_items):
         if values is None:
             ctx.write_error(_not_found(path))
             continue
+        if key.lower() == SESSION_MANAGER and (params.get('Name') is None or any(
+                to_string(name).lower() != PENDING_RENAMES.lower() for name in _names(params['Name']))):
+            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+            raise Unsupported('reading values of %s other than %s' % (provider_path(key), PENDING_RENAMES))
         wanted = _wanted(values, params)
         if params.get('Name') is not None and not wanted:
             ctx.write_error(PSError('Property %s does not exist at path %s.' % (to_string(params['Name']), provider_path(key)),
