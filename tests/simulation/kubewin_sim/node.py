@@ -46,6 +46,12 @@ DEFAULT_PROFILE = {
     'wipe_static_ip': False,
     # ... and re-applying it fails, so the node never returns at its address.
     'static_ip_restore_fails': False,
+    # The proxy the node's network lets it out through (None: it reaches the web directly): windows/downloads.py.
+    'web_proxy': None,
+    # Behind web_proxy, the hosts of the node's own network it reaches directly (and the proxy does not).
+    'web_direct_hosts': [],
+    # The proxy in the Internet settings of the account WinRM runs scripts as (None: none set): windows/downloads.py.
+    'user_proxy': None,
 }
 
 
@@ -101,7 +107,8 @@ def initial_state(hostname, profile):
         'services': {},
         # Files and folders as windows/filesystem.py keeps them: a fresh installation's folders.
         'fs': _fresh_file_system(),
-        'environment': {},
+        # The machine environment variables an operator set (Session Manager\Environment).
+        'environment': dict(profile.get('environment') or {}),
         'firewall_rules': {},
         'operations': {},
         'unreachable_until': 0,
