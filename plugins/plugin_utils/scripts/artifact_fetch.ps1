@@ -108,15 +108,13 @@ function Invoke-Download {
     # the failed attempts and the waits between them.
     param([string]$From, [string]$To)
     $request = @{ Uri = $From; OutFile = $To; UseBasicParsing = $true; TimeoutSec = $TimeoutSeconds }
-    $machineProxy = $null
-    if (-not $Proxy) { $machineProxy = Get-MachineProxy -Uri $From }
-    if ($machineProxy) { $request.Proxy = $machineProxy }
-    if ($Proxy) {
-        $request.Proxy = $Proxy
-        if ($ProxyUsername) {
-            $request.ProxyCredential = New-Object -TypeName System.Management.Automation.PSCredential -ArgumentList @(
-                $ProxyUsername, $ProxyPassword)
-        }
+    # The task's proxy, else the machine's.
+    $proxyUri = $Proxy
+    if (-not $proxyUri) { $proxyUri = Get-MachineProxy -Uri $From }
+    if ($proxyUri) { $request.Proxy = $proxyUri }
+    if ($Proxy -and $ProxyUsername) {
+        $request.ProxyCredential = New-Object -TypeName System.Management.Automation.PSCredential -ArgumentList @(
+            $ProxyUsername, $ProxyPassword)
     }
     $attempt = 0
     while ($true) {
