@@ -36,7 +36,7 @@ MODULES = {
         'Restart-Service', 'Set-Content', 'Set-Service', 'Split-Path', 'Start-Process', 'Start-Service', 'Stop-Service',
         'Test-Path']),
     'Microsoft.PowerShell.Utility': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Utility', [
-        'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Date', 'Get-FileHash', 'Group-Object',
+        'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Culture', 'Get-Date', 'Get-FileHash', 'Group-Object',
         'Invoke-WebRequest',
         'Measure-Object', 'New-Object', 'Out-File', 'Out-String', 'Select-Object', 'Sort-Object', 'Start-Sleep',
         'Write-Debug', 'Write-Error', 'Write-Host', 'Write-Information', 'Write-Output', 'Write-Verbose', 'Write-Warning']),

@@ -58,7 +58,7 @@ from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSError, Unsupported, enumerate_value,
                            is_enumerable, is_null, to_string)
 from .. import programs as program_model
-from . import acl as acls
+from . import acl as acls, culture
 
 SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
 CI_OI = acls.CONTAINER_INHERIT | acls.OBJECT_INHERIT
@@ -474,19 +474,14 @@ def write_file(node, path, data, stand_in=None):
 # --- objects ----------------------------------------------------------------------------------------------
 
 class DateTime(datetime.datetime):
-    """System.DateTime with its ToString formats ('o': round trip, with Z for a UTC time)."""
+    """System.DateTime of an item's times: Utc with a time zone, else Local; its format strings are culture.py's."""
 
     NET = 'System.DateTime'
 
-    def ToString(self, fmt=None, *rest):  # pylint: disable=invalid-name
-        fmt = None if is_null(fmt) else to_string(fmt)
-        if fmt in ('o', 'O'):
-            return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
-                ('Z' if self.tzinfo is not None else '')
-        if fmt in ('s',):
-            return self.strftime('%Y-%m-%dT%H:%M:%S')
-        if fmt in ('u',):
-            return self.strftime('%Y-%m-%d %H:%M:%SZ')
+    def ToString(self, fmt=None, provider=None):  # pylint: disable=invalid-name
+        text = culture.format_datetime(self, fmt, provider, 'Local' if self.tzinfo is None else 'Utc')
+        if text is not None:
+            return text
         return self.strftime('%m/%d/%Y %I:%M:%S %p').lstrip('0').replace('/0', '/')
 
 
