@@ -257,6 +257,28 @@ def test_get_filehash_is_upper_case_hex():
         'SHA256', hashlib.sha256(b'hello').hexdigest().upper(), 'C:\\h.txt']
 
 
+def test_get_filehash_writes_a_custom_object_and_the_errors_of_its_function():
+    # Windows PowerShell 5.1's Get-FileHash is a function of Microsoft.PowerShell.Utility.psm1 (windows/filesystem.py).
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllText('C:\\h.txt', 'hello'); New-Item C:\\d -ItemType Directory | Out-Null")
+    hashes = run_on_node(node, "Get-FileHash -LiteralPath C:\\h.txt, C:\\d -Algorithm MD5").objects
+    assert len(hashes) == 1 and hashes[0].NET == 'System.Management.Automation.PSCustomObject'
+    assert hashes[0].type_names[0] == 'Microsoft.Powershell.Utility.FileHash'
+    assert run(node, "[string](Get-FileHash C:\\h.txt -Algorithm SHA1)") == [
+        '@{Algorithm=SHA1; Hash=%s; Path=C:\\h.txt}' % hashlib.sha1(b'hello').hexdigest().upper()]
+    missing = run_on_node(node, "Get-FileHash -LiteralPath C:\\nothing.txt -ErrorVariable e -ErrorAction SilentlyContinue; "
+                                "$e[0].FullyQualifiedErrorId")
+    assert missing.output == ['PathNotFound,Microsoft.PowerShell.Commands.ResolvePathCommand']
+    filesystem.lookup(node, 'C:\\h.txt')['held'] = 'open'
+    assert failing(node, "Get-FileHash -LiteralPath C:\\h.txt").errors == [
+        "File 'C:\\h.txt' cannot be read: Exception calling \"OpenRead\" with \"1\" argument(s): \"The process cannot "
+        "access the file 'C:\\h.txt' because it is being used by another process.\""]
+    # MACTripleDES hashes with a key made at random for the call: not modelled.
+    filesystem.lookup(node, 'C:\\h.txt')['held'] = None
+    assert 'MACTRIPLEDES' in run_on_node(node, "Get-FileHash C:\\h.txt -Algorithm MACTripleDES").unsupported
+
+
+
 def test_system_io_file_statics():
     node = fresh_node()
     assert run(node, "[System.IO.File]::Exists('C:\\ProgramData'); [System.IO.File]::WriteAllText('C:\\u.txt', 'x', "

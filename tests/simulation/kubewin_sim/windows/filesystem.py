@@ -5,8 +5,9 @@ Microsoft.PowerShell.Management Test-Path, Get-Item, Get-ChildItem, New-Item, Re
 Get-Content, Set-Content, Add-Content; Microsoft.PowerShell.Utility Get-FileHash;
 Microsoft.PowerShell.Security Get-Acl, Set-Acl; and about_FileSystem_Provider (5.1). Objects: .NET
 System.IO.FileInfo / DirectoryInfo (Length Int64, LastWriteTimeUtc DateTime, FullName, Name...) with the
-provider's PSIsContainer, PSPath...; Microsoft.PowerShell.Commands.FileHash (Algorithm, Hash in upper-case
-hex, Path). Encodings of Windows PowerShell 5.1 (about_Character_Encoding, 5.1): Set-Content and Add-Content
+provider's PSIsContainer, PSPath...; Get-FileHash's [PSCustomObject] with the type name
+Microsoft.Powershell.Utility.FileHash (Algorithm, Hash in upper-case hex, Path). Encodings of Windows PowerShell 5.1
+(about_Character_Encoding, 5.1): Set-Content and Add-Content
 write the ANSI code page (Windows-1252 on an en-US server) unless -Encoding; -Encoding UTF8 writes a byte
 order mark; Get-Content reads a byte order mark's encoding, else the ANSI code page unless -Encoding.
 [System.IO.File] (.NET API reference): ReadAllText detects a byte order mark and otherwise reads UTF-8;
@@ -55,7 +56,7 @@ import time
 
 from ..pwsh import operators as ops
 from ..pwsh.types import NetType, enum_type, register
-from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSError, Unsupported, enumerate_value,
+from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSCustomObject, PSError, Unsupported, enumerate_value,
                            is_enumerable, is_null, to_string)
 from .. import programs as program_model
 from . import acl as acls, culture
@@ -64,7 +65,8 @@ SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
 CI_OI = acls.CONTAINER_INHERIT | acls.OBJECT_INHERIT
 READ_EXECUTE = 0x1200A9  # ReadAndExecute, Synchronize
 FULL = acls.FULL_CONTROL
-# The default ACLs of a Windows Server installation as icacls lists them: C:\ lets Users create folders and
+# The default ACLs of a Windows Server 2022 installation as icacls lists them there (no Microsoft page lists them;
+# "icacls" of learn.microsoft.com names the flags): C:\ lets Users create folders and
 # append data; C:\ProgramData does not inherit from C:\ and lets Users create files and folders in new
 # folders under it (Users: (CI)(WD,AD,WEA,WA)).
 DEFAULT_ITEMS = (
@@ -580,21 +582,6 @@ class FileSystemInfo:
         return self.FullName
 
 
-class FileHash:
-    """What Get-FileHash returns."""
-
-    NET = 'Microsoft.Powershell.Utility.FileHash'
-    PROPERTIES = ('Algorithm', 'Hash', 'Path')
-
-    def __init__(self, algorithm, digest, path):
-        self.Algorithm = algorithm
-        self.Hash = digest
-        self.Path = path
-
-    def to_string(self):
-        return '@{Algorithm=%s; Hash=%s; Path=%s}' % (self.Algorithm, self.Hash, self.Path)
-
-
 # --- paths as the cmdlets take them ------------------------------------------------------------------------
 
 def _list(value):
@@ -675,21 +662,40 @@ def _targets(ctx, params, require=True):
     return out
 
 
-def provider_cmdlet(function):
-    """A provider cmdlet: piped items bind by PSPath, and a path on another drive goes to that drive's area."""
-    def cmdlet(ctx, params, input_items):
-        params = piped_paths(params, input_items)
-        delegated = other_provider(ctx, params, input_items)
-        if delegated is not None:
-            return delegated
-        return function(ctx, params, input_items)
-    return cmdlet
+# The parameters of every cmdlet (about_CommonParameters, 5.1) and of those that support ShouldProcess: the engine's.
+COMMON_PARAMETERS = frozenset(('Verbose', 'Debug', 'ErrorAction', 'WarningAction', 'InformationAction', 'ErrorVariable',
+                               'WarningVariable', 'InformationVariable', 'OutVariable', 'OutBuffer', 'PipelineVariable',
+                               'WhatIf', 'Confirm', 'UseTransaction'))
+
+
+def refuse_unmodelled(ctx, params, modelled):
+    """A parameter the cmdlet's reference page documents but the model does not implement is an engine gap
+    (Unsupported), never ignored."""
+    extra = sorted(name for name in params if name not in modelled and name not in COMMON_PARAMETERS)
+    if extra:
+        raise Unsupported('%s -%s' % (ctx.cmdlet.name, ' -'.join(extra)))
+
+
+def provider_cmdlet(*modelled):
+    """A provider cmdlet of the FileSystem drives taking the parameters ``modelled``: piped items bind by PSPath, and a
+    path on another drive goes to that drive's area."""
+    def wrap(function):
+        def cmdlet(ctx, params, input_items):
+            params = piped_paths(params, input_items)
+            delegated = other_provider(ctx, params, input_items)
+            if delegated is not None:
+                return delegated
+            refuse_unmodelled(ctx, params, modelled)
+            return function(ctx, params, input_items)
+        return cmdlet
+    return wrap
 
 
 # --- cmdlets -----------------------------------------------------------------------------------------------
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'PathType')
 def test_path(ctx, params, input_items):
+    """Test-Path (reference/5.1 Microsoft.PowerShell.Management/Test-Path.md): one Boolean per path; an empty path fails binding."""
     kind = to_string(params.get('PathType', 'Any')).lower()
     out = []
     literal = 'LiteralPath' in params
@@ -718,8 +724,10 @@ def _shown(given, entry):
     return entry['path'] if path.lower() == entry['path'].lower() else path
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Force')
 def get_item(ctx, params, input_items):
+    """Get-Item (reference/5.1 Microsoft.PowerShell.Management/Get-Item.md): a FileInfo or DirectoryInfo per item; a missing
+    path writes ItemNotFound."""
     return [FileSystemInfo(entry, _shown(given, entry)) for given, entries in _targets(ctx, params) for entry in entries]
 
 
@@ -740,8 +748,9 @@ def _listing(node, entry, shown, recurse, depth=0):
     return out
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Filter', 'Include', 'Recurse', 'File', 'Directory', 'Force')
 def get_childitem(ctx, params, input_items):
+    """Get-ChildItem (reference/5.1 Microsoft.PowerShell.Management/Get-ChildItem.md): FileInfo and DirectoryInfo objects."""
     node = ctx.host.node
     if 'Path' not in params and 'LiteralPath' not in params:
         params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
@@ -806,23 +815,30 @@ def _set_or_add(ctx, params, append):
     return []
 
 
+_CONTENT_PARAMETERS = ('Path', 'LiteralPath', 'Value', 'Encoding', 'NoNewline', 'Force')
+
+
 def set_content(ctx, params, input_items):
+    """Set-Content (reference/5.1 Microsoft.PowerShell.Management/Set-Content.md): no output without -PassThru."""
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, _CONTENT_PARAMETERS)
     return _set_or_add(ctx, params, False)
 
 
 def add_content(ctx, params, input_items):
+    """Add-Content (reference/5.1 Microsoft.PowerShell.Management/Add-Content.md): no output without -PassThru."""
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, _CONTENT_PARAMETERS)
     return _set_or_add(ctx, params, True)
 
 
@@ -840,8 +856,10 @@ def decode(data, encoding=None, default=ANSI):
     return data.decode(default, errors='replace')
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Raw', 'Encoding', 'Force')
 def get_content(ctx, params, input_items):
+    """Get-Content (reference/5.1 Microsoft.PowerShell.Management/Get-Content.md): a string per line, one string with -Raw
+    (nothing for an empty file), bytes with -Encoding Byte; a folder is access denied."""
     out = []
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
@@ -867,28 +885,63 @@ def get_content(ctx, params, input_items):
     return out
 
 
-@provider_cmdlet
+# Get-FileHash of Windows PowerShell 5.1 is a function of Microsoft.PowerShell.Utility.psm1 (PowerShell/PowerShell
+# 60b3b304f2; reference/5.1 Microsoft.PowerShell.Utility/Get-FileHash.md): Resolve-Path resolves the paths (a missing one
+# is Resolve-Path's ItemNotFound), folders are skipped, each file is read with File.OpenRead (sharing reading only: a
+# file a program writes cannot be opened, Write-Error FileReadError "File '<path>' cannot be read: <error>"), and each
+# hash is a [PSCustomObject] of Algorithm (upper case), Hash (upper-case hex) and Path with the type name
+# Microsoft.Powershell.Utility.FileHash inserted first in its TypeNames. MACTripleDES hashes with a random key: not
+# modelled.
+FILE_HASH_TYPE = 'Microsoft.Powershell.Utility.FileHash'
+
+
+def file_hash(algorithm, digest, path):
+    """The object Get-FileHash writes (type_names: its PSObject TypeNames, most derived first)."""
+    item = PSCustomObject([('Algorithm', algorithm), ('Hash', digest), ('Path', path)])
+    item.type_names = (FILE_HASH_TYPE, 'System.Management.Automation.PSCustomObject', 'System.Object')
+    return item
+
+
+def _digest(entry, algorithm):
+    if entry.get('stand_in') and algorithm == 'SHA256':
+        if entry['stand_in']['sha256'] is None:
+            raise Unsupported('hashing %s, part of a stand-in binary cut short by a full disk' % entry['path'])
+        return entry['stand_in']['sha256']
+    if algorithm not in ('SHA1', 'SHA256', 'SHA384', 'SHA512', 'MD5'):
+        raise Unsupported('Get-FileHash -Algorithm %s' % algorithm)
+    return hashlib.new(algorithm.lower(), content_bytes(entry)).hexdigest()
+
+
+@provider_cmdlet('Path', 'LiteralPath', 'Algorithm')
 def get_filehash(ctx, params, input_items):
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
-    for _pattern, entries in _targets(ctx, params):
+    for given, entries in _targets(ctx, params, require=False):
+        if not entries:
+            ctx.write_error(PSError("Cannot find path '%s' because it does not exist." % normalize(given),
+                                    'System.Management.Automation.ItemNotFoundException',
+                                    'PathNotFound,Microsoft.PowerShell.Commands.ResolvePathCommand', 'ObjectNotFound',
+                                    target=given))
         for entry in entries:
             if entry['dir']:
                 continue
-            if entry.get('stand_in') and algorithm == 'SHA256':
-                digest = entry['stand_in']['sha256']
-                if digest is None:
-                    raise Unsupported('hashing %s, part of a stand-in binary cut short by a full disk' % entry['path'])
-            else:
-                digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
-            out.append(FileHash(algorithm, digest.upper(), entry['path']))
+            if held(ctx.host.node, entry) in ('open', 'append'):
+                reason = 'Exception calling "OpenRead" with "1" argument(s): "%s"' % _in_use(entry['path']).message
+                ctx.write_error(PSError("File '%s' cannot be read: %s" % (entry['path'], reason),
+                                        'Microsoft.PowerShell.Commands.WriteErrorException', 'FileReadError,Get-FileHash',
+                                        'ReadError', target=entry['path']))
+                continue
+            out.append(file_hash(algorithm, _digest(entry, algorithm).upper(), entry['path']))
     return out
 
 
 def new_item(ctx, params, input_items):
+    """New-Item (reference/5.1 Microsoft.PowerShell.Management/New-Item.md): a FileInfo or DirectoryInfo of what it
+    made (a link: its DirectoryInfo)."""
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, ('Path', 'Name', 'ItemType', 'Value', 'Force'))
     node = ctx.host.node
     kind = to_string(params.get('ItemType', 'File')).lower()
     if kind not in ('file', 'directory', 'symboliclink', 'junction'):
@@ -1047,8 +1100,9 @@ def _remove(node, entry, recurse, force):
         raise refused[0]
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Recurse', 'Force')
 def remove_item(ctx, params, input_items):
+    """Remove-Item (reference/5.1 Microsoft.PowerShell.Management/Remove-Item.md): no output."""
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             try:
@@ -1104,8 +1158,9 @@ def _rename(node, entry, target):
     _changed(node)
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Destination', 'Force', 'PassThru')
 def move_item(ctx, params, input_items):
+    """Move-Item (reference/5.1 Microsoft.PowerShell.Management/Move-Item.md): no output, the moved item with -PassThru."""
     destination = to_string(params.get('Destination'))
     out = []
     for _pattern, entries in _targets(ctx, params):
@@ -1124,16 +1179,18 @@ def security_of(node, entry):
     return acls.FileSystemSecurity(entry['path'], entry['dir'], entry['owner'], entry['protected'], explicit, inherited)
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath')
 def get_acl(ctx, params, input_items):
+    """Get-Acl (reference/5.1 Microsoft.PowerShell.Security/Get-Acl.md): a FileSecurity or DirectorySecurity (acl.py)."""
     out = []
     for _pattern, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
     return out
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'AclObject')
 def set_acl(ctx, params, input_items):
+    """Set-Acl (reference/5.1 Microsoft.PowerShell.Security/Set-Acl.md): no output; -AclObject must be a security object."""
     security = params.get('AclObject')
     if not isinstance(security, acls.FileSystemSecurity):
         raise PSError('The input object cannot be bound to any parameters for the command either because the command '

@@ -66,8 +66,11 @@ NSSM_VALUES = (('Application', 'application', 'REG_EXPAND_SZ'), ('AppParameters'
 PROPERTY_TYPES = {'string': 'REG_SZ', 'expandstring': 'REG_EXPAND_SZ', 'binary': 'REG_BINARY', 'dword': 'REG_DWORD',
                   'multistring': 'REG_MULTI_SZ', 'qword': 'REG_QWORD'}
 
-# Services every Windows Server has (name, display name, type); hns and vmcompute come with the
-# Containers feature. Tcpip is a kernel driver: it has a key but Get-Service does not list drivers.
+# Services every Windows Server has (name, display name, type, image path, account), as "System services on Windows
+# Server" (learn.microsoft.com, windows-server/security/windows-services, "Guidance on disabling system services on
+# Windows Server with Desktop Experience") names them; hns and vmcompute come with the Containers feature. Tcpip is
+# a kernel driver (SERVICE_KERNEL_DRIVER, type 1: "Service registry keys"): it has a key but Get-Service does not
+# list drivers.
 BUILTIN_SERVICES = (
     ('EventLog', 'Windows Event Log', 0x20, '%SystemRoot%\\System32\\svchost.exe -k LocalServiceNetworkRestricted -p',
      'NT AUTHORITY\\LocalService'),
@@ -450,7 +453,9 @@ def complete_file_renames(node):
 
 # -- values as the provider returns them ------------------------------------------------------------
 
-# Variables Windows sets for every process that are not in Session Manager\Environment.
+# Variables Windows sets for every process that are not in Session Manager\Environment ("Recognized environment
+# variables", learn.microsoft.com windows/deployment/usmt/usmt-recognized-environment-variables: SystemRoot,
+# SystemDrive, ProgramData/ALLUSERSPROFILE, ProgramFiles, CommonProgramFiles, PUBLIC, COMPUTERNAME).
 def system_variables(node):
     return {'SystemRoot': 'C:\\Windows', 'SystemDrive': 'C:', 'ProgramData': 'C:\\ProgramData',
             'ALLUSERSPROFILE': 'C:\\ProgramData', 'ProgramFiles': 'C:\\Program Files',
@@ -458,7 +463,8 @@ def system_variables(node):
             'PUBLIC': 'C:\\Users\\Public', 'COMPUTERNAME': node.data['hostname']}
 
 
-# Session Manager\Environment of a fresh Windows Server (the machine variables every node has).
+# Session Manager\Environment of a fresh Windows Server 2022 (the machine variables every node has), as reg query
+# lists the key there; the names are those of "Recognized environment variables" (above).
 DEFAULT_MACHINE_VARIABLES = {
     'ComSpec': ('REG_EXPAND_SZ', '%SystemRoot%\\system32\\cmd.exe'),
     'DriverData': ('REG_SZ', 'C:\\Windows\\System32\\Drivers\\DriverData'),
@@ -585,6 +591,12 @@ class DriveInfo:
         return 'HKLM'
 
 
+def _refuse_unmodelled(ctx, params, modelled):
+    """A documented parameter the model does not implement is an engine gap (filesystem.refuse_unmodelled)."""
+    from . import filesystem  # pylint: disable=import-outside-toplevel
+    filesystem.refuse_unmodelled(ctx, params, modelled)
+
+
 def _not_found(path):
     return PSError("Cannot find path '%s' because it does not exist." % to_string(path),
                    'System.Management.Automation.ItemNotFoundException', 'PathNotFound', 'ObjectNotFound',
@@ -644,6 +656,9 @@ def _wanted(values, params):
 
 
 def get_itemproperty(ctx, params, input_items):
+    """Get-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/Get-ItemProperty.md): a PSCustomObject of
+    the values with the PS* properties; nothing for a key without values."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name'))
     node = ctx.host.node
     out = []
     for path in _paths(params):
@@ -671,6 +686,9 @@ def get_itemproperty(ctx, params, input_items):
 
 
 def new_itemproperty(ctx, params, input_items):
+    """New-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/New-ItemProperty.md): a PSCustomObject of
+    the new value."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name', 'PropertyType', 'Value', 'Force'))
     node = ctx.host.node
     name = to_string(params['Name'])
     type_text = to_string(params.get('PropertyType', 'String'))
@@ -703,6 +721,8 @@ def new_itemproperty(ctx, params, input_items):
 
 
 def remove_itemproperty(ctx, params, input_items):
+    """Remove-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/Remove-ItemProperty.md): no output."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name', 'Force'))
     node = ctx.host.node
     names = params['Name']
     names = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
@@ -722,6 +742,8 @@ def remove_itemproperty(ctx, params, input_items):
 
 
 def test_path(ctx, params, input_items):
+    """Test-Path of a key (reference/5.1 Microsoft.PowerShell.Management/Test-Path.md, about_Registry_Provider)."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'PathType'))
     node = ctx.host.node
     path_type = to_string(params.get('PathType', 'Any')).lower()
     out = []
@@ -733,6 +755,8 @@ def test_path(ctx, params, input_items):
 
 
 def new_item(ctx, params, input_items):
+    """New-Item of a key (reference/5.1 Microsoft.PowerShell.Management/New-Item.md): a RegistryKey."""
+    _refuse_unmodelled(ctx, params, ('Path', 'Name', 'Force', 'ItemType', 'Value'))
     node = ctx.host.node
     out = []
     if params.get('ItemType') is not None or params.get('Value') is not None:
@@ -760,6 +784,7 @@ def remove_item(ctx, params, input_items):
     """Remove-Item of a registry key: the key, its values and, with -Recurse, its subkeys. Without -Recurse a key
     with subkeys asks first (Remove-Item, reference/5.1, "Example 5: Delete subkeys recursively"), which a remote
     session without a user interface cannot."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Recurse', 'Force'))
     node = ctx.host.node
     for path in _paths(params):
         key = _registry_key(path)
@@ -795,6 +820,7 @@ def subkeys(node, key):
 def get_childitem(ctx, params, input_items):
     """Get-ChildItem of a registry key: its subkeys, each a RegistryKey with the provider's PS* properties
     (about_Registry_Provider). -Recurse, -Name and filters are not modelled."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Recurse', 'Name', 'Filter', 'Include', 'Exclude', 'Depth', 'Force'))
     from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
     for unsupported in ('Recurse', 'Name', 'Filter', 'Include', 'Exclude', 'Depth'):
         if params.get(unsupported):
