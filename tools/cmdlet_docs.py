@@ -54,6 +54,7 @@ MODULES = {
     'Hyper-V': (WIN_REPO, 'docset/winserver2022-ps/Hyper-V', [
         'Disable-VMSwitchExtension', 'Enable-VMSwitchExtension', 'Get-VMSwitch', 'Get-VMSwitchExtension']),
     'ServerManager': (WIN_REPO, 'docset/winserver2022-ps/ServerManager', ['Get-WindowsFeature']),
+    'International': (WIN_REPO, 'docset/winserver2022-ps/International', ['Set-Culture']),
     'RemoteAccess': (WIN_REPO, 'docset/winserver2022-ps/RemoteAccess', ['Get-RemoteAccess', 'Install-RemoteAccess']),
     'ScheduledTasks': (WIN_REPO, 'docset/winserver2022-ps/ScheduledTasks', [
         'Get-ScheduledTask', 'New-ScheduledTaskAction', 'New-ScheduledTaskPrincipal', 'New-ScheduledTaskTrigger',

@@ -60,3 +60,11 @@ def test_what_the_model_does_not_compute_is_refused(fixed_clock):
     assert run_on_node(node_of(), "try { [cultureinfo]::GetCultureInfo('not a culture!') } "
                                   "catch { $_.Exception.InnerException.GetType().FullName }").output == [
         'System.Globalization.CultureNotFoundException']
+
+
+def test_set_culture_changes_the_accounts_culture_for_the_sessions_that_start_after_it():
+    node = node_of()
+    assert run(node, "Set-Culture -CultureInfo th-TH; (Get-Culture).Name") == ['en-US']
+    assert run(node, "(Get-Culture).Name") == ['th-TH']
+    assert run(node, "Set-Culture ([cultureinfo]'en-US')") == []
+    assert run(node, "[cultureinfo]::CurrentCulture.Name") == ['en-US']

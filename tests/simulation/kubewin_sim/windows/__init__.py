@@ -56,6 +56,8 @@ class WindowsHost:
 
     def __init__(self, node):
         self.node = node
+        # A session keeps the culture its account had when it started (windows/culture.py).
+        self.culture = culture.account_culture(node)
 
     def commands(self):
         """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets

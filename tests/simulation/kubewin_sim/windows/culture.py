@@ -4,6 +4,9 @@ The culture of a script is the format culture of the account it runs as (Get-Cul
 Microsoft.PowerShell.Utility/Get-Culture.md: "the current culture settings in the operating system"; CultureInfo.
 CurrentCulture, .NET API reference). The node profile's ``culture`` (default ``en-US``) is that of the accounts the
 collection runs scripts as: the WinRM user's and SYSTEM's (a scheduled task), as a server set up for that region has it.
+Set-Culture (International module, docset/winserver2022-ps/International/Set-Culture.md: "sets a specific culture for
+the current user account") changes it (``node.data['culture']``; the model has one account for both) for the sessions
+that start after it: a session keeps the culture it started with (WindowsHost.culture).
 
 CultureInfo (.NET API reference, dotnet/dotnet-api-docs xml/System.Globalization/CultureInfo.xml): Name, LCID, Calendar
 (the culture's default calendar), ToString() the name; InvariantCulture has the name "" and LCID 127; GetCultureInfo(name)
@@ -84,12 +87,17 @@ def get_culture_info(name):
                   'System.Globalization.CultureNotFoundException')
 
 
-def current(node=None):
-    """The current culture of the script running on ``node`` (by default the node of the running script)."""
-    if node is None:
-        host = processes.CURRENT_HOST.get()
-        node = host.node if host is not None else None
-    name = (node.profile.get('culture') if node is not None else None) or 'en-US'
+def account_culture(node):
+    """The name of the culture of the account scripts run as: Set-Culture's, else the profile's, else en-US."""
+    return node.data.get('culture') or node.profile.get('culture') or 'en-US'
+
+
+def current(host=None):
+    """The current culture of a session (by default the one running now): the one it started with."""
+    host = host if host is not None else processes.CURRENT_HOST.get()
+    if host is None:
+        return get_culture_info('en-US')
+    name = getattr(host, 'culture', None) or account_culture(host.node)
     return get_culture_info(name)
 
 
@@ -155,7 +163,13 @@ def format_datetime(value, fmt, provider, kind):
 def get_culture(ctx, params, input_items):
     if params:
         raise Unsupported('Get-Culture with parameters %s' % sorted(params))
-    return [current(ctx.host.node)]
+    return [current(ctx.host)]
+
+
+def set_culture(ctx, params, input_items):
+    """Set-Culture -CultureInfo: the account's culture from the next session on; no output."""
+    ctx.host.node.data['culture'] = _to_culture(params['CultureInfo']).Name or 'en-US'
+    return []
 
 
 def _invariant_culture():
@@ -174,7 +188,7 @@ def types(host):
     """[System.Globalization.CultureInfo] ([cultureinfo]): CurrentCulture of this node, InvariantCulture,
     GetCultureInfo."""
     def current_culture():
-        return current(host.node)
+        return current(host)
     current_culture.is_property = True
     culture_type = NetType(CultureInfo.NET, _to_culture, lambda value: isinstance(value, CultureInfo),
                            statics={'CurrentCulture': current_culture, 'InvariantCulture': _invariant_culture,
@@ -182,4 +196,4 @@ def types(host):
     return {'system.globalization.cultureinfo': culture_type, 'cultureinfo': culture_type}
 
 
-CMDLETS = {'Get-Culture': get_culture}
+CMDLETS = {'Get-Culture': get_culture, 'Set-Culture': set_culture}
