@@ -141,10 +141,10 @@ def _custom(value, fmt, culture):
 def format_datetime(value, fmt, provider, kind):
     """DateTime.ToString(fmt, provider) of a datetime of ``kind`` ('Utc', 'Local' or 'Unspecified') for a format
     string; None when the format is the default one, which the caller formats."""
+    culture = provider_culture(provider) or current()
     if fmt is None or is_null(fmt) or to_string(fmt) == '':
-        if (provider_culture(provider) or current()).Name != 'en-US':
-            raise Unsupported('DateTime.ToString() in the culture %s (only en-US patterns are modelled)'
-                              % (provider_culture(provider) or current()).Name)
+        if culture.Name != 'en-US':
+            raise Unsupported('DateTime.ToString() in the culture %s (only en-US patterns are modelled)' % culture.Name)
         return None
     fmt = to_string(fmt)
     if fmt in ('o', 'O'):
@@ -157,7 +157,7 @@ def format_datetime(value, fmt, provider, kind):
         return _custom(value, 'yyyy-MM-dd HH:mm:ss', INVARIANT) + 'Z'
     if len(fmt) == 1:
         raise Unsupported('DateTime.ToString(%r)' % fmt)
-    return _custom(value, fmt, provider_culture(provider) or current())
+    return _custom(value, fmt, culture)
 
 
 def get_culture(ctx, params, input_items):
