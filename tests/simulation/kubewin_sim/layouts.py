@@ -8,8 +8,8 @@ is created, so an e2e fleet can hold a node to take over; tests call the builder
   ``kubelet``, ``kube-proxy`` and ``flanneld`` running under nssm, each program and its flags under the service's
   nssm ``Parameters`` key. The Containers feature is installed (start.ps1 needs it).
 - ``stale_volume_link``: what a kubelet that ran before leaves of a pod with a volume of host data: the pod's folder
-  under ``C:\var\lib\kubelet\pods`` with the volume as a directory symbolic link (kubernetes/mount-utils
-  mount_windows.go: ``mklink /D``) to ``C:\data\app``, which holds the application's log. Nothing runs.
+  under ``C:\\var\\lib\\kubelet\\pods`` with the volume as a directory symbolic link (kubernetes/mount-utils
+  mount_windows.go: ``mklink /D``) to ``C:\\data\\app``, which holds the application's log. Nothing runs.
 """
 
 KUBERNETES_DIR = 'C:\\k'
