@@ -41,7 +41,7 @@ MODULES = {
         'Restart-Service', 'Set-Content', 'Set-Service', 'Split-Path', 'Start-Process', 'Start-Service', 'Stop-Service',
         'Test-Path']),
     'Microsoft.PowerShell.Utility': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Utility', [
-        'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Date', 'Get-FileHash', 'Group-Object',
+        'Add-Member', 'Add-Type', 'ConvertFrom-Json', 'ConvertTo-Json', 'Get-Culture', 'Get-Date', 'Get-FileHash', 'Group-Object',
         'Invoke-WebRequest',
         'Measure-Object', 'New-Object', 'Out-File', 'Out-String', 'Select-Object', 'Sort-Object', 'Start-Sleep',
         'Write-Debug', 'Write-Error', 'Write-Host', 'Write-Information', 'Write-Output', 'Write-Verbose', 'Write-Warning']),
@@ -59,6 +59,7 @@ MODULES = {
     'Hyper-V': (WIN_REPO, 'docset/winserver2022-ps/Hyper-V', [
         'Disable-VMSwitchExtension', 'Enable-VMSwitchExtension', 'Get-VMSwitch', 'Get-VMSwitchExtension']),
     'ServerManager': (WIN_REPO, 'docset/winserver2022-ps/ServerManager', ['Get-WindowsFeature']),
+    'International': (WIN_REPO, 'docset/winserver2022-ps/International', ['Set-Culture']),
     'RemoteAccess': (WIN_REPO, 'docset/winserver2022-ps/RemoteAccess', ['Get-RemoteAccess', 'Install-RemoteAccess']),
     'ScheduledTasks': (WIN_REPO, 'docset/winserver2022-ps/ScheduledTasks', [
         'Get-ScheduledTask', 'New-ScheduledTaskAction', 'New-ScheduledTaskPrincipal', 'New-ScheduledTaskTrigger',

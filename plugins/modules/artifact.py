@@ -60,7 +60,16 @@ options:
         type: dict
         default: {}
   proxy:
-    description: HTTP proxy for the download.
+    description:
+      - HTTP proxy for the download (with O(source=node)).
+      - Without it, the node's machine environment decides, as it does for containerd and the kubelet
+        (Go's rules) - V(HTTPS_PROXY) for an https URL, V(HTTP_PROXY) for an http one, unless V(NO_PROXY) names the
+        host (a name and its subdomains, a leading dot for subdomains only, V(*), an IPv4 address or CIDR range, an
+        optional port).
+      - Neither is the machine's WinHTTP proxy (C(netsh winhttp set proxy)) - Windows PowerShell 5.1's
+        C(Invoke-WebRequest) does not read it, nor the environment, and takes the Internet settings of the account WinRM
+        runs as (usually none). A node that reaches the web through a proxy set only there needs this option or the
+        environment variables.
     type: dict
     suboptions:
       url:

@@ -46,17 +46,75 @@ function Test-TransientFailure {
     return ([int]$response.StatusCode -ge 500)
 }
 
+function Test-NoProxy {
+    # Whether NO_PROXY sends a host past the proxy, read as Go's net/http reads it (golang.org/x/net/http/httpproxy,
+    # the reader of containerd and the kubelet): '*' for every host, a name for itself and its subdomains, a leading
+    # dot for subdomains only, an IPv4 address or CIDR range, each with an optional port.
+    param([Parameter(Mandatory)][Uri]$Uri, [string]$List)
+    $name = $Uri.Host.ToLowerInvariant()
+    foreach ($raw in @($List -split ',')) {
+        $entry = $raw.Trim().ToLowerInvariant()
+        if (-not $entry) { continue }
+        if ($entry -eq '*') { return $true }
+        if ($entry -match '^(\d{1,3}(?:\.\d{1,3}){3})/(\d{1,2})$') {
+            $network = $Matches[1]
+            $length = [int]$Matches[2]
+            if ($name -match '^\d{1,3}(\.\d{1,3}){3}$' -and (Test-Ipv4InRange -Address $name -Network $network -Length $length)) {
+                return $true
+            }
+            continue
+        }
+        if ($entry -match '^(.+):(\d+)$') {
+            if ([int]$Matches[2] -ne $Uri.Port) { continue }
+            $entry = $Matches[1]
+        }
+        if ($entry.StartsWith('.')) {
+            if ($name.EndsWith($entry)) { return $true }
+        }
+        elseif ($name -eq $entry -or $name.EndsWith(".$entry")) {
+            return $true
+        }
+    }
+    return $false
+}
+
+function Test-Ipv4InRange {
+    param([string]$Address, [string]$Network, [int]$Length)
+    $value = { param($Text) $total = [int64]0; foreach ($part in ($Text -split '\.')) { $total = $total * 256 + [int64]$part }; $total }
+    $size = [Math]::Pow(2, 32 - $Length)
+    return ([Math]::Floor((& $value $Address) / $size) -eq [Math]::Floor((& $value $Network) / $size))
+}
+
+function Get-MachineProxy {
+    # The proxy the node names for programs that fetch over HTTP, for this URL: Windows PowerShell 5.1's
+    # Invoke-WebRequest without -Proxy takes WebRequest.DefaultWebProxy, the Internet settings of the account it runs
+    # as (.NET Framework: WinHttpGetIEProxyConfigForCurrentUser), usually none for the WinRM account; never the
+    # machine's HTTPS_PROXY, which a node behind a proxy sets for its container runtime and the kubelet. Read from the
+    # machine's environment (the WinRM session's may predate it), as Go does: HTTPS_PROXY for https, HTTP_PROXY for
+    # http, unless NO_PROXY names the host. The machine's WinHTTP proxy (netsh winhttp) is not read.
+    param([Parameter(Mandatory)][Uri]$Uri)
+    $variable = 'HTTP_PROXY'
+    if ($Uri.Scheme -eq 'https') { $variable = 'HTTPS_PROXY' }
+    $proxy = [Environment]::GetEnvironmentVariable($variable, 'Machine')
+    if (-not $proxy) { return $null }
+    if (Test-NoProxy -Uri $Uri -List ([Environment]::GetEnvironmentVariable('NO_PROXY', 'Machine'))) { return $null }
+    # A proxy given without a scheme is an http:// one (httpproxy's parseProxy).
+    if ($proxy -notmatch '^[a-zA-Z][a-zA-Z0-9+.-]*://') { $proxy = "http://$proxy" }
+    return $proxy
+}
+
 function Invoke-Download {
     # Returns the attempts made and the seconds the one that succeeded took: the transfer's own time, without
     # the failed attempts and the waits between them.
     param([string]$From, [string]$To)
     $request = @{ Uri = $From; OutFile = $To; UseBasicParsing = $true; TimeoutSec = $TimeoutSeconds }
-    if ($Proxy) {
-        $request.Proxy = $Proxy
-        if ($ProxyUsername) {
-            $request.ProxyCredential = New-Object -TypeName System.Management.Automation.PSCredential -ArgumentList @(
-                $ProxyUsername, $ProxyPassword)
-        }
+    # The task's proxy, else the machine's.
+    $proxyUri = $Proxy
+    if (-not $proxyUri) { $proxyUri = Get-MachineProxy -Uri $From }
+    if ($proxyUri) { $request.Proxy = $proxyUri }
+    if ($Proxy -and $ProxyUsername) {
+        $request.ProxyCredential = New-Object -TypeName System.Management.Automation.PSCredential -ArgumentList @(
+            $ProxyUsername, $ProxyPassword)
     }
     $attempt = 0
     while ($true) {

@@ -25,12 +25,7 @@ else {
                 'unused', $SecretContent)).GetNetworkCredential().Password
     }
     New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
-    # The new file gets its ACL before it holds the content, then replaces the old one.
-    $temporary = "$Path.kubewin-new"
-    Write-KubeWinTextFile -Path $temporary -Text ''
-    Set-KubeWinAcl -Path $temporary -Profile $Acl
-    Write-KubeWinTextFile -Path $temporary -Text $text
-    Move-Item -LiteralPath $temporary -Destination $Path -Force
+    Publish-KubeWinTextFile -Path $Path -Text $text -Profile $Acl
     Register-KubeWinFile -Path @($Path)
 }
 $registry = Get-KubeWinRegistry

@@ -41,7 +41,10 @@ function Invoke-CopyTruncate {
     $folder = Split-Path -Path $Path -Parent
     $name = [System.IO.Path]::GetFileNameWithoutExtension($Path)
     $extension = [System.IO.Path]::GetExtension($Path)
-    $target = Join-Path -Path $folder -ChildPath ('{0}-{1}{2}' -f $name, (Get-Date).ToString('yyyyMMdd-HHmmss'), $extension)
+    # The invariant culture: a custom date format takes the year from the current culture's calendar, so a th-TH
+    # node would name the Buddhist year (2569 for 2026) and an ar-SA one a Hijri date.
+    $stamp = (Get-Date).ToString('yyyyMMdd-HHmmss', [System.Globalization.CultureInfo]::InvariantCulture)
+    $target = Join-Path -Path $folder -ChildPath ('{0}-{1}{2}' -f $name, $stamp, $extension)
     $source = [System.IO.File]::Open($Path, [System.IO.FileMode]::Open, [System.IO.FileAccess]::ReadWrite, [System.IO.FileShare]::ReadWrite)
     try {
         # CreateNew: a rotated file of the same second is never overwritten.

@@ -56,8 +56,32 @@ foreach ($id in $EndpointIds) {
     $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
 }
 
+function Remove-KubeWinDirectoryLink {
+    # Windows PowerShell 5.1's Remove-Item -Recurse -Force deletes a junction but fails on a directory symbolic link
+    # (the kubelet's mklink /D volume links under pods\<uid>\volumes): it deletes reparse points with the junction's
+    # tag only (PowerShell/PowerShell#621), so a folder holding one could never be removed. RemoveDirectory, which
+    # [IO.Directory]::Delete($path) calls, removes a link itself and never its target's items (.NET's
+    # Directory.Delete; Win32 RemoveDirectoryW): every link goes that way first, found without following any.
+    param([Parameter(Mandatory)][string]$Path)
+    foreach ($folder in @(Get-ChildItem -LiteralPath $Path -Directory -Force)) {
+        if ($folder.Attributes -band [System.IO.FileAttributes]::ReparsePoint) {
+            if ($PSCmdlet.ShouldProcess($folder.FullName, 'Remove link')) { [System.IO.Directory]::Delete($folder.FullName) }
+        }
+        else {
+            Remove-KubeWinDirectoryLink -Path $folder.FullName
+        }
+    }
+}
+
 foreach ($path in $Paths) {
-    if (Test-Path -LiteralPath $path) { Remove-Item -LiteralPath $path -Recurse -Force }
+    if (-not (Test-Path -LiteralPath $path)) { continue }
+    $item = Get-Item -LiteralPath $path -Force
+    if ($item.PSIsContainer -and ($item.Attributes -band [System.IO.FileAttributes]::ReparsePoint)) {
+        if ($PSCmdlet.ShouldProcess($path, 'Remove link')) { [System.IO.Directory]::Delete($path) }
+        continue
+    }
+    if ($item.PSIsContainer) { Remove-KubeWinDirectoryLink -Path $path }
+    Remove-Item -LiteralPath $path -Recurse -Force
 }
 if ($Forget.Count -gt 0) { Register-KubeWinFile -Forget $Forget }
 foreach ($key in $RegistryKeys) {

@@ -45,16 +45,31 @@ function Get-ServicePrograms {
     return $found
 }
 
+function Get-ProgramAsides {
+    # What artifact_fetch.ps1 moved aside of a program: <file>.kubewin-old-<id>.
+    param([Parameter(Mandatory)][string]$Program)
+    $directory = Split-Path -Path $Program -Parent
+    $leaf = Split-Path -Path $Program -Leaf
+    return @(Get-ChildItem -LiteralPath $directory -Filter "$leaf.kubewin-old-*" -Force -ErrorAction SilentlyContinue)
+}
+
+function Remove-StaleAsides {
+    # artifact_fetch.ps1 replaces the binary of a running service by moving the old one aside (Windows lets a running
+    # program be renamed, not deleted). An aside stays after the restart that ran the new binary, and is stale from
+    # then on: taken for "the release it ran" it would downgrade the service on a later failed start. Before anything
+    # stops, an aside a running process executes cannot be deleted (DeleteFile of a mapped image: access denied);
+    # every other one goes, so what is left is the release the service runs now.
+    foreach ($program in (Get-ServicePrograms)) {
+        Get-ProgramAsides -Program $program | Remove-Item -Force -ErrorAction SilentlyContinue
+    }
+}
+
 function Restore-PreviousPrograms {
-    # artifact_fetch.ps1 replaces the binary of a running service by moving the old one aside as
-    # <file>.kubewin-old-<id> (Windows lets a running program be renamed, not deleted); while the service
-    # is stopped after a failed start that file is the release it ran. Returns the programs put back.
+    # While the service is stopped after a failed start, the aside left by Remove-StaleAsides is the release it ran.
+    # Returns the programs put back.
     $restored = @()
     foreach ($program in (Get-ServicePrograms)) {
-        $directory = Split-Path -Path $program -Parent
-        $leaf = Split-Path -Path $program -Leaf
-        $previous = @(Get-ChildItem -LiteralPath $directory -Filter "$leaf.kubewin-old-*" -Force -ErrorAction SilentlyContinue |
-                Sort-Object -Property LastWriteTimeUtc -Descending)
+        $previous = @(Get-ProgramAsides -Program $program | Sort-Object -Property LastWriteTimeUtc -Descending)
         if (-not $previous -or -not (Test-Path -LiteralPath $program)) { continue }
         $failed = "$program.kubewin-failed-" + [guid]::NewGuid().ToString('N')
         Move-Item -LiteralPath $program -Destination $failed
@@ -161,6 +176,7 @@ function Restore-PreviousSettings {
 }
 
 $existing = Get-Service -Name $Name -ErrorAction SilentlyContinue
+if ($Ensure -eq 'running') { Remove-StaleAsides }
 # What a rollback puts back: the settings of a running service before this call changes them.
 $previousSettings = $null
 $previousNssm = $null

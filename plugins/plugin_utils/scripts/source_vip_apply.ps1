@@ -62,11 +62,7 @@ New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
 # and an address outside the current pod subnet is of no use.
 $null = Invoke-KubeWinHostLocal -Command DEL -RangeSubnet $ReleaseSubnet
 $answer = Invoke-KubeWinHostLocal -Command ADD -RangeSubnet $Subnet
-$temporary = "$Path.kubewin-new"
-Write-KubeWinTextFile -Path $temporary -Text ''
-Set-KubeWinAcl -Path $temporary -Profile protected
-Write-KubeWinTextFile -Path $temporary -Text $answer.Trim()
-Move-Item -LiteralPath $temporary -Destination $Path -Force
+Publish-KubeWinTextFile -Path $Path -Text $answer.Trim() -Profile protected
 Register-KubeWinFile -Path @($Path) -TrackContent
 
 $Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{

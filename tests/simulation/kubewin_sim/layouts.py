@@ -7,6 +7,9 @@ is created, so an e2e fleet can hold a node to take over; tests call the builder
   registers: the programs, nssm.exe and ``config`` (the kubeconfig every service uses) in ``C:\\k``, and the services
   ``kubelet``, ``kube-proxy`` and ``flanneld`` running under nssm, each program and its flags under the service's
   nssm ``Parameters`` key. The Containers feature is installed (start.ps1 needs it).
+- ``stale_volume_link``: what a kubelet that ran before leaves of a pod with a volume of host data: the pod's folder
+  under ``C:\\var\\lib\\kubelet\\pods`` with the volume as a directory symbolic link (kubernetes/mount-utils
+  mount_windows.go: ``mklink /D``) to ``C:\\data\\app``, which holds the application's log. Nothing runs.
 """
 
 KUBERNETES_DIR = 'C:\\k'
@@ -39,7 +42,21 @@ def sdn_start_ps1(node, hostname, address, services=None):
                      'app_stdout': None, 'app_stderr': None, 'app_rotate_bytes': None}}
 
 
-LAYOUTS = {'sdn_start_ps1': sdn_start_ps1}
+STALE_POD = 'C:\\var\\lib\\kubelet\\pods\\6f1c2d3e-0000-4000-8000-00000000a1b2'
+STALE_VOLUME = STALE_POD + '\\volumes\\kubernetes.io~local-volume\\app-data'
+HOST_DATA = 'C:\\data\\app'
+
+
+def stale_volume_link(node, hostname, address):
+    """Leave ``node`` with a stale pod volume link under the kubelet's folder (the layout above)."""
+    from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel
+    node.write_file(HOST_DATA + '\\logs\\app.log', content='the application data\n')
+    node.write_file(STALE_POD + '\\etc-hosts', content='127.0.0.1 localhost\n')
+    filesystem.make_directories(node, filesystem.parent_of(STALE_VOLUME))
+    filesystem.make_link(node, STALE_VOLUME, HOST_DATA)
+
+
+LAYOUTS = {'sdn_start_ps1': sdn_start_ps1, 'stale_volume_link': stale_volume_link}
 
 
 def apply(node, layout, hostname):

@@ -54,6 +54,12 @@ DEFAULT_PROFILE = {
     # Entries appended to the machine Path as real servers have them (a folder on a drive that is not there, one
     # in quotes, an empty entry): the folders installers and administrators added.
     'path_entries': [],
+    # The proxy the node's network lets it out through (None: it reaches the web directly): windows/downloads.py.
+    'web_proxy': None,
+    # Behind web_proxy, the hosts of the node's own network it reaches directly (and the proxy does not).
+    'web_direct_hosts': [],
+    # The proxy in the Internet settings of the account WinRM runs scripts as (None: none set): windows/downloads.py.
+    'user_proxy': None,
 }
 
 
@@ -98,6 +104,7 @@ def initial_state(hostname, profile):
         'services': {},
         # Files and folders as windows/filesystem.py keeps them: a fresh installation's folders.
         'fs': _fresh_file_system(),
+        # The machine environment variables an operator set (Session Manager\Environment).
         'environment': _initial_environment(profile),
         'firewall_rules': {},
         'operations': {},
@@ -158,13 +165,16 @@ def unique_description(adapters, base):
 
 
 def _initial_environment(profile):
-    """Machine variables set over a fresh installation's: the profile's ``path_entries`` appended to the Path."""
+    """Machine variables set over a fresh installation's: the profile's ``environment`` (what an operator set: a
+    proxy's HTTPS_PROXY...), and its ``path_entries`` appended to the Path."""
+    environment = dict(profile.get('environment') or {})
     if not profile['path_entries']:
-        return {}
+        return environment
     from kubewin_sim.windows import registry  # pylint: disable=import-outside-toplevel  # windows imports node
     default = registry.DEFAULT_MACHINE_VARIABLES['Path'][1]
     expanded = default.replace('%SystemRoot%', 'C:\\Windows').replace('%SYSTEMROOT%', 'C:\\Windows')
-    return {'Path': ';'.join([expanded] + list(profile['path_entries']))}
+    environment['Path'] = ';'.join([environment.get('Path') or expanded] + list(profile['path_entries']))
+    return environment
 
 
 def _fresh_file_system():

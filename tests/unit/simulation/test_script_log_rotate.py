@@ -146,3 +146,28 @@ def test_a_log_that_cannot_be_rotated_is_reported_and_the_others_are_still_rotat
     assert node.content_view(KUBELET_LOG)['text'] == 'k' * 200
     assert logs[missing] == {'path': missing, 'rotated_to': None, 'removed': [], 'error': None}
     assert logs[CONTAINERD_LOG]['rotated_to'] and node.content_view(CONTAINERD_LOG)['text'] == ''
+
+
+@pytest.fixture
+def thai_node(tmp_path):
+    """The node of the fixture above with the format culture th-TH (windows/culture.py: ThaiBuddhistCalendar)."""
+    with open_node(str(tmp_path), 'win1', profile={'ip': '10.127.130.38', 'build': 20348, 'culture': 'th-TH'}) as opened:
+        opened.write_file(SCRIPT, content=_pwsh.load_script('log_rotate'))
+        opened.write_file(CONTAINERD_LOG, content='')
+        opened.data['services']['containerd'] = {
+            'name': 'containerd', 'exists': True, 'state': 'running', 'start_mode': 'auto', 'dependencies': [], 'nssm': None,
+            'command_line': '"C:\\Program Files\\containerd\\bin\\containerd.exe" --run-service --log-file %s' % CONTAINERD_LOG}
+        yield opened
+
+
+def test_rotated_names_carry_the_gregorian_date_on_a_thai_node(thai_node):
+    # A custom date format takes the year from the current culture's calendar (datetimeformat.cs: cal.GetYear): on a
+    # th-TH node (Get-Date).ToString('yyyyMMdd-HHmmss') names the Buddhist year, 543 after the Gregorian one.
+    thai_node.write_file(CONTAINERD_LOG, content='x' * 150)
+    now = run_on_node(thai_node, "(Get-Date).ToString('yyyy', [System.Globalization.CultureInfo]::InvariantCulture); "
+                                 "(Get-Date).ToString('yyyy'); (Get-Culture).Name").output
+    assert int(now[1]) == int(now[0]) + 543 and now[2] == 'th-TH'
+    code, logs = run(thai_node, [{'path': CONTAINERD_LOG, 'copy_truncate': True}])
+    assert code == 0 and logs[CONTAINERD_LOG]['error'] is None
+    rotated = logs[CONTAINERD_LOG]['rotated_to'].rsplit('\\', 1)[-1]
+    assert rotated.startswith('containerd-' + now[0]), rotated

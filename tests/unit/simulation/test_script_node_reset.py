@@ -245,3 +245,50 @@ def test_node_info_reports_whether_registry_keys_exist():
     state = _contracts.check('node_info', json.loads(result['result']))
     assert state == {'sections': ['registry'],
                      'registry': {CALICO_KEY: {'exists': True}, 'HKLM:\\SOFTWARE\\Nobody\\Here': {'exists': False}}}
+
+
+# The kubelet's volumes: a pod's volume is a directory symbolic link under C:\var\lib\kubelet\pods\<uid>\volumes to
+# the folder that holds its data (kubernetes/mount-utils mount_windows.go: mklink /D), here a host folder; a junction
+# (mklink /J) as another program may leave one. Windows PowerShell 5.1's Remove-Item -Recurse -Force deletes a
+# junction but stops at a symbolic link (PowerShell/PowerShell#621, windows/filesystem.py).
+KUBELET = 'C:\\var\\lib\\kubelet'
+VOLUME = KUBELET + '\\pods\\6f1c\\volumes\\kubernetes.io~local-volume\\data'
+HOST_DATA = 'C:\\data\\app'
+
+
+def kubelet_node(kind='SymbolicLink'):
+    node = reset_node()
+    filesystem.make_directories(node, HOST_DATA + '\\logs')
+    filesystem.write_file(node, HOST_DATA + '\\logs\\app.log', b'the application data')
+    filesystem.make_directories(node, KUBELET + '\\pki')
+    filesystem.write_file(node, KUBELET + '\\pki\\kubelet.crt', b'certificate')
+    filesystem.make_directories(node, filesystem.parent_of(VOLUME))
+    filesystem.write_file(node, KUBELET + '\\pods\\6f1c\\etc-hosts', b'127.0.0.1 localhost')
+    filesystem.make_link(node, VOLUME, HOST_DATA, kind)
+    return node
+
+
+def test_the_kubelet_folder_with_a_volume_link_is_removed_without_its_target():
+    node = kubelet_node()
+    for _run in range(2):
+        real = run_reset(node, {'Paths': [KUBELET]})
+        assert real['state']['files'][KUBELET] == {'exists': False}
+        assert filesystem.lookup(node, KUBELET) is None
+        # The link went, its target and what it holds stayed.
+        assert filesystem.content_bytes(filesystem.lookup(node, HOST_DATA + '\\logs\\app.log')) == b'the application data'
+
+
+def test_a_junction_under_the_kubelet_folder_is_removed_without_its_target():
+    node = kubelet_node('Junction')
+    real = run_reset(node, {'Paths': [KUBELET]})
+    assert real['state']['files'][KUBELET] == {'exists': False}
+    assert filesystem.content_bytes(filesystem.lookup(node, HOST_DATA + '\\logs\\app.log')) == b'the application data'
+
+
+def test_a_volume_link_given_itself_is_removed_without_its_target():
+    node = kubelet_node()
+    real = run_reset(node, {'Paths': [VOLUME]})
+    assert real['state']['files'][VOLUME] == {'exists': False}
+    assert filesystem.lookup(node, VOLUME) is None and filesystem.lookup(node, KUBELET + '\\pods\\6f1c') is not None
+    assert [entry['path'] for entry in filesystem.walk(node, HOST_DATA)] == [HOST_DATA + '\\logs',
+                                                                              HOST_DATA + '\\logs\\app.log']

@@ -158,6 +158,39 @@ def test_proxy_credential_needs_a_proxy(web_dir):
     assert outcome.errors and 'following parameter is missing: Proxy' in outcome.errors[0]
 
 
+PROXY = 'http://proxy.corp.example.invalid:3128'
+MIRROR = 'https://mirror.corp.example.invalid/kubelet.exe'
+
+
+def proxied_node(**profile):
+    """A node whose network lets it out only through PROXY; mirror.corp.example.invalid is inside that network."""
+    return SimNode(initial_state('win1', dict({'ip': '10.0.0.11', 'web_proxy': PROXY,
+                                               'web_direct_hosts': ['mirror.corp.example.invalid']}, **profile)))
+
+
+def _download(url, extra=''):
+    return ("try { Invoke-WebRequest -Uri '%s' -OutFile C:\\k.exe %s; 'ok' } catch { $_.Exception.Message; "
+            "[string]$_.Exception.Status; $null -eq $_.Exception.Response }" % (url, extra))
+
+
+def test_without_proxy_the_request_takes_the_accounts_internet_settings_only(web_dir):
+    # WebRequest.DefaultWebProxy: the WinRM account's Internet settings, never HTTPS_PROXY nor WinHTTP's proxy.
+    node = proxied_node(environment={'HTTPS_PROXY': PROXY})
+    assert run(node, _download(KUBELET)) == ['Unable to connect to the remote server', 'ConnectFailure', 'True']
+    assert run(node, _download(KUBELET, '-Proxy ' + PROXY)) == ['ok']
+    assert run(node, _download(KUBELET, '-Proxy http://other.example.invalid:8080')) == [
+        'Unable to connect to the remote server', 'ConnectFailure', 'True']
+    assert run(proxied_node(user_proxy=PROXY), _download(KUBELET)) == ['ok']
+
+
+def test_a_host_inside_the_network_is_reached_directly_and_not_through_the_proxy(web_dir):
+    node = proxied_node()
+    assert run(node, _download(MIRROR)) == ['ok']
+    assert run(node, _download(MIRROR, '-Proxy ' + PROXY)) == [
+        'The remote server returned an error: (502) Bad Gateway.', 'ProtocolError', 'False']
+
+
+
 def test_uri_conversion_is_relative_or_absolute():
     # LanguagePrimitives.ConvertStringToUri: new Uri(text, UriKind.RelativeOrAbsolute).
     assert run(fresh_node(), "$u = [Uri]'https://Example.invalid/a b/k.tgz?x=1'; $u.AbsolutePath; $u.Host; "
@@ -467,3 +500,53 @@ def test_a_download_through_a_proxy_with_credentials(web_dir):
                     _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy='http://proxy.example.invalid:3128', ProxyUsername='u'),
                     sensitive_parameters=[{'name': 'ProxyPassword', 'value': 'secret'}])
     assert (result['failed'], json.loads(result['result'])['sha']) == (False, sha256(KUBELET))
+
+
+# A node behind a machine proxy: its network lets it out through the proxy only, and the machine environment names
+# the proxy (HTTPS_PROXY, what containerd and the kubelet read). Windows PowerShell 5.1's Invoke-WebRequest without
+# -Proxy takes the WinRM account's Internet settings (none), so every download failed unless the task set `proxy`.
+
+def _fetch_on(node, parameters, served=None):
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    if result['failed']:
+        return None, result['error'][-1]['exception']['message']
+    return _contracts.check('artifact_fetch', json.loads(result['result'])), None
+
+
+def test_a_node_behind_a_machine_proxy_downloads_through_it(web_dir):
+    node = proxied_node(environment={'HTTPS_PROXY': PROXY, 'NO_PROXY': 'localhost,.svc,10.96.0.0/12'})
+    parameters = _parameters(KUBELET, 'C:\\k\\kubelet.exe')
+    installed = {'C:\\k\\kubelet.exe': whole(KUBELET)}
+    assert _fetch_on(node, parameters) == (expected_result(parameters, installed), None)
+    assert _installed(node, installed) == installed
+
+
+@pytest.mark.parametrize('no_proxy', ['mirror.corp.example.invalid', 'corp.example.invalid', '.corp.example.invalid',
+                                      '*', 'other.invalid, mirror.corp.example.invalid:443'])
+def test_no_proxy_sends_a_host_of_the_network_directly(web_dir, no_proxy):
+    # NO_PROXY as Go's net/http reads it (golang.org/x/net/http/httpproxy): a name and its subdomains, a leading dot
+    # for subdomains only, '*' for every host, an optional port.
+    node = proxied_node(environment={'HTTPS_PROXY': PROXY, 'NO_PROXY': no_proxy})
+    web.configure(web_dir, served={MIRROR: {'sha256': 'cd' * 32, 'size': 10}})
+    parameters = dict(_parameters(MIRROR, 'C:\\k\\kubelet.exe'), Checksum='cd' * 32, ChecksumSpec='sha256:' + 'cd' * 32)
+    answer, message = _fetch_on(node, parameters)
+    assert message is None and answer['sha'] == 'cd' * 32
+
+
+def test_an_explicit_proxy_wins_over_the_machine_environment(web_dir):
+    node = proxied_node(environment={'HTTPS_PROXY': 'http://stale.example.invalid:3128'})
+    answer, message = _fetch_on(node, _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy=PROXY))
+    assert message is None and answer['sha'] == sha256(KUBELET)
+
+
+@pytest.mark.parametrize('no_proxy, direct', [('10.16.0.0/12', True), ('10.32.0.0/12', False), ('10.20.0.5', True)])
+def test_no_proxy_ranges_and_addresses(web_dir, no_proxy, direct):
+    url = 'https://10.20.0.5/kubelet.exe'
+    node = proxied_node(environment={'HTTPS_PROXY': PROXY, 'NO_PROXY': no_proxy}, web_direct_hosts=['10.20.0.5'])
+    web.configure(web_dir, served={url: {'sha256': 'cd' * 32, 'size': 10}})
+    parameters = dict(_parameters(url, 'C:\\k\\kubelet.exe'), Checksum='cd' * 32, ChecksumSpec='sha256:' + 'cd' * 32,
+                      Retries=0)
+    answer, message = _fetch_on(node, parameters)
+    assert (message is None) == direct, message
+    if not direct:
+        assert message.endswith('The remote server returned an error: (502) Bad Gateway.')

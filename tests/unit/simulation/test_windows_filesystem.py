@@ -137,6 +137,91 @@ def test_remove_item_folder_content_recurse_and_held_file():
         "Cannot find path 'C:\\missing' because it does not exist."]
 
 
+# --- links (windows/filesystem.py: FileSystemProvider.cs of PowerShell/PowerShell 60b3b304f2, #621) ---------------
+
+def linked_node():
+    """C:\\data with a file, a symbolic link and a junction to it under C:\\pod, and a dangling link."""
+    node = fresh_node()
+    run(node, "New-Item -Path C:\\data\\sub\\keep.txt -ItemType File -Value kept -Force | Out-Null; "
+              "New-Item -Path C:\\pod -ItemType Directory | Out-Null")
+    filesystem.make_link(node, 'C:\\pod\\volume', 'C:\\data')
+    filesystem.make_link(node, 'C:\\pod\\junction', 'C:\\data', 'Junction')
+    filesystem.make_link(node, 'C:\\pod\\stale', 'C:\\gone')
+    return node
+
+
+def test_a_link_shows_its_type_target_attributes_and_mode():
+    node = linked_node()
+    assert run(node, "foreach ($name in 'volume', 'junction', 'stale') { $item = Get-Item -LiteralPath \"C:\\pod\\$name\"; "
+                     "'{0} {1} {2} {3} {4}' -f $item.Mode, $item.LinkType, [string]$item.Target, $item.Attributes, "
+                     "[int]$item.Attributes }") == [
+        'd----l SymbolicLink C:\\data Directory, ReparsePoint 1040',
+        'd----l Junction C:\\data Directory, ReparsePoint 1040',
+        'd----l SymbolicLink C:\\gone Directory, ReparsePoint 1040']
+    assert run(node, "$item = Get-Item C:\\data; $null -eq $item.LinkType; $item.Mode; [string]$item.Attributes; "
+                     "(Get-Item C:\\data\\sub\\keep.txt).Target.Count") == ['True', 'd-----', 'Directory', '0']
+    # GetFileAttributes sees the link itself: a dangling link exists, and is a container.
+    assert run(node, "Test-Path -LiteralPath C:\\pod\\stale -PathType Container; "
+                     "[System.IO.Directory]::Exists('C:\\pod\\stale')") == ['True', 'True']
+
+
+def test_a_path_through_a_link_reaches_the_target():
+    node = linked_node()
+    assert run(node, "Get-Content -LiteralPath C:\\pod\\volume\\sub\\keep.txt; "
+                     "(Get-Item -LiteralPath C:\\pod\\junction\\sub\\keep.txt).FullName; "
+                     "Set-Content -LiteralPath C:\\pod\\volume\\new.txt -Value new; Test-Path C:\\data\\new.txt") == [
+        'kept', 'C:\\pod\\junction\\sub\\keep.txt', 'True']
+
+
+def test_get_childitem_recurse_follows_links_as_windows_powershell_51_does():
+    node = linked_node()
+    filesystem.lookup(node, 'C:\\pod\\stale')['link']['target'] = 'C:\\data\\sub'
+    assert run(node, "Get-ChildItem -LiteralPath C:\\pod -Recurse | ForEach-Object { $_.FullName }") == [
+        'C:\\pod\\junction', 'C:\\pod\\stale', 'C:\\pod\\volume',
+        'C:\\pod\\junction\\sub', 'C:\\pod\\junction\\sub\\keep.txt', 'C:\\pod\\stale\\keep.txt',
+        'C:\\pod\\volume\\sub', 'C:\\pod\\volume\\sub\\keep.txt']
+    filesystem.make_link(node, 'C:\\data\\loop', 'C:\\pod')
+    assert 'loop of links' in run_on_node(node, "Get-ChildItem -LiteralPath C:\\pod -Recurse").unsupported
+
+
+def test_remove_item_takes_a_junction_away_and_stops_at_a_symbolic_link():
+    node = linked_node()
+    # Without -Force a reparse point is refused; with it a junction goes, its target's items stay.
+    assert failing(node, "Remove-Item -LiteralPath C:\\pod\\junction -Recurse").errors == [
+        'C:\\pod\\junction is an NTFS junction point. Use the Force parameter to delete or modify this object.']
+    run(node, "Remove-Item -LiteralPath C:\\pod\\junction -Recurse -Force")
+    assert run(node, "Test-Path C:\\pod\\junction; Get-Content C:\\data\\sub\\keep.txt") == ['False', 'kept']
+    # A symbolic link fails DeleteJunction's tag: a terminating error, whatever -ErrorAction says, and the folder
+    # holding it stays.
+    outcome = run_on_node(node, "try { Remove-Item -LiteralPath C:\\pod -Recurse -Force -ErrorAction SilentlyContinue } "
+                                "catch { $_.FullyQualifiedErrorId; [string]$_.CategoryInfo.Category; $_.Exception.GetType().FullName }")
+    assert outcome.output == ['System.ComponentModel.Win32Exception,Microsoft.PowerShell.Commands.RemoveItemCommand',
+                              'NotSpecified', 'System.ComponentModel.Win32Exception']
+    assert run(node, "Test-Path C:\\pod\\volume; Get-Content C:\\data\\sub\\keep.txt") == ['True', 'kept']
+
+
+def test_directory_delete_removes_a_link_and_never_its_target():
+    node = linked_node()
+    run(node, "[System.IO.Directory]::Delete('C:\\pod\\volume'); [System.IO.Directory]::Delete('C:\\pod\\stale')")
+    assert run(node, "Test-Path C:\\pod\\volume; Test-Path C:\\pod\\stale; Get-Content C:\\data\\sub\\keep.txt") == [
+        'False', 'False', 'kept']
+    assert failing(node, "[System.IO.Directory]::Delete('C:\\data')").errors == [
+        'Exception calling "Delete" with "1" argument(s): "The directory is not empty."']
+    assert failing(node, "[System.IO.Directory]::Delete('C:\\nowhere')").errors == [
+        'Exception calling "Delete" with "1" argument(s): "Could not find a part of the path \'C:\\nowhere\'."']
+
+
+def test_new_item_makes_links_to_existing_folders():
+    node = linked_node()
+    assert run(node, "(New-Item -ItemType SymbolicLink -Path C:\\pod\\second -Value C:\\data).LinkType; "
+                     "(New-Item -ItemType Junction -Path C:\\pod\\third -Value C:\\data).Mode; "
+                     "Get-Content C:\\pod\\third\\sub\\keep.txt") == ['SymbolicLink', 'd----l', 'kept']
+    assert failing(node, "New-Item -ItemType SymbolicLink -Path C:\\pod\\fourth -Value C:\\gone").errors == [
+        'Could not find item C:\\gone.']
+    assert failing(node, "New-Item -ItemType SymbolicLink -Path C:\\pod\\second -Value C:\\data").errors == [
+        'NewItemIOError']
+
+
 def test_move_item_needs_force_over_a_file():
     node = fresh_node()
     run(node, "Set-Content C:\\a.txt 'new'; Set-Content C:\\b.txt 'old'")
@@ -170,6 +255,28 @@ def test_get_filehash_is_upper_case_hex():
     run(node, "[System.IO.File]::WriteAllText('C:\\h.txt', 'hello')")
     assert run(node, "$h = Get-FileHash -LiteralPath C:\\h.txt -Algorithm SHA256; $h.Algorithm; $h.Hash; $h.Path") == [
         'SHA256', hashlib.sha256(b'hello').hexdigest().upper(), 'C:\\h.txt']
+
+
+def test_get_filehash_writes_a_custom_object_and_the_errors_of_its_function():
+    # Windows PowerShell 5.1's Get-FileHash is a function of Microsoft.PowerShell.Utility.psm1 (windows/filesystem.py).
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllText('C:\\h.txt', 'hello'); New-Item C:\\d -ItemType Directory | Out-Null")
+    hashes = run_on_node(node, "Get-FileHash -LiteralPath C:\\h.txt, C:\\d -Algorithm MD5").objects
+    assert len(hashes) == 1 and hashes[0].NET == 'System.Management.Automation.PSCustomObject'
+    assert hashes[0].type_names[0] == 'Microsoft.Powershell.Utility.FileHash'
+    assert run(node, "[string](Get-FileHash C:\\h.txt -Algorithm SHA1)") == [
+        '@{Algorithm=SHA1; Hash=%s; Path=C:\\h.txt}' % hashlib.sha1(b'hello').hexdigest().upper()]
+    missing = run_on_node(node, "Get-FileHash -LiteralPath C:\\nothing.txt -ErrorVariable e -ErrorAction SilentlyContinue; "
+                                "$e[0].FullyQualifiedErrorId")
+    assert missing.output == ['PathNotFound,Microsoft.PowerShell.Commands.ResolvePathCommand']
+    filesystem.lookup(node, 'C:\\h.txt')['held'] = 'open'
+    assert failing(node, "Get-FileHash -LiteralPath C:\\h.txt").errors == [
+        "File 'C:\\h.txt' cannot be read: Exception calling \"OpenRead\" with \"1\" argument(s): \"The process cannot "
+        "access the file 'C:\\h.txt' because it is being used by another process.\""]
+    # MACTripleDES hashes with a key made at random for the call: not modelled.
+    filesystem.lookup(node, 'C:\\h.txt')['held'] = None
+    assert 'MACTRIPLEDES' in run_on_node(node, "Get-FileHash C:\\h.txt -Algorithm MACTripleDES").unsupported
+
 
 
 def test_system_io_file_statics():
@@ -277,7 +384,7 @@ def test_registry_round_trip_is_an_ordinary_file():
     entry = document['files']['C:\\ProgramData\\a.txt']
     assert (entry['sha256'], entry['size'], entry['track_content']) == (hashlib.sha256(b'a').hexdigest(), 1, True)
     assert re.match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$', entry['written'])
-    assert run(node, FILES + "Get-KubeWinAclProfile -Path '%s'; Test-Path '%s\\managed.json.tmp'" % (HOME, HOME)) == [
+    assert run(node, FILES + "Get-KubeWinAclProfile -Path '%s'; Test-Path '%s\\managed.json.kubewin-new'" % (HOME, HOME)) == [
         'protected', 'False']
 
 
@@ -290,6 +397,77 @@ def test_file_state_trusts_the_registry_while_size_and_time_are_unchanged():
                     "(Get-KubeWinFileState -Path C:\\ProgramData\\a.txt -Registry $registry).sha256\n"
                     "ConvertTo-Json -Compress (Get-KubeWinFileState -Path C:\\nothing)")
     assert run(node, text) == ['recorded', hashlib.sha256(b'b').hexdigest(), '{"exists":false}']
+
+
+# --- replacing a file a reader may be reading (windows/filesystem.py: MoveFileInfoItem, File.Replace) ----------
+
+def test_move_item_force_deletes_the_destination_before_it_moves():
+    # FileSystemProvider.MoveFileInfoItem of 5.1: MoveTo fails on an existing file; with -Force the destination is
+    # deleted, then the file moved. A reader polling the destination finds it missing in between.
+    node = fresh_node()
+    run(node, "Set-Content -LiteralPath C:\\a.txt -Value old; Set-Content -LiteralPath C:\\b.txt -Value new")
+    seen = filesystem.watch(node, 'C:\\a.txt')
+    run(node, "Move-Item -LiteralPath C:\\b.txt -Destination C:\\a.txt -Force")
+    assert seen == [False, True]
+    assert run(node, "Get-Content C:\\a.txt") == ['new']
+
+
+def test_file_replace_swaps_in_one_step_and_keeps_the_replaced_files_acl():
+    node = fresh_node()
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text old; "
+                      "Set-KubeWinAcl -Path C:\\ProgramData\\a.txt -Profile secret; "
+                      "Write-KubeWinTextFile -Path C:\\ProgramData\\a.new -Text new")
+    seen = filesystem.watch(node, 'C:\\ProgramData\\a.txt')
+    assert run(node, FILES + "[System.IO.File]::Replace('C:\\ProgramData\\a.new', 'C:\\ProgramData\\a.txt', "
+                             "[NullString]::Value); [System.IO.File]::ReadAllText('C:\\ProgramData\\a.txt'); "
+                             "Test-Path C:\\ProgramData\\a.new; Get-KubeWinAclProfile -Path C:\\ProgramData\\a.txt") == [
+        'new', 'False', 'secret']
+    assert seen == [True]
+
+
+@pytest.mark.parametrize('text, message', [
+    # PowerShell passes $null to a .NET string parameter as "" (LanguagePrimitives.ConvertNullToString).
+    ("[System.IO.File]::Replace('C:\\n.txt', 'C:\\o.txt', $null)", 'The path is not of a legal form.'),
+    ("[System.IO.File]::Replace('C:\\n.txt', 'C:\\missing.txt', [NullString]::Value)", 'Unable to find the specified file.'),
+    ("[System.IO.File]::Replace('C:\\missing.txt', 'C:\\o.txt', [NullString]::Value)", 'Unable to find the specified file.'),
+])
+def test_file_replace_errors(text, message):
+    node = fresh_node()
+    run(node, "Set-Content C:\\n.txt -Value n; Set-Content C:\\o.txt -Value o")
+    assert failing(node, text).errors == ['Exception calling "Replace" with "3" argument(s): "%s"' % message]
+    assert run(node, "Get-Content C:\\n.txt; Get-Content C:\\o.txt") == ['n', 'o']
+
+
+def test_file_replace_of_a_file_a_program_holds_is_a_sharing_violation():
+    node = fresh_node()
+    run(node, "Set-Content C:\\n.txt -Value n; Set-Content C:\\o.txt -Value o")
+    filesystem.lookup(node, 'C:\\o.txt')['held'] = 'open'
+    assert failing(node, "[System.IO.File]::Replace('C:\\n.txt', 'C:\\o.txt', [NullString]::Value)").errors == [
+        'Exception calling "Replace" with "3" argument(s): "The process cannot access the file because it is being '
+        'used by another process."']
+
+
+def test_a_reader_always_finds_the_registry_of_managed_files():
+    # Register-KubeWinFile rewrites managed.json; a reader polling it (node_info from another task) must find the old
+    # document or the new one, never none, and a crash between two steps must leave one.
+    node = fresh_node()
+    run(node, FILES + "Write-KubeWinTextFile -Path C:\\ProgramData\\a.txt -Text 'a'; Register-KubeWinFile -Path @('C:\\ProgramData\\a.txt')")
+    seen = filesystem.watch(node, HOME + '\\managed.json')
+    run(node, FILES + "Register-KubeWinFile -Forget @('C:\\ProgramData\\a.txt')")
+    assert seen and all(seen), seen
+    assert json.loads(filesystem.content_bytes(filesystem.lookup(node, HOME + '\\managed.json')))['files'] == {}
+
+
+@pytest.mark.parametrize('first, second', [('protected', 'secret'), ('secret', 'protected'), ('secret', 'secret')])
+def test_file_write_over_a_file_never_leaves_it_missing_and_sets_its_profile(first, second):
+    node = fresh_node()
+    path = HOME + '\\etc\\kubelet.conf'
+    run_script(node, 'file_write', {'Path': path, 'Content': 'one', 'Acl': first})
+    seen = filesystem.watch(node, path)
+    result = run_script(node, 'file_write', {'Path': path, 'Content': 'two', 'Acl': second})
+    assert seen and all(seen), seen
+    assert result['state']['files'][path] == file_state(b'two', second)
+
 
 
 # --- file_write.ps1 and node_info's sections ------------------------------------------------------------------

@@ -18,7 +18,7 @@ from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong
 
 CHECKOUT = 'C:\\kubewin-scenarios'
 SCENARIOS = ['node_info', 'default_route', 'untidy_path', 'file_write', 'firewall_rule', 'node_route', 'node_service',
-             'kubeadm_join']
+             'kubeadm_join', 'node_reset_link', 'log_rotate_culture']
 FOLDERS = [os.path.join('tests', 'windows', 'scenarios'), os.path.join('plugins', 'plugin_utils', 'scripts')]
 KUBEADM = 'C:\\kubewin-scenario-stubs\\kubeadm.exe'
 SERVICE_PROGRAM = 'C:\\kubewin-scenario-stubs\\kubewin-scenario-service.exe'
@@ -63,16 +63,20 @@ def test_every_scenario_passes_under_the_engine_and_leaves_the_node_as_it_was():
     outcome = run(node, '-KubeadmPath %s -ServiceProgram %s' % (KUBEADM, SERVICE_PROGRAM))
     assert (outcome.output, outcome.exit_code) == (['PASS %s' % name for name in SCENARIOS], 0), outcome
     assert {key: repr(node.data[key]) for key in before} == before
-    for path in ('C:\\ProgramData\\kubewin', 'C:\\ProgramData\\kubewin-scenarios'):
+    for path in ('C:\\ProgramData\\kubewin', 'C:\\ProgramData\\kubewin-scenarios',
+                 'C:\\ProgramData\\kubewin-scenarios-reset', 'C:\\ProgramData\\kubewin-scenarios-culture'):
         assert node.file(path) is None and not node.is_directory(path), path
+    # The culture scenario puts back the culture it found (Set-Culture, windows/culture.py).
+    assert node.data.get('culture', 'en-US') == 'en-US'
 
 
 def test_scenarios_that_need_a_stub_program_say_they_are_skipped_without_one():
     outcome = run(staged_node())
     assert outcome.exit_code == 0, outcome
     assert [line.split(' ', 2)[:2] for line in outcome.output] == [
-        ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path'], ['PASS', 'file_write'], ['PASS', 'firewall_rule'], ['PASS', 'node_route'],
-        ['SKIP', 'node_service'], ['SKIP', 'kubeadm_join']]
+        ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path'], ['PASS', 'file_write'],
+        ['PASS', 'firewall_rule'], ['PASS', 'node_route'], ['SKIP', 'node_service'], ['SKIP', 'kubeadm_join'],
+        ['PASS', 'node_reset_link'], ['PASS', 'log_rotate_culture']]
 
 
 def test_on_a_node_with_two_nics_and_a_disabled_one_the_read_only_scenarios_pass():

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 # pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
-from kubewin_sim.windows import filesystem, run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows import filesystem, registry, run_on_node, win_powershell  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -305,6 +305,38 @@ def test_reboot_pending_keys_follow_the_node():
     assert ok(node, test) == ['True']
     node.reboot()
     assert ok(node, test) == ['False']
+
+
+SESSION_MANAGER = r"HKLM:\SYSTEM\CurrentControlSet\Control\Session Manager"
+
+
+def test_pending_file_renames_show_in_the_session_manager_key_until_the_boot_carries_them_out():
+    # MoveFileEx(MOVEFILE_DELAY_UNTIL_REBOOT): what an installer does with a file in use (windows/registry.py).
+    node = fresh_node()
+    read = ("(Get-ItemProperty -LiteralPath '%s' -Name PendingFileRenameOperations -ErrorAction SilentlyContinue)"
+            ".PendingFileRenameOperations.Count" % SESSION_MANAGER)
+    assert ok(node, read) == ['0']
+    node.write_file('C:\\Program Files\\OVS\\ovs.dll.new', content='v2')
+    node.write_file('C:\\Program Files\\OVS\\ovs.dll', content='v1')
+    registry.schedule_file_rename(node, 'C:\\Program Files\\OVS\\ovs.dll.new', 'C:\\Program Files\\OVS\\ovs.dll')
+    assert ok(node, "$v = (Get-ItemProperty -LiteralPath '%s' -Name PendingFileRenameOperations).PendingFileRenameOperations; "
+                    "$v.GetType().FullName; $v" % SESSION_MANAGER) == [
+        'System.String[]', '\\??\\C:\\Program Files\\OVS\\ovs.dll.new', '\\??\\C:\\Program Files\\OVS\\ovs.dll']
+    node.reboot()
+    assert ok(node, read) == ['0']
+    assert node.file('C:\\Program Files\\OVS\\ovs.dll')['content'] == 'v2'
+    assert node.file('C:\\Program Files\\OVS\\ovs.dll.new') is None
+
+
+def test_a_pending_file_rename_is_a_pending_reboot():
+    node = fresh_node()
+    pending = 'Test-KubeWinRebootPending'
+    assert ok(node, STATE + pending) == ['False']
+    registry.schedule_file_rename(node, 'C:\\Windows\\Temp\\old.dll')
+    assert ok(node, STATE + pending) == ['True']
+    node.reboot()
+    assert ok(node, STATE + pending) == ['False']
+
 
 
 def test_new_itemproperty_on_a_service_key_is_the_scm_view():
@@ -650,6 +682,38 @@ def test_a_new_binary_and_new_settings_that_do_not_start_are_both_put_back():
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
     assert node.data['services']['kubelet']['command_line'] == before['command_line'] == 'C:\\k\\kubelet.exe --v=2'
     assert node.data['services']['kubelet']['state'] == 'running'
+
+
+def test_a_failed_settings_change_never_restores_the_aside_of_an_earlier_upgrade():
+    # An upgrade that succeeded leaves its aside: artifact_fetch.ps1 renamed the binary the kubelet ran (which cannot be
+    # deleted while it runs), and the restart that followed ran the new one. The aside is stale from then on: a later
+    # settings change that does not start must put back the settings, never that older binary.
+    node = running_kubelet()
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    apply(node, **dict(fresh_parameters('kubelet'), Restart=True))
+    assert node.data['services']['kubelet']['state'] == 'running'
+    # A dependency that does not exist: the kubelet cannot start with these settings (scm.py).
+    parameters = {**fresh_parameters('kubelet'), 'Dependencies': ['containerd', 'missing'], 'Restart': True}
+    message = failure(node, **parameters)
+    assert message.startswith('service kubelet did not start with its new settings (')
+    assert message.endswith('the previous settings were put back and the service runs with them again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == 'b' * 64
+    assert node.data['services']['kubelet']['dependencies'] == ['containerd']
+    assert node.data['services']['kubelet']['state'] == 'running'
+
+
+def test_the_aside_of_the_running_binary_survives_until_the_rollback_that_needs_it():
+    # The aside the running kubelet executes cannot be deleted (windows/filesystem.py: a running image), so a
+    # settings change with a new binary still has it to put back.
+    node = running_kubelet()
+    ok(node, "Move-Item C:\\k\\kubelet.exe C:\\k\\kubelet.exe.kubewin-old-1")
+    node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
+    node.profile['program_start_failures'] = ['b' * 64]
+    message = failure(node, **{**fresh_parameters('kubelet'), 'Environment': ['A=1'], 'Restart': True})
+    assert message.endswith('the previous binary and settings were put back and the service runs with them again')
+    assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
+
 
 
 def test_a_stopped_service_whose_new_settings_do_not_start_keeps_them_and_says_so():

@@ -19,6 +19,33 @@ function Write-KubeWinTextFile {
     [System.IO.File]::WriteAllText($Path, $Text, $KubeWinUtf8)
 }
 
+function Publish-KubeWinTextFile {
+    # Writes $Text to <Path>.kubewin-new, then puts it in $Path's place in one step: a reader finds the old file or
+    # the new one, never none, and a crash leaves one of them. Windows PowerShell 5.1's Move-Item -Force deletes an
+    # existing destination before it moves (FileSystemProvider.MoveFileInfoItem), so the file is missing in between.
+    # [IO.File]::Replace (ReplaceFileW) swaps in one step but needs the destination to exist, and the result keeps
+    # the replaced file's DACL: a file whose ACL profile changes gets the narrowest one (secret) before the swap and
+    # its own after it. [NullString]::Value: no backup file ($null would reach .NET as "", which is no path).
+    param([Parameter(Mandatory)][string]$Path, [Parameter(Mandatory)][AllowEmptyString()][string]$Text,
+          [ValidateSet('secret', 'protected')][string]$Profile)
+    $temporary = "$Path.kubewin-new"
+    if ($Profile) {
+        # The new file gets its ACL before it holds the content.
+        Write-KubeWinTextFile -Path $temporary -Text ''
+        Set-KubeWinAcl -Path $temporary -Profile $Profile
+    }
+    Write-KubeWinTextFile -Path $temporary -Text $Text
+    if (-not (Test-Path -LiteralPath $Path -PathType Leaf)) {
+        Move-Item -LiteralPath $temporary -Destination $Path
+        return
+    }
+    $before = $Profile
+    if ($Profile) { $before = Get-KubeWinAclProfile -Path $Path }
+    if ($before -ne $Profile) { Set-KubeWinAcl -Path $Path -Profile secret }
+    [System.IO.File]::Replace($temporary, $Path, [NullString]::Value)
+    if ($before -ne $Profile) { Set-KubeWinAcl -Path $Path -Profile $Profile }
+}
+
 function Set-KubeWinAcl {
     param([Parameter(Mandatory)][string]$Path, [Parameter(Mandatory)][ValidateSet('secret', 'protected')][string]$Profile)
     $isDirectory = Test-Path -LiteralPath $Path -PathType Container
@@ -104,9 +131,7 @@ function Save-KubeWinRegistry {
         $document[$part] = [ordered]@{}
         foreach ($key in @($Registry[$part].Keys | Sort-Object)) { $document[$part][$key] = $Registry[$part][$key] }
     }
-    $temporary = "$KubeWinRegistryPath.tmp"
-    Write-KubeWinTextFile -Path $temporary -Text (ConvertTo-Json -InputObject $document -Depth 6 -Compress)
-    Move-Item -LiteralPath $temporary -Destination $KubeWinRegistryPath -Force
+    Publish-KubeWinTextFile -Path $KubeWinRegistryPath -Text (ConvertTo-Json -InputObject $document -Depth 6 -Compress)
 }
 
 function Register-KubeWinFile {

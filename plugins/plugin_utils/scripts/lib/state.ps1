@@ -13,6 +13,11 @@ function Test-KubeWinRebootPending {
     foreach ($key in $keys) {
         if (Test-Path -LiteralPath $key) { return $true }
     }
+    # Files an installer could not replace while in use wait for the next boot: MoveFileEx with
+    # MOVEFILE_DELAY_UNTIL_REBOOT lists them in this REG_MULTI_SZ value, which the boot carries out and removes.
+    $renames = Get-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Control\Session Manager' `
+        -Name PendingFileRenameOperations -ErrorAction SilentlyContinue
+    if ($renames -and @($renames.PendingFileRenameOperations | Where-Object { $_ }).Count -gt 0) { return $true }
     return $false
 }
 

@@ -208,7 +208,9 @@ class Uri:
     relative URI")."""
 
     NET = 'System.Uri'
-    PROPERTIES = ('AbsolutePath', 'AbsoluteUri', 'Host', 'IsAbsoluteUri', 'OriginalString', 'Query', 'Scheme')
+    PROPERTIES = ('AbsolutePath', 'AbsoluteUri', 'Host', 'IsAbsoluteUri', 'OriginalString', 'Port', 'Query', 'Scheme')
+    # Uri.Port: the port the authority names, else the scheme's default (-1 for a scheme without one).
+    DEFAULT_PORTS = {'http': 80, 'https': 443, 'ftp': 21}
 
     def __init__(self, text):
         self.OriginalString = to_string(text)
@@ -218,7 +220,14 @@ class Uri:
             raise PSError('Invalid URI: The format of the URI could not be determined.', 'System.UriFormatException')
         self.IsAbsoluteUri = match is not None
         if match is not None:
-            self._scheme, self._host = match.group(1).lower(), match.group(2).lower()
+            self._scheme, self._authority = match.group(1).lower(), match.group(2).lower()
+            # Host and Port: the authority without its user information, split at its port.
+            address = self._authority.rpartition('@')[2]
+            host, _colon, port = address.rpartition(':')
+            if not port.isdigit():
+                host, port = address, ''
+            self._host = host
+            self._port = int(port) if port.isdigit() else self.DEFAULT_PORTS.get(self._scheme, -1)
             self._path = urllib.parse.quote(match.group(3) or '/', safe="/%:@!$&'()*+,;=-._~")
             self._query = match.group(4) or ''
 
@@ -229,9 +238,11 @@ class Uri:
 
     AbsolutePath = property(lambda self: self._absolute('_path'))
     Host = property(lambda self: self._absolute('_host'))
+    Port = property(lambda self: self._absolute('_port'))
     Scheme = property(lambda self: self._absolute('_scheme'))
     Query = property(lambda self: self._absolute('_query'))
-    AbsoluteUri = property(lambda self: '%s://%s%s%s' % (self.Scheme, self.Host, self.AbsolutePath, self.Query))
+    AbsoluteUri = property(lambda self: '%s://%s%s%s' % (self.Scheme, self._absolute('_authority'), self.AbsolutePath,
+                                                         self.Query))
 
     def to_string(self):
         return self.AbsoluteUri if self.IsAbsoluteUri else self.OriginalString

@@ -26,11 +26,11 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import (addtype, cim, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, kube_proxy, msi, nettcpip, netsecurity,
-               openvswitch, powershell_exe, processes, registry, remoteaccess, scheduledtasks, services, system)
+from . import (addtype, cim, culture, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, kube_proxy, msi, nettcpip,
+               netsecurity, openvswitch, powershell_exe, processes, registry, remoteaccess, scheduledtasks, services, system)
 
 AREAS = (nettcpip, cim, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, powershell_exe, kubeadm, kube_proxy, msi, openvswitch,
-         registry, remoteaccess, services, system, eventlog, hostlocal, scheduledtasks)
+         registry, remoteaccess, services, system, eventlog, hostlocal, scheduledtasks, culture)
 
 
 class ProgramResult:
@@ -56,6 +56,8 @@ class WindowsHost:
 
     def __init__(self, node):
         self.node = node
+        # A session keeps the culture its account had when it started (windows/culture.py).
+        self.culture = culture.account_culture(node)
 
     def commands(self):
         """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets

@@ -28,7 +28,8 @@ unplanned reboot, Windows Update). Sources, one per behaviour:
   (programs.py: containerd, the kubelet's registration, kube-proxy's load balancers; flannel.py: flanneld's lease,
   network and subnet.env). A service that fails to start stays Stopped, and the reason goes to the node's log,
   as the System event log would hold it.
-- **Features** whose install or removal is pending complete, and the pending-reboot markers go.
+- **Features** whose install or removal is pending complete, and the pending-reboot markers go; the file renames
+  scheduled for the boot (PendingFileRenameOperations, windows/registry.py) are carried out.
 """
 
 import time
@@ -76,6 +77,9 @@ def restart(node):
         elif state == 'removepending':
             node.data['features'][name] = 'available'
     node.data['reboot_pending'] = False
+    # The session manager carries out the renames MoveFileEx scheduled for this boot (registry.py).
+    from . import registry  # pylint: disable=import-outside-toplevel
+    registry.complete_file_renames(node)
     node.data['os']['last_boot'] = time.time()
 
     hns = node.data['hns']

@@ -8,8 +8,17 @@ Invoke-WebRequest.md of MicrosoftDocs/PowerShell-Docs for the parameters; the cm
 PowerShell 5.1 shipped it, WebRequestPSCmdlet.cs, InvokeWebRequestCommand.cs and StreamHelper.cs of
 PowerShell/PowerShell at commit 60b3b304f2, for the behaviour):
 - ``-Uri`` is a [Uri] with [ValidateNotNullOrEmpty]: an empty string fails binding;
-- ``-ProxyCredential`` without ``-Proxy`` fails (WebCmdletProxyUriNotSuppliedException); a proxy reaches
-  the same web;
+- ``-ProxyCredential`` without ``-Proxy`` fails (WebCmdletProxyUriNotSuppliedException);
+- the way out: with ``-Proxy`` the request goes to that proxy (WebRequestPSCmdlet.PrepareSession: a WebProxy of the
+  URI, BypassProxyOnLocal false); without it HttpWebRequest takes WebRequest.DefaultWebProxy, the system proxy of
+  the .NET Framework: the Internet settings of the account that runs the cmdlet (WinHttpGetIEProxyConfigForCurrentUser
+  in .NET Framework's System/net/System/Net/_WinHttpWebProxyDataBuilder.cs, microsoft/referencesource), the node
+  profile's ``user_proxy`` (none for the WinRM account unless someone set it); never the machine's WinHTTP proxy
+  (``netsh winhttp``) nor the HTTP_PROXY/HTTPS_PROXY variables. A node whose network lets it out only through a
+  proxy (profile ``web_proxy``) fails every other way with the WebException of a connection that could not be made
+  (status ConnectFailure, "Unable to connect to the remote server", no Response), but for the hosts of its network
+  (``web_direct_hosts``), which it reaches directly only; without ``web_proxy`` any proxy reaches the same web (proxy
+  authentication is not modelled);
 - a GET whose answer is an error (an HTTP error status, a timeout, a connection closed) is the
   WebException of HttpWebRequest, thrown as a terminating error with the id
   WebCmdletWebResponseException and category InvalidOperation: an HTTP status leaves the exception's
@@ -53,6 +62,7 @@ import hashlib
 import io
 import os
 import tarfile
+import urllib.parse
 import zipfile
 
 from .. import web
@@ -69,7 +79,9 @@ enum_type('System.Net.WebExceptionStatus', {
     'PipelineFailure': 5, 'RequestCanceled': 6, 'ProtocolError': 7, 'ConnectionClosed': 8, 'TrustFailure': 9,
     'SecureChannelFailure': 10, 'ServerProtocolViolation': 11, 'KeepAliveFailure': 12, 'Pending': 13, 'Timeout': 14,
     'ProxyNameResolutionFailure': 15, 'UnknownError': 16})
-_WEB_STATUS = {'timeout': 'Timeout', 'reset': 'ReceiveFailure'}
+_WEB_STATUS = {'timeout': 'Timeout', 'reset': 'ReceiveFailure', 'connect': 'ConnectFailure'}
+# WebException messages of HttpWebRequest (.NET Framework's net_webstatus_* resources).
+_CONNECT_FAILURE = 'Unable to connect to the remote server'
 # The parameters modelled beyond -Uri and -OutFile: they change nothing on the simulated web.
 _ACCEPTED = {'Uri', 'OutFile', 'UseBasicParsing', 'TimeoutSec', 'Proxy', 'ProxyCredential', 'UserAgent',
              'DisableKeepAlive', 'MaximumRedirection'}
@@ -108,6 +120,30 @@ def _web_exception(error, url):
                    properties={'Response': HttpWebResponse(error.status, url) if http else None, 'Status': status})
 
 
+def _proxy_key(text):
+    """A proxy URI's scheme, host and port (the default port of its scheme when it names none)."""
+    parsed = urllib.parse.urlsplit(to_string(text).strip())
+    return (parsed.scheme.lower(), (parsed.hostname or '').lower(),
+            parsed.port or {'http': 80, 'https': 443}.get(parsed.scheme.lower()))
+
+
+def _connect_failure(node, uri, proxy):
+    """The WebException of a request that cannot reach the web from the node (None when it can): ``proxy`` is the
+    proxy it goes to (-Proxy or the account's Internet settings). Behind ``web_proxy``, a host of the profile's
+    ``web_direct_hosts`` (a mirror inside the node's network) is reached directly only: the proxy cannot reach it
+    and answers 502 Bad Gateway (RFC 9110, 15.6.3); any other host through that proxy only."""
+    egress = node.profile.get('web_proxy')
+    if not egress:
+        return None
+    via_egress = bool(proxy) and _proxy_key(proxy) == _proxy_key(egress)
+    inside = (uri.Host or '').lower() in [host.lower() for host in node.profile.get('web_direct_hosts') or ()]
+    if inside and via_egress:
+        return web.WebError('The remote server returned an error: (502) %s.' % web.REASONS['502'], '502', True)
+    if inside and not proxy or via_egress:
+        return None
+    return web.WebError(_CONNECT_FAILURE, 'connect', True)
+
+
 def invoke_web_request(ctx, params, input_items):
     unmodelled = sorted(set(params) - _ACCEPTED)
     if unmodelled or not params.get('OutFile'):
@@ -129,7 +165,11 @@ def invoke_web_request(ctx, params, input_items):
         raise Unsupported('Invoke-WebRequest of %s (only absolute http and https addresses are modelled)'
                           % uri.OriginalString)
     url = uri.OriginalString
+    proxy = params.get('Proxy') if not is_null(params.get('Proxy')) else ctx.host.node.profile.get('user_proxy')
     try:
+        refused = _connect_failure(ctx.host.node, uri, proxy)
+        if refused is not None:
+            raise refused
         served = web.request(state_dir(), url)
     except web.WebError as error:
         raise _web_exception(error, url) from None

@@ -5,8 +5,9 @@ Microsoft.PowerShell.Management Test-Path, Get-Item, Get-ChildItem, New-Item, Re
 Get-Content, Set-Content, Add-Content; Microsoft.PowerShell.Utility Get-FileHash;
 Microsoft.PowerShell.Security Get-Acl, Set-Acl; and about_FileSystem_Provider (5.1). Objects: .NET
 System.IO.FileInfo / DirectoryInfo (Length Int64, LastWriteTimeUtc DateTime, FullName, Name...) with the
-provider's PSIsContainer, PSPath...; Microsoft.PowerShell.Commands.FileHash (Algorithm, Hash in upper-case
-hex, Path). Encodings of Windows PowerShell 5.1 (about_Character_Encoding, 5.1): Set-Content and Add-Content
+provider's PSIsContainer, PSPath...; Get-FileHash's [PSCustomObject] with the type name
+Microsoft.Powershell.Utility.FileHash (Algorithm, Hash in upper-case hex, Path). Encodings of Windows PowerShell 5.1
+(about_Character_Encoding, 5.1): Set-Content and Add-Content
 write the ANSI code page (Windows-1252 on an en-US server) unless -Encoding; -Encoding UTF8 writes a byte
 order mark; Get-Content reads a byte order mark's encoding, else the ANSI code page unless -Encoding.
 [System.IO.File] (.NET API reference): ReadAllText detects a byte order mark and otherwise reads UTF-8;
@@ -33,6 +34,19 @@ the first shares). Its writer appends at the end of the file, wherever that now 
 Inherited rules are derived from the parents (acl.inherited_rules); a file moved keeps its explicit
 rules and inherits from its new folder (Windows keeps the inherited ACEs it had until they are next
 propagated: not modelled).
+
+Links (reparse points, "Hard links and junctions" and "Symbolic Links" in the Win32 file system documentation): an
+item with ``'link': {'type': 'SymbolicLink' or 'Junction', 'target': full path}`` is a directory symbolic link
+(``mklink /D``, what the kubelet makes for a pod's volumes: kubernetes/mount-utils mount_windows.go) or a junction
+(``mklink /J``); it holds no items of its own, its target's items are seen through it, and its target may be missing
+(a dangling link). A path through a link reaches the target's items; an operation on the link itself (Get-Item,
+Test-Path: GetFileAttributes does not follow a link) sees the link: Attributes ``Directory, ReparsePoint``, Mode
+``d----l``, LinkType and Target (the CodeProperties of Windows PowerShell 5.1's types.ps1xml, computed by
+InternalSymbolicLinkLinkCodeMethods in FileSystemProvider.cs of PowerShell/PowerShell 60b3b304f2). Removing a link
+never touches its target's items.
+
+A test may watch a path (``watch``): after every change of the tree the model records whether the path is there, as
+a reader polling it between the steps of a cmdlet would find it.
 """
 
 import base64
@@ -41,17 +55,18 @@ import hashlib
 import time
 
 from ..pwsh import operators as ops
-from ..pwsh.types import NetType
-from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSError, Unsupported, enumerate_value,
+from ..pwsh.types import NetType, enum_type, register
+from ..pwsh.values import (AUTOMATION_NULL, Byte, Int64, PSArray, PSCustomObject, PSError, Unsupported, enumerate_value,
                            is_enumerable, is_null, to_string)
 from .. import programs as program_model
-from . import acl as acls
+from . import acl as acls, culture
 
 SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
 CI_OI = acls.CONTAINER_INHERIT | acls.OBJECT_INHERIT
 READ_EXECUTE = 0x1200A9  # ReadAndExecute, Synchronize
 FULL = acls.FULL_CONTROL
-# The default ACLs of a Windows Server installation as icacls lists them: C:\ lets Users create folders and
+# The default ACLs of a Windows Server 2022 installation as icacls lists them there (no Microsoft page lists them;
+# "icacls" of learn.microsoft.com names the flags): C:\ lets Users create folders and
 # append data; C:\ProgramData does not inherit from C:\ and lets Users create files and folders in new
 # folders under it (Users: (CI)(WD,AD,WEA,WA)).
 DEFAULT_ITEMS = (
@@ -141,25 +156,105 @@ def parent_of(path):
     return head + '\\' if len(head) == 2 else head
 
 
+# The most links a path may pass through: Windows gives up after 63 reparse points (MAXIMUM_REPARSE_DEPTH, ntifs.h;
+# ERROR_CANT_RESOLVE_FILENAME). A path the model cannot resolve within it is an engine gap, never a guess.
+_MAX_LINKS = 63
+
+
+def real_path(node, path):
+    """The path of the item ``path`` names, its folders' links followed (the last part is not: the item itself,
+    as CreateFile with FILE_FLAG_OPEN_REPARSE_POINT and GetFileAttributes see it)."""
+    path = normalize(path)
+    fs = tree(node)
+    for _hop in range(_MAX_LINKS):
+        parts = path[3:].split('\\') if len(path) > 3 else []
+        for index in range(1, len(parts)):
+            prefix = path[:3] + '\\'.join(parts[:index])
+            entry = fs.get(prefix.lower())
+            if entry is not None and entry.get('link'):
+                path = normalize(entry['link']['target'].rstrip('\\') + '\\' + '\\'.join(parts[index:]))
+                break
+        else:
+            return path
+    raise Unsupported('resolving %s through more than %d links' % (path, _MAX_LINKS))
+
+
 def lookup(node, path):
-    return tree(node).get(normalize(path).lower())
+    return tree(node).get(real_path(node, path).lower())
+
+
+def link_target(node, entry):
+    """The item a link's target names (None when it is missing: a dangling link)."""
+    return lookup(node, entry['link']['target'])
+
+
+def folder_of(node, entry):
+    """The folder whose items a folder shows: itself, or a link's target (None when a link dangles)."""
+    hops = 0
+    while entry is not None and entry.get('link'):
+        hops += 1
+        if hops > _MAX_LINKS:
+            raise Unsupported('following %s through more than %d links' % (entry['path'], _MAX_LINKS))
+        entry = link_target(node, entry)
+    return entry
 
 
 def children(node, path):
-    """A folder's items as the FileSystem provider lists them: its folders, then its files, each by name."""
-    prefix = path.lower().rstrip('\\') + '\\'
+    """A folder's items as the FileSystem provider lists them: its folders, then its files, each by name. The items
+    of a link are those of its target."""
+    folder = folder_of(node, lookup(node, path))
+    if folder is None:
+        return []
+    prefix = folder['path'].lower().rstrip('\\') + '\\'
     items = [entry for key, entry in sorted(tree(node).items())
-             if key.startswith(prefix) and '\\' not in key[len(prefix):] and key != path.lower()]
+             if key.startswith(prefix) and '\\' not in key[len(prefix):] and key != prefix.rstrip('\\')]
     return [entry for entry in items if entry['dir']] + [entry for entry in items if not entry['dir']]
 
 
 def walk(node, path):
-    """Get-ChildItem -Recurse: a folder's items, then those of each of its folders in turn."""
+    """The items stored under a folder, each folder's items after it, never through a link (the model's own view:
+    what is on the disk below the folder; Get-ChildItem -Recurse follows links, see get_childitem)."""
     out = children(node, path)
     for entry in list(out):
-        if entry['dir']:
+        if entry['dir'] and not entry.get('link'):
             out += walk(node, entry['path'])
     return out
+
+
+def make_link(node, path, target, kind='SymbolicLink'):
+    """A directory link at ``path`` to the folder ``target`` (which may be missing), as ``mklink /D`` (kind
+    SymbolicLink) or ``mklink /J`` (Junction) makes it; its folder must exist. Returns the link's entry."""
+    if kind not in ('SymbolicLink', 'Junction'):
+        raise ValueError('a link is a SymbolicLink or a Junction, not %s' % kind)
+    entry = create(node, path, True)
+    entry['link'] = {'type': kind, 'target': normalize(target)}
+    return entry
+
+
+# --- watching a path ------------------------------------------------------------------------------------------
+
+def watch(node, path):
+    """Record, after every change of the node's tree, whether ``path`` is there: a list of booleans, one per change,
+    as a reader polling the path between a cmdlet's steps would find it. Kept on the node object, not in its state."""
+    seen = []
+    watchers = node.__dict__.setdefault('fs_watchers', [])
+    watchers.append((normalize(path).lower(), seen))
+    return seen
+
+
+def _changed(node):
+    for key, seen in node.__dict__.get('fs_watchers', ()):
+        seen.append(key in tree(node))
+
+
+def _put(node, entry):
+    tree(node)[entry['path'].lower()] = entry
+    _changed(node)
+
+
+def _drop(node, key):
+    del tree(node)[key.lower()]
+    _changed(node)
 
 
 def descendants(node, path):
@@ -255,10 +350,31 @@ def _running_programs(node):
 def release(node, service_name):
     """A service stopped (or restarted): the program files it held under other names are free again."""
     for entry in tree(node).values():
-        if service_name in entry.get('held_by', ()):
-            entry['held_by'] = [name for name in entry['held_by'] if name != service_name]
+        holders = entry.get('held_by') or ()
+        if service_name in holders:
+            entry['held_by'] = ({name: starts for name, starts in holders.items() if name != service_name}
+                                if isinstance(holders, dict) else [name for name in holders if name != service_name])
             if not entry['held_by']:
                 entry['held'] = None
+
+
+def _holders(node, path):
+    """The running services whose process maps the program file ``path``, each with its start count (scm.py's
+    ``starts``): the process of that start holds the file, under whatever name it gets, until it exits."""
+    services = node.data.get('services') or {}
+    return {name: services[name.lower()].get('starts', 0) for name in _running_programs(node).get(path.lower(), ())}
+
+
+def _still_held(node, entry):
+    """A program file moved aside while it ran is held as long as a process that mapped it runs: its service is
+    running and has not been started again since (a restart maps the file now at the program's path)."""
+    holders = entry.get('held_by')
+    if not isinstance(holders, dict):
+        # Recorded as a list of names: held until release() lets it go.
+        return bool(entry.get('held'))
+    services = node.data.get('services') or {}
+    return any((services.get(name.lower()) or {}).get('state') == 'running'
+               and (services.get(name.lower()) or {}).get('starts', 0) == starts for name, starts in holders.items())
 
 
 # The programs that open their log with Go's os.OpenFile (O_APPEND|O_CREATE|O_WRONLY): kube-log-runner.go and
@@ -281,6 +397,8 @@ def _appended_logs(node):
 
 def held(node, entry):
     """'image', 'open', 'append' or None: how a running program holds the file."""
+    if entry.get('held') == 'image' and not _still_held(node, entry):
+        return None
     if entry.get('held'):
         return entry['held']
     if not entry['dir'] and entry['path'].lower() in _running_programs(node):
@@ -304,7 +422,8 @@ def _delete_error(entry, node=None):
 
 
 def create(node, path, directory, data=b'', owner=CREATOR, stand_in=None):
-    path = normalize(path)
+    # An item made through a link is made in its target.
+    path = real_path(node, path)
     parent = parent_of(path)
     if parent is not None:
         entry = lookup(node, parent)
@@ -316,11 +435,12 @@ def create(node, path, directory, data=b'', owner=CREATOR, stand_in=None):
         entry['data'] = base64.b64encode(data).decode('ascii')
         entry['stand_in'] = stand_in
         entry['written'] = now
+        _changed(node)
         return entry
     entry = {'path': path, 'dir': directory, 'data': None if directory else base64.b64encode(data).decode('ascii'),
              'created': now, 'written': now, 'owner': owner, 'protected': False, 'rules': [], 'held': None,
              'stand_in': stand_in}
-    tree(node)[path.lower()] = entry
+    _put(node, entry)
     return entry
 
 
@@ -356,19 +476,14 @@ def write_file(node, path, data, stand_in=None):
 # --- objects ----------------------------------------------------------------------------------------------
 
 class DateTime(datetime.datetime):
-    """System.DateTime with its ToString formats ('o': round trip, with Z for a UTC time)."""
+    """System.DateTime of an item's times: Utc with a time zone, else Local; its format strings are culture.py's."""
 
     NET = 'System.DateTime'
 
-    def ToString(self, fmt=None, *rest):  # pylint: disable=invalid-name
-        fmt = None if is_null(fmt) else to_string(fmt)
-        if fmt in ('o', 'O'):
-            return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
-                ('Z' if self.tzinfo is not None else '')
-        if fmt in ('s',):
-            return self.strftime('%Y-%m-%dT%H:%M:%S')
-        if fmt in ('u',):
-            return self.strftime('%Y-%m-%d %H:%M:%SZ')
+    def ToString(self, fmt=None, provider=None):  # pylint: disable=invalid-name
+        text = culture.format_datetime(self, fmt, provider, 'Local' if self.tzinfo is None else 'Utc')
+        if text is not None:
+            return text
         return self.strftime('%m/%d/%Y %I:%M:%S %p').lstrip('0').replace('/0', '/')
 
 
@@ -384,19 +499,45 @@ def _local(epoch):
     return DateTime(value.year, value.month, value.day, value.hour, value.minute, value.second, value.microsecond)
 
 
+# System.IO.FileAttributes (.NET API reference, dotnet/dotnet-api-docs xml/System.IO/FileAttributes.xml).
+FILE_ATTRIBUTES = enum_type('System.IO.FileAttributes', {
+    'ReadOnly': 1, 'Hidden': 2, 'System': 4, 'Directory': 16, 'Archive': 32, 'Device': 64, 'Normal': 128,
+    'Temporary': 256, 'SparseFile': 512, 'ReparsePoint': 1024, 'Compressed': 2048, 'Offline': 4096,
+    'NotContentIndexed': 8192, 'Encrypted': 16384, 'IntegrityStream': 32768, 'NoScrubData': 131072}, flags=True).enum
+DIRECTORY, ARCHIVE, REPARSE_POINT = 16, 32, 1024
+
+
+def attributes_of(entry):
+    """The attributes Windows keeps for an item: a folder Directory, a file Archive (set when it is written), a link
+    ReparsePoint too."""
+    value = DIRECTORY if entry['dir'] else ARCHIVE
+    return value | (REPARSE_POINT if entry.get('link') else 0)
+
+
+def mode_of(entry):
+    """The Mode CodeProperty of Windows PowerShell 5.1 (FileSystemProvider.Mode, PowerShell/PowerShell 60b3b304f2):
+    d, a, r, h, s and l (a reparse point) from the attributes."""
+    value = attributes_of(entry)
+    return ''.join(letter if value & bit else '-'
+                   for letter, bit in (('d', DIRECTORY), ('a', ARCHIVE), ('r', 1), ('h', 2), ('s', 4),
+                                       ('l', REPARSE_POINT)))
+
+
 class FileSystemInfo:
-    """System.IO.FileInfo or DirectoryInfo with the provider's notes (PSPath, PSIsContainer...)."""
+    """System.IO.FileInfo or DirectoryInfo with the provider's notes (PSPath, PSIsContainer...), seen at ``shown``
+    (the path it was reached by, through a link; its own path by default)."""
 
     NET_NAMES = ('System.IO.FileInfo', 'System.IO.DirectoryInfo')
 
-    def __init__(self, entry):
+    def __init__(self, entry, shown=None):
         self.entry = entry
+        path = shown or entry['path']
         self.NET = 'System.IO.DirectoryInfo' if entry['dir'] else 'System.IO.FileInfo'
-        self.FullName = entry['path']
-        self.Name = entry['path'].rstrip('\\').rsplit('\\', 1)[-1] if not entry['path'].endswith('\\') else entry['path']
+        self.FullName = path
+        self.Name = path.rstrip('\\').rsplit('\\', 1)[-1] if not path.endswith('\\') else path
         self.PSIsContainer = entry['dir']
-        self.PSPath = 'Microsoft.PowerShell.Core\\FileSystem::' + entry['path']
-        parent = parent_of(entry['path'])
+        self.PSPath = 'Microsoft.PowerShell.Core\\FileSystem::' + path
+        parent = parent_of(path)
         self.PSParentPath = 'Microsoft.PowerShell.Core\\FileSystem::' + parent if parent else ''
         self.PSChildName = self.Name
         self.Exists = True
@@ -406,37 +547,41 @@ class FileSystemInfo:
         self.LastWriteTime = _local(entry['written'])
         self.CreationTimeUtc = _utc(entry['created'])
         self.CreationTime = _local(entry['created'])
-        self.Attributes = 'Directory' if entry['dir'] else 'Archive'
+        self.Attributes = FILE_ATTRIBUTES(attributes_of(entry))
         if not entry['dir']:
             self.Length = Int64(size_of(entry))
             self.DirectoryName = parent.rstrip('\\') if parent and not parent.endswith(':\\') else parent
-        self.Mode = 'd-----' if entry['dir'] else '-a----'
+        self.Mode = mode_of(entry)
+
+    @property
+    def LinkType(self):  # pylint: disable=invalid-name
+        """InternalGetLinkType: SymbolicLink or Junction by the reparse tag; $null for an item that is no reparse
+        point (a file with one name: hard links are not modelled)."""
+        link = self.entry.get('link')
+        return link['type'] if link else None
+
+    @property
+    def Target(self):  # pylint: disable=invalid-name
+        """GetTarget: a link's target (the substitute name without its \\??\\ prefix) in a string array; for an item
+        that is no reparse point, its other hard links (FindFirstFileNameW): none for a file; a folder's answer is
+        not modelled."""
+        link = self.entry.get('link')
+        if link:
+            return PSArray([link['target']], 'System.String')
+        if self.entry['dir']:
+            raise Unsupported('the Target of a folder that is no link (%s)' % self.FullName)
+        return PSArray([], 'System.String')
 
     @property
     def PROPERTIES(self):  # pylint: disable=invalid-name
-        names = ('PSPath', 'PSParentPath', 'PSChildName', 'PSIsContainer', 'Mode', 'BaseName', 'Name', 'FullName',
-                 'Extension', 'CreationTime', 'CreationTimeUtc', 'LastWriteTime', 'LastWriteTimeUtc', 'Exists',
-                 'Attributes')
+        names = ('PSPath', 'PSParentPath', 'PSChildName', 'PSIsContainer', 'Mode', 'BaseName', 'Target', 'LinkType',
+                 'Name', 'FullName', 'Extension', 'CreationTime', 'CreationTimeUtc', 'LastWriteTime',
+                 'LastWriteTimeUtc', 'Exists', 'Attributes')
         return names + (() if self.entry['dir'] else ('Length', 'DirectoryName'))
 
     def to_string(self):
         # [string] of a FileInfo/DirectoryInfo that Get-Item returns: its full path.
         return self.FullName
-
-
-class FileHash:
-    """What Get-FileHash returns."""
-
-    NET = 'Microsoft.Powershell.Utility.FileHash'
-    PROPERTIES = ('Algorithm', 'Hash', 'Path')
-
-    def __init__(self, algorithm, digest, path):
-        self.Algorithm = algorithm
-        self.Hash = digest
-        self.Path = path
-
-    def to_string(self):
-        return '@{Algorithm=%s; Hash=%s; Path=%s}' % (self.Algorithm, self.Hash, self.Path)
 
 
 # --- paths as the cmdlets take them ------------------------------------------------------------------------
@@ -519,21 +664,40 @@ def _targets(ctx, params, require=True):
     return out
 
 
-def provider_cmdlet(function):
-    """A provider cmdlet: piped items bind by PSPath, and a path on another drive goes to that drive's area."""
-    def cmdlet(ctx, params, input_items):
-        params = piped_paths(params, input_items)
-        delegated = other_provider(ctx, params, input_items)
-        if delegated is not None:
-            return delegated
-        return function(ctx, params, input_items)
-    return cmdlet
+# The parameters of every cmdlet (about_CommonParameters, 5.1) and of those that support ShouldProcess: the engine's.
+COMMON_PARAMETERS = frozenset(('Verbose', 'Debug', 'ErrorAction', 'WarningAction', 'InformationAction', 'ErrorVariable',
+                               'WarningVariable', 'InformationVariable', 'OutVariable', 'OutBuffer', 'PipelineVariable',
+                               'WhatIf', 'Confirm', 'UseTransaction'))
+
+
+def refuse_unmodelled(ctx, params, modelled):
+    """A parameter the cmdlet's reference page documents but the model does not implement is an engine gap
+    (Unsupported), never ignored."""
+    extra = sorted(name for name in params if name not in modelled and name not in COMMON_PARAMETERS)
+    if extra:
+        raise Unsupported('%s -%s' % (ctx.cmdlet.name, ' -'.join(extra)))
+
+
+def provider_cmdlet(*modelled):
+    """A provider cmdlet of the FileSystem drives taking the parameters ``modelled``: piped items bind by PSPath, and a
+    path on another drive goes to that drive's area."""
+    def wrap(function):
+        def cmdlet(ctx, params, input_items):
+            params = piped_paths(params, input_items)
+            delegated = other_provider(ctx, params, input_items)
+            if delegated is not None:
+                return delegated
+            refuse_unmodelled(ctx, params, modelled)
+            return function(ctx, params, input_items)
+        return cmdlet
+    return wrap
 
 
 # --- cmdlets -----------------------------------------------------------------------------------------------
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'PathType')
 def test_path(ctx, params, input_items):
+    """Test-Path (reference/5.1 Microsoft.PowerShell.Management/Test-Path.md): one Boolean per path; an empty path fails binding."""
     kind = to_string(params.get('PathType', 'Any')).lower()
     out = []
     literal = 'LiteralPath' in params
@@ -554,34 +718,60 @@ def test_path(ctx, params, input_items):
     return out
 
 
-@provider_cmdlet
+def _shown(given, entry):
+    """The path an item found by a path without wildcards is shown at: the path given when it went through a link."""
+    if _has_wildcard(given):
+        return entry['path']
+    path = normalize(given)
+    return entry['path'] if path.lower() == entry['path'].lower() else path
+
+
+@provider_cmdlet('Path', 'LiteralPath', 'Force')
 def get_item(ctx, params, input_items):
-    return [FileSystemInfo(entry) for _pattern, entries in _targets(ctx, params) for entry in entries]
+    """Get-Item (reference/5.1 Microsoft.PowerShell.Management/Get-Item.md): a FileInfo or DirectoryInfo per item; a missing
+    path writes ItemNotFound."""
+    return [FileSystemInfo(entry, _shown(given, entry)) for given, entries in _targets(ctx, params) for entry in entries]
 
 
-@provider_cmdlet
+def _listing(node, entry, shown, recurse, depth=0):
+    """(item, path shown) of Get-ChildItem on a folder: its folders then its files; with -Recurse then each folder's
+    items in turn. Windows PowerShell 5.1 recurses into every folder it lists, links included (FileSystemProvider.Dir of
+    PowerShell/PowerShell 60b3b304f2 enumerates DirectoryInfo.EnumerateDirectories, whose links are directories:
+    -FollowSymlink came with PowerShell 6), so a link's target is listed under the link's path."""
+    if depth > _MAX_LINKS:
+        raise Unsupported('Get-ChildItem -Recurse through a loop of links at %s' % shown)
+    if entry.get('link') and folder_of(node, entry) is None:
+        raise Unsupported('listing %s, a link whose target %s is missing' % (shown, entry['link']['target']))
+    out = [(item, shown.rstrip('\\') + '\\' + item['path'].rsplit('\\', 1)[-1]) for item in children(node, entry['path'])]
+    # Dir writes a folder's items, then recurses into its folders in turn.
+    for item, item_shown in list(out) if recurse else ():
+        if item['dir']:
+            out += _listing(node, item, item_shown, recurse, depth + (1 if item.get('link') else 0))
+    return out
+
+
+@provider_cmdlet('Path', 'LiteralPath', 'Filter', 'Include', 'Recurse', 'File', 'Directory', 'Force')
 def get_childitem(ctx, params, input_items):
+    """Get-ChildItem (reference/5.1 Microsoft.PowerShell.Management/Get-ChildItem.md): FileInfo and DirectoryInfo objects."""
     node = ctx.host.node
     if 'Path' not in params and 'LiteralPath' not in params:
         params = dict(params, LiteralPath='C:\\Users\\Administrator\\Documents')
     matcher = ops.wildcard(to_string(params['Filter'])) if params.get('Filter') is not None else None
     include = [ops.wildcard(pattern) for pattern in _list(params.get('Include'))]
     out = []
-    for _pattern, entries in _targets(ctx, params):
+    for given, entries in _targets(ctx, params):
         for entry in entries:
             if not entry['dir']:
-                found = [entry]
-            elif params.get('Recurse'):
-                found = walk(node, entry['path'])
+                found = [(entry, _shown(given, entry))]
             else:
-                found = children(node, entry['path'])
-            for item in found:
-                name = item['path'].rsplit('\\', 1)[-1]
+                found = _listing(node, entry, _shown(given, entry), bool(params.get('Recurse')))
+            for item, shown in found:
+                name = shown.rsplit('\\', 1)[-1]
                 if matcher and not matcher.match(name) or include and not any(m.match(name) for m in include):
                     continue
                 if params.get('File') and item['dir'] or params.get('Directory') and not item['dir']:
                     continue
-                out.append(FileSystemInfo(item))
+                out.append(FileSystemInfo(item, shown))
     return out
 
 
@@ -627,23 +817,30 @@ def _set_or_add(ctx, params, append):
     return []
 
 
+_CONTENT_PARAMETERS = ('Path', 'LiteralPath', 'Value', 'Encoding', 'NoNewline', 'Force')
+
+
 def set_content(ctx, params, input_items):
+    """Set-Content (reference/5.1 Microsoft.PowerShell.Management/Set-Content.md): no output without -PassThru."""
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, _CONTENT_PARAMETERS)
     return _set_or_add(ctx, params, False)
 
 
 def add_content(ctx, params, input_items):
+    """Add-Content (reference/5.1 Microsoft.PowerShell.Management/Add-Content.md): no output without -PassThru."""
     if input_items and 'Value' not in params:
         # -Value takes the pipeline's objects.
         params = dict(params, Value=list(input_items))
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, _CONTENT_PARAMETERS)
     return _set_or_add(ctx, params, True)
 
 
@@ -661,8 +858,10 @@ def decode(data, encoding=None, default=ANSI):
     return data.decode(default, errors='replace')
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Raw', 'Encoding', 'Force')
 def get_content(ctx, params, input_items):
+    """Get-Content (reference/5.1 Microsoft.PowerShell.Management/Get-Content.md): a string per line, one string with -Raw
+    (nothing for an empty file), bytes with -Encoding Byte; a folder is access denied."""
     out = []
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
@@ -688,31 +887,66 @@ def get_content(ctx, params, input_items):
     return out
 
 
-@provider_cmdlet
+# Get-FileHash of Windows PowerShell 5.1 is a function of Microsoft.PowerShell.Utility.psm1 (PowerShell/PowerShell
+# 60b3b304f2; reference/5.1 Microsoft.PowerShell.Utility/Get-FileHash.md): Resolve-Path resolves the paths (a missing one
+# is Resolve-Path's ItemNotFound), folders are skipped, each file is read with File.OpenRead (sharing reading only: a
+# file a program writes cannot be opened, Write-Error FileReadError "File '<path>' cannot be read: <error>"), and each
+# hash is a [PSCustomObject] of Algorithm (upper case), Hash (upper-case hex) and Path with the type name
+# Microsoft.Powershell.Utility.FileHash inserted first in its TypeNames. MACTripleDES hashes with a random key: not
+# modelled.
+FILE_HASH_TYPE = 'Microsoft.Powershell.Utility.FileHash'
+
+
+def file_hash(algorithm, digest, path):
+    """The object Get-FileHash writes (type_names: its PSObject TypeNames, most derived first)."""
+    item = PSCustomObject([('Algorithm', algorithm), ('Hash', digest), ('Path', path)])
+    item.type_names = (FILE_HASH_TYPE, 'System.Management.Automation.PSCustomObject', 'System.Object')
+    return item
+
+
+def _digest(entry, algorithm):
+    if entry.get('stand_in') and algorithm == 'SHA256':
+        if entry['stand_in']['sha256'] is None:
+            raise Unsupported('hashing %s, part of a stand-in binary cut short by a full disk' % entry['path'])
+        return entry['stand_in']['sha256']
+    if algorithm not in ('SHA1', 'SHA256', 'SHA384', 'SHA512', 'MD5'):
+        raise Unsupported('Get-FileHash -Algorithm %s' % algorithm)
+    return hashlib.new(algorithm.lower(), content_bytes(entry)).hexdigest()
+
+
+@provider_cmdlet('Path', 'LiteralPath', 'Algorithm')
 def get_filehash(ctx, params, input_items):
     algorithm = to_string(params.get('Algorithm', 'SHA256')).upper()
     out = []
-    for _pattern, entries in _targets(ctx, params):
+    for given, entries in _targets(ctx, params, require=False):
+        if not entries:
+            ctx.write_error(PSError("Cannot find path '%s' because it does not exist." % normalize(given),
+                                    'System.Management.Automation.ItemNotFoundException',
+                                    'PathNotFound,Microsoft.PowerShell.Commands.ResolvePathCommand', 'ObjectNotFound',
+                                    target=given))
         for entry in entries:
             if entry['dir']:
                 continue
-            if entry.get('stand_in') and algorithm == 'SHA256':
-                digest = entry['stand_in']['sha256']
-                if digest is None:
-                    raise Unsupported('hashing %s, part of a stand-in binary cut short by a full disk' % entry['path'])
-            else:
-                digest = hashlib.new(algorithm.lower().replace('mactripledes', 'md5'), content_bytes(entry)).hexdigest()
-            out.append(FileHash(algorithm, digest.upper(), entry['path']))
+            if held(ctx.host.node, entry) in ('open', 'append'):
+                reason = 'Exception calling "OpenRead" with "1" argument(s): "%s"' % _in_use(entry['path']).message
+                ctx.write_error(PSError("File '%s' cannot be read: %s" % (entry['path'], reason),
+                                        'Microsoft.PowerShell.Commands.WriteErrorException', 'FileReadError,Get-FileHash',
+                                        'ReadError', target=entry['path']))
+                continue
+            out.append(file_hash(algorithm, _digest(entry, algorithm).upper(), entry['path']))
     return out
 
 
 def new_item(ctx, params, input_items):
+    """New-Item (reference/5.1 Microsoft.PowerShell.Management/New-Item.md): a FileInfo or DirectoryInfo of what it
+    made (a link: its DirectoryInfo)."""
     delegated = other_provider(ctx, params, input_items)
     if delegated is not None:
         return delegated
+    refuse_unmodelled(ctx, params, ('Path', 'Name', 'ItemType', 'Value', 'Force'))
     node = ctx.host.node
     kind = to_string(params.get('ItemType', 'File')).lower()
-    if kind not in ('file', 'directory'):
+    if kind not in ('file', 'directory', 'symboliclink', 'junction'):
         raise Unsupported('New-Item -ItemType %s' % kind)
     value = params.get('Value')
     out = []
@@ -720,6 +954,9 @@ def new_item(ctx, params, input_items):
         path = normalize(given + ('\\' + to_string(params['Name']) if params.get('Name') is not None else ''))
         entry = lookup(node, path)
         try:
+            if kind in ('symboliclink', 'junction'):
+                out.append(FileSystemInfo(_new_link(node, path, entry, value, kind, bool(params.get('Force')))))
+                continue
             if kind == 'directory':
                 if entry is not None and not params.get('Force'):
                     raise PSError('An item with the specified name %s already exists.' % path, 'System.IO.IOException',
@@ -745,51 +982,151 @@ def new_item(ctx, params, input_items):
     return out
 
 
-def _remove(node, entry, recurse):
-    if entry['dir']:
-        inside = sorted(descendants(node, entry['path']), reverse=True)
-        if inside and not recurse:
-            # Without -Recurse, Remove-Item asks before removing a folder's content; a remote session
-            # without a user interface cannot ask.
-            raise PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
-                          'available.', 'System.Management.Automation.PSInvalidOperationException',
-                          'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=entry['path'])
-        held_items = [key for key in inside if held(node, tree(node)[key])]
-        for key in inside:
-            if key not in held_items and not any(other.startswith(key + '\\') for other in held_items):
-                del tree(node)[key]
-        if held_items:
-            first = tree(node)[held_items[0]]
-            error = _delete_error(first, node)
-            raise PSError('Cannot remove item %s: %s' % (first['path'], error.message), error.type_name, error.error_id,
-                          error.category, target=first['path'])
-    else:
-        error = _delete_error(entry, node)
-        if error is not None:
-            raise PSError('Cannot remove item %s: %s' % (entry['path'], error.message), error.type_name, error.error_id,
-                          error.category, target=entry['path'])
-    del tree(node)[entry['path'].lower()]
+def _new_link(node, path, entry, value, kind, force):
+    """New-Item -ItemType SymbolicLink or Junction -Value <target> (FileSystemProvider.NewItem of PowerShell/PowerShell
+    60b3b304f2; New-Item, reference/5.1): the target must exist (a symbolic link: ItemNotFoundException "Could not
+    find item <target>."; a junction: an InvalidOperationException whose message keeps its unfilled {0}) and be a
+    folder for a junction (ItemNotDirectory). A symbolic link at an existing path is refused without -Force
+    (IOException "NewItemIOError"); a junction takes an existing empty folder. Links to files, a target given
+    relative to the current location, and -Force over an existing item are not modelled."""
+    target = '' if is_null(value) else to_string(value)
+    if not target:
+        raise PSError('Value cannot be null.\r\nParameter name: value', 'System.Management.Automation.PSArgumentNullException',
+                      'ArgumentNull', 'InvalidArgument')
+    if not (len(target) > 2 and target[1] == ':'):
+        raise Unsupported('New-Item -ItemType %s with the target %s (only a full path is modelled)' % (kind, target))
+    found = lookup(node, target)
+    if found is None:
+        message = ('Could not find item %s.' % target) if kind == 'symboliclink' else 'Could not find item {0}.'
+        raise PSError(message, 'System.Management.Automation.ItemNotFoundException' if kind == 'symboliclink'
+                      else 'System.InvalidOperationException', 'ItemNotFound', 'ObjectNotFound', target=target)
+    if not found['dir']:
+        if kind == 'junction':
+            raise PSError("A directory is required for the operation. The item '%s' is not a directory." % target,
+                          'System.InvalidOperationException', 'ItemNotDirectory', 'InvalidOperation', target=target)
+        raise Unsupported('New-Item -ItemType SymbolicLink to a file (%s)' % target)
+    if entry is not None:
+        if force:
+            raise Unsupported('New-Item -ItemType %s -Force over an existing item (%s)' % (kind, path))
+        if kind == 'symboliclink':
+            raise PSError('NewItemIOError', 'System.IO.IOException', 'NewItemIOError', 'ResourceExists', target=path)
+        if not entry['dir'] or entry.get('link'):
+            raise PSError("A directory is required for the operation. The item '%s' is not a directory." % path,
+                          'System.InvalidOperationException', 'ItemNotDirectory', 'InvalidOperation', target=path)
+        if descendants(node, entry['path']):
+            raise PSError('Directory %s cannot be removed because it is not empty.' % path, 'System.IO.IOException',
+                          'DirectoryNotEmpty', 'WriteError', target=path)
+        entry['link'] = {'type': 'Junction', 'target': normalize(target)}
+        _changed(node)
+        return entry
+    return make_link(node, path, target, 'SymbolicLink' if kind == 'symboliclink' else 'Junction')
 
 
-@provider_cmdlet
+# Remove-Item of a folder as Windows PowerShell 5.1 does it (FileSystemProvider.RemoveDirectoryInfoItem of
+# PowerShell/PowerShell 60b3b304f2): a reparse point is refused without -Force (DirectoryReparsePoint); with -Force
+# InternalSymbolicLinkLinkCodeMethods.DeleteJunction deletes its reparse point with FSCTL_DELETE_REPARSE_POINT and
+# the tag IO_REPARSE_TAG_MOUNT_POINT, which takes a junction away (the folder left is empty and removed) but fails
+# on a symbolic link (STATUS_IO_REPARSE_TAG_MISMATCH: MS-FSCC 2.3.6; ERROR_REPARSE_TAG_MISMATCH 4394), a
+# Win32Exception that RemoveItem does not catch: it ends the cmdlet's removal where it is (what was removed stays
+# removed), as PowerShell/PowerShell#621 shows it (5.1's record: the Win32Exception's message, this FQID, category
+# NotSpecified). A folder's subfolders go first (each the same way), then its files, then the folder.
+REPARSE_TAG_MISMATCH = ('There is a mismatch between the tag specified in the request and the tag present in the '
+                        'reparse point')
+
+
+class RemovalStopped(Exception):
+    """An exception that leaves Remove-Item as a terminating error (the provider does not catch it)."""
+
+    def __init__(self, error):
+        super().__init__(error.message)
+        self.error = error
+
+
+def _reparse_point_refused(entry):
+    return PSError('%s is an NTFS junction point. Use the Force parameter to delete or modify this object.'
+                   % entry['path'], 'System.IO.IOException', 'DirectoryNotEmpty', 'WriteError', target=entry['path'])
+
+
+def _remove_link(node, entry, force):
+    """A folder link: refused without -Force; a junction goes with its reparse point, a symbolic link stops the
+    removal. Its target's items are never touched."""
+    if not force:
+        raise _reparse_point_refused(entry)
+    if entry['link']['type'] != 'Junction':
+        raise RemovalStopped(PSError(
+            REPARSE_TAG_MISMATCH, 'System.ComponentModel.Win32Exception',
+            'System.ComponentModel.Win32Exception,Microsoft.PowerShell.Commands.RemoveItemCommand', 'NotSpecified'))
+    _drop(node, entry['path'])
+
+
+def _cannot_remove(node, entry):
+    error = _delete_error(entry, node)
+    return PSError('Cannot remove item %s: %s' % (entry['path'], error.message), error.type_name, error.error_id,
+                   error.category, target=entry['path'])
+
+
+def _remove_folder(node, entry, force, refused):
+    """A folder's items, then the folder; the files a program holds stay (their error in ``refused``), and so do the
+    folders that still hold something."""
+    if entry.get('link'):
+        _remove_link(node, entry, force)
+        return
+    for item in children(node, entry['path']):
+        if item['dir']:
+            _remove_folder(node, item, force, refused)
+        elif held(node, item):
+            refused.append(_cannot_remove(node, item))
+        else:
+            _drop(node, item['path'])
+    if not descendants(node, entry['path']):
+        _drop(node, entry['path'])
+
+
+def _remove(node, entry, recurse, force):
+    """Remove-Item of one item. Of the files a program holds, the first is reported (Windows PowerShell writes one
+    error per such file and per folder left not empty: the model writes the first only)."""
+    if not entry['dir']:
+        if held(node, entry):
+            raise _cannot_remove(node, entry)
+        _drop(node, entry['path'])
+        return
+    if children(node, entry['path']) and not recurse:
+        # Without -Recurse, Remove-Item asks before removing a folder's content (a link's: its target's, #621); a
+        # remote session without a user interface cannot ask.
+        raise PSError('Windows PowerShell is in NonInteractive mode. Read and Prompt functionality is not '
+                      'available.', 'System.Management.Automation.PSInvalidOperationException',
+                      'RemoveItemUnauthorizedAccessError', 'InvalidOperation', target=entry['path'])
+    refused = []
+    _remove_folder(node, entry, force, refused)
+    if refused:
+        raise refused[0]
+
+
+@provider_cmdlet('Path', 'LiteralPath', 'Recurse', 'Force')
 def remove_item(ctx, params, input_items):
+    """Remove-Item (reference/5.1 Microsoft.PowerShell.Management/Remove-Item.md): no output."""
     for _pattern, entries in _targets(ctx, params):
         for entry in entries:
             try:
-                _remove(ctx.host.node, entry, bool(params.get('Recurse')))
+                _remove(ctx.host.node, entry, bool(params.get('Recurse')), bool(params.get('Force')))
             except PSError as error:
                 ctx.write_error(error)
+            except RemovalStopped as stopped:
+                raise stopped.error from None
     return []
 
 
 def move(node, source, destination, force):
+    """Move-Item of a file or folder (FileSystemProvider.MoveFileInfoItem of PowerShell/PowerShell 60b3b304f2): a
+    rename (MoveFile, one step); onto an existing file with -Force, the destination is deleted first and the rename
+    comes after (two steps: between them the destination is missing, and a crash there loses it)."""
     entry = lookup(node, source)
     if entry is None:
         raise _not_found(normalize(source))
-    target = normalize(destination)
+    target = real_path(node, destination)
     existing = lookup(node, target)
     if existing is not None and existing['dir']:
-        target = target.rstrip('\\') + '\\' + entry['path'].rsplit('\\', 1)[-1]
+        target = real_path(node, folder_of(node, existing)['path'].rstrip('\\') + '\\' + entry['path'].rsplit('\\', 1)[-1])
         existing = lookup(node, target)
     if existing is not None:
         if not force or existing['dir']:
@@ -797,7 +1134,7 @@ def move(node, source, destination, force):
                           'MoveFileInfoItemIOError', 'WriteError', target=entry['path'])
         if _delete_error(existing, node) is not None:
             raise _delete_error(existing, node)
-        del tree(node)[target.lower()]
+        _drop(node, target)
     parent = lookup(node, parent_of(target))
     if parent is None or not parent['dir']:
         raise PSError('Could not find a part of the path.', 'System.IO.DirectoryNotFoundException',
@@ -808,17 +1145,24 @@ def move(node, source, destination, force):
         # The process holds the file object, not its name: it keeps holding the file under its new name
         # until the service stops (``release``).
         entry['held'] = 'image'
-        entry['held_by'] = _running_programs(node)[entry['path'].lower()]
+        entry['held_by'] = _holders(node, entry['path'])
+    _rename(node, entry, target)
+    return lookup(node, target)
+
+
+def _rename(node, entry, target):
+    """An item and what it holds under a new path in one step (MoveFileEx on one volume is a rename)."""
     old = entry['path']
     for key in [entry['path'].lower()] + descendants(node, old):
         item = tree(node).pop(key)
         item['path'] = target + item['path'][len(old):]
         tree(node)[item['path'].lower()] = item
-    return lookup(node, target)
+    _changed(node)
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'Destination', 'Force', 'PassThru')
 def move_item(ctx, params, input_items):
+    """Move-Item (reference/5.1 Microsoft.PowerShell.Management/Move-Item.md): no output, the moved item with -PassThru."""
     destination = to_string(params.get('Destination'))
     out = []
     for _pattern, entries in _targets(ctx, params):
@@ -837,16 +1181,18 @@ def security_of(node, entry):
     return acls.FileSystemSecurity(entry['path'], entry['dir'], entry['owner'], entry['protected'], explicit, inherited)
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath')
 def get_acl(ctx, params, input_items):
+    """Get-Acl (reference/5.1 Microsoft.PowerShell.Security/Get-Acl.md): a FileSecurity or DirectorySecurity (acl.py)."""
     out = []
     for _pattern, entries in _targets(ctx, params):
         out.extend(security_of(ctx.host.node, entry) for entry in entries)
     return out
 
 
-@provider_cmdlet
+@provider_cmdlet('Path', 'LiteralPath', 'AclObject')
 def set_acl(ctx, params, input_items):
+    """Set-Acl (reference/5.1 Microsoft.PowerShell.Security/Set-Acl.md): no output; -AclObject must be a security object."""
     security = params.get('AclObject')
     if not isinstance(security, acls.FileSystemSecurity):
         raise PSError('The input object cannot be bound to any parameters for the command either because the command '
@@ -1011,7 +1357,7 @@ def _file_statics(node):
         if entry is not None and not entry['dir']:
             if _delete_error(entry, node) is not None:
                 raise _delete_error(entry, node)
-            del tree(node)[entry['path'].lower()]
+            _drop(node, entry['path'])
         return AUTOMATION_NULL
 
     def file_move(source, destination, *rest):
@@ -1019,8 +1365,13 @@ def _file_statics(node):
         move(node, source, destination, bool(rest and rest[0]))
         return AUTOMATION_NULL
 
+    def file_replace(source, destination, backup, *ignore_metadata_errors):
+        replace(node, source, destination, backup)
+        return AUTOMATION_NULL
+
     return {
         'Exists': lambda path: not is_null(path) and (lookup(node, path) or {'dir': True})['dir'] is False,
+        'Replace': file_replace,
         'ReadAllText': read_all_text,
         'ReadAllLines': read_all_lines,
         'ReadAllBytes': lambda path: PSArray((Byte(item) for item in content_bytes(existing(path))), 'System.Byte'),
@@ -1039,7 +1390,97 @@ def _directory_statics(node):
     return {
         'Exists': lambda path: not is_null(path) and bool((lookup(node, path) or {'dir': False})['dir']),
         'CreateDirectory': lambda path: FileSystemInfo(make_directories(node, path)),
+        'Delete': lambda path, *recursive: directory_delete(node, path, *recursive),
     }
+
+
+# --- File.Replace ---------------------------------------------------------------------------------------------
+# System.IO.File.Replace(source, destination, backup[, ignoreMetadataErrors]) (.NET Framework reference source,
+# mscorlib/system/io/file.cs InternalReplace) is ReplaceFileW (Win32 "ReplaceFileW function", winbase.h): in one step
+# the replacement file takes the replaced file's name, and keeps the replaced file's creation time and DACL (not
+# its own); both must exist on one volume. The replaced file is opened with DELETE access sharing reading, writing
+# and deleting, the replacement sharing nothing: a handle to either that does not share so is a sharing violation,
+# and the files keep their names. A failure is __Error.WinIOError() without a path: FileNotFoundException "Unable to
+# find the specified file.", IOException "The process cannot access the file because it is being used by another
+# process.". The backup file is optional: [NullString]::Value for none, since PowerShell converts $null to "" for a
+# .NET string parameter (LanguagePrimitives.ConvertNullToString, PowerShell/PowerShell 60b3b304f2), and "" is no
+# path (Path.GetFullPath: ArgumentException "The path is not of a legal form.").
+
+class NullString:
+    """[System.Management.Automation.Language.NullString]::Value: a null string for a .NET method's string
+    parameter (about_Type_Accelerators, 5.1: the accelerator NullString)."""
+
+    NET = 'System.Management.Automation.Language.NullString'
+    PROPERTIES = ()
+
+    def to_string(self):
+        return ''
+
+
+NULL_STRING = NullString()
+register(NetType(NullString.NET, test=lambda value: isinstance(value, NullString),
+                 statics={'Value': NULL_STRING}), 'NullString')
+_NOT_FOUND_NO_PATH = 'Unable to find the specified file.'
+_SHARING_NO_PATH = 'The process cannot access the file because it is being used by another process.'
+
+
+def _replace_part(node, path, kind):
+    if isinstance(path, NullString):
+        raise PSError('Value cannot be null.\r\nParameter name: %s' % kind, 'System.ArgumentNullException')
+    text = '' if is_null(path) else to_string(path)
+    if not text.strip():
+        raise PSError('The path is not of a legal form.', 'System.ArgumentException')
+    if not is_filesystem(text) or not normalize(text).upper().startswith('C:'):
+        raise Unsupported('File.Replace on %s (the model has the system drive only)' % text)
+    entry = lookup(node, text)
+    if entry is not None and (entry['dir'] or entry.get('link')):
+        raise Unsupported('File.Replace of %s, a folder or a link' % text)
+    return entry
+
+
+def replace(node, source, destination, backup=NULL_STRING):
+    """File.Replace without a backup (a backup file is not modelled)."""
+    replacement = _replace_part(node, source, 'sourceFileName')
+    replaced = _replace_part(node, destination, 'destinationFileName')
+    if not isinstance(backup, NullString):
+        _replace_part(node, backup, 'destinationBackupFileName')
+        raise Unsupported('File.Replace with a backup file')
+    if replacement is None or replaced is None:
+        raise PSError(_NOT_FOUND_NO_PATH, 'System.IO.FileNotFoundException')
+    if held(node, replaced) == 'image' or held(node, replacement) == 'image':
+        raise Unsupported('File.Replace of a running program')
+    if held(node, replaced) or held(node, replacement):
+        raise PSError(_SHARING_NO_PATH, 'System.IO.IOException')
+    for field in ('data', 'stand_in', 'written'):
+        replaced[field] = replacement.get(field)
+    del tree(node)[replacement['path'].lower()]
+    _changed(node)
+
+
+# --- Directory.Delete -----------------------------------------------------------------------------------------
+# System.IO.Directory.Delete(path) (.NET Framework reference source, mscorlib/system/io/directory.cs Delete and
+# DeleteHelper): the item's attributes are read without following a link (FillAttributeInfo; missing:
+# DirectoryNotFoundException "Could not find a part of the path '<path>'."), then RemoveDirectory removes the folder,
+# which must be empty (ERROR_DIR_NOT_EMPTY: IOException "The directory is not empty."; a file: ERROR_DIRECTORY "The
+# directory name is invalid."), or a link itself and never its target ("Win32's DeleteFile and RemoveDirectory will
+# just delete the reparse point itself", DeleteHelper's comment; the Win32 RemoveDirectoryW page). With recursive it
+# deletes the items first, never through a link: not modelled.
+
+def directory_delete(node, path, recursive=False):
+    if recursive:
+        raise Unsupported('Directory.Delete(path, $true)')
+    text = '' if is_null(path) else to_string(path)
+    if not text.strip():
+        raise PSError('The path is not of a legal form.', 'System.ArgumentException')
+    entry = lookup(node, text)
+    if entry is None:
+        raise PSError("Could not find a part of the path '%s'." % normalize(text), 'System.IO.DirectoryNotFoundException')
+    if not entry['dir']:
+        raise PSError('The directory name is invalid.', 'System.IO.IOException')
+    if not entry.get('link') and descendants(node, entry['path']):
+        raise PSError('The directory is not empty.', 'System.IO.IOException')
+    _drop(node, entry['path'])
+    return AUTOMATION_NULL
 
 
 def types(host):

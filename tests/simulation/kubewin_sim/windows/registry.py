@@ -18,6 +18,12 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   exist while ``node.data['reboot_pending']``.
 - ``SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment``: the machine environment variables
   (``node.data['environment']``), where [Environment]::SetEnvironmentVariable(..., 'Machine') writes them.
+- ``SYSTEM\\CurrentControlSet\\Control\\Session Manager``'s ``PendingFileRenameOperations`` (REG_MULTI_SZ), while
+  ``node.data['pending_file_renames']`` holds renames: MoveFileEx with MOVEFILE_DELAY_UNTIL_REBOOT (Win32
+  "MoveFileExW function") stores each as the pair source, destination (an empty destination deletes the source),
+  each path with the \\??\\ prefix, and the session manager carries them out at the next boot, then removes the value.
+  A file in use that an installer replaces (Windows Installer's "Files-in-use" handling, msiexec's 3010) is one.
+  The key's other values are not modelled: reading them is an engine gap.
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -36,6 +42,8 @@ HKLM = 'HKEY_LOCAL_MACHINE'
 SERVICES = 'system\\currentcontrolset\\services'
 CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
 SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
+SESSION_MANAGER = 'system\\currentcontrolset\\control\\session manager'
+PENDING_RENAMES = 'PendingFileRenameOperations'
 REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending',
                'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
 # Keys every Windows Server has on the way to the keys above.
@@ -58,8 +66,11 @@ NSSM_VALUES = (('Application', 'application', 'REG_EXPAND_SZ'), ('AppParameters'
 PROPERTY_TYPES = {'string': 'REG_SZ', 'expandstring': 'REG_EXPAND_SZ', 'binary': 'REG_BINARY', 'dword': 'REG_DWORD',
                   'multistring': 'REG_MULTI_SZ', 'qword': 'REG_QWORD'}
 
-# Services every Windows Server has (name, display name, type); hns and vmcompute come with the
-# Containers feature. Tcpip is a kernel driver: it has a key but Get-Service does not list drivers.
+# Services every Windows Server has (name, display name, type, image path, account), as "System services on Windows
+# Server" (learn.microsoft.com, windows-server/security/windows-services, "Guidance on disabling system services on
+# Windows Server with Desktop Experience") names them; hns and vmcompute come with the Containers feature. Tcpip is
+# a kernel driver (SERVICE_KERNEL_DRIVER, type 1: "Service registry keys"): it has a key but Get-Service does not
+# list drivers.
 BUILTIN_SERVICES = (
     ('EventLog', 'Windows Event Log', 0x20, '%SystemRoot%\\System32\\svchost.exe -k LocalServiceNetworkRestricted -p',
      'NT AUTHORITY\\LocalService'),
@@ -285,6 +296,9 @@ def read_key(node, key):
         return {} if node.data.get('reboot_pending') else None
     if lowered == SESSION_ENVIRONMENT:
         return session_environment(node)
+    if lowered == SESSION_MANAGER:
+        renames = node.data.get('pending_file_renames')
+        return {PENDING_RENAMES: ('REG_MULTI_SZ', list(renames))} if renames else {}
     from . import msi  # pylint: disable=import-outside-toplevel
     product = msi.uninstall_values(node, key)
     if product is not None:
@@ -363,7 +377,7 @@ def _target(node, key):
             return ('nssm', service)
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
-    if lowered == CURRENT_VERSION or lowered in REBOOT_KEYS or (
+    if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('writing values of %s' % provider_path(key))
@@ -412,9 +426,36 @@ def remove_value(node, key, name):
     return True
 
 
+# -- renames at the next boot ---------------------------------------------------------------------------
+
+def schedule_file_rename(node, source, destination=None):
+    """MoveFileEx(source, destination, MOVEFILE_DELAY_UNTIL_REBOOT): the pair goes to PendingFileRenameOperations
+    (destination None: delete the source at the next boot)."""
+    renames = node.data.setdefault('pending_file_renames', [])
+    renames.extend(['\\??\\' + source, '' if destination is None else '\\??\\' + destination])
+
+
+def complete_file_renames(node):
+    """At boot the session manager renames (or deletes) each source, then the value is gone."""
+    from . import filesystem  # pylint: disable=import-outside-toplevel
+    renames = node.data.pop('pending_file_renames', None) or []
+    for source, destination in zip(renames[0::2], renames[1::2]):
+        source = source[4:] if source.startswith('\\??\\') else source
+        entry = filesystem.lookup(node, source)
+        if entry is None:
+            continue
+        if destination:
+            destination = destination[4:] if destination.startswith('\\??\\') else destination
+            filesystem.move(node, source, destination, True)
+        elif not entry['dir']:
+            node.remove_file(entry['path'])
+
+
 # -- values as the provider returns them ------------------------------------------------------------
 
-# Variables Windows sets for every process that are not in Session Manager\Environment.
+# Variables Windows sets for every process that are not in Session Manager\Environment ("Recognized environment
+# variables", learn.microsoft.com windows/deployment/usmt/usmt-recognized-environment-variables: SystemRoot,
+# SystemDrive, ProgramData/ALLUSERSPROFILE, ProgramFiles, CommonProgramFiles, PUBLIC, COMPUTERNAME).
 def system_variables(node):
     return {'SystemRoot': 'C:\\Windows', 'SystemDrive': 'C:', 'ProgramData': 'C:\\ProgramData',
             'ALLUSERSPROFILE': 'C:\\ProgramData', 'ProgramFiles': 'C:\\Program Files',
@@ -422,7 +463,8 @@ def system_variables(node):
             'PUBLIC': 'C:\\Users\\Public', 'COMPUTERNAME': node.data['hostname']}
 
 
-# Session Manager\Environment of a fresh Windows Server (the machine variables every node has).
+# Session Manager\Environment of a fresh Windows Server 2022 (the machine variables every node has), as reg query
+# lists the key there; the names are those of "Recognized environment variables" (above).
 DEFAULT_MACHINE_VARIABLES = {
     'ComSpec': ('REG_EXPAND_SZ', '%SystemRoot%\\system32\\cmd.exe'),
     'DriverData': ('REG_SZ', 'C:\\Windows\\System32\\Drivers\\DriverData'),
@@ -549,6 +591,12 @@ class DriveInfo:
         return 'HKLM'
 
 
+def _refuse_unmodelled(ctx, params, modelled):
+    """A documented parameter the model does not implement is an engine gap (filesystem.refuse_unmodelled)."""
+    from . import filesystem  # pylint: disable=import-outside-toplevel
+    filesystem.refuse_unmodelled(ctx, params, modelled)
+
+
 def _not_found(path):
     return PSError("Cannot find path '%s' because it does not exist." % to_string(path),
                    'System.Management.Automation.ItemNotFoundException', 'PathNotFound', 'ObjectNotFound',
@@ -593,17 +641,24 @@ def _case(node, key):
     return '\\'.join(parts)
 
 
+def _names(value):
+    return [to_string(item) for item in (enumerate_value(value) if is_enumerable(value) else [value])]
+
+
 def _wanted(values, params):
     names = params.get('Name')
     if names is None:
         return values
     from ..pwsh import operators as ops  # pylint: disable=import-outside-toplevel
-    patterns = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
+    patterns = _names(names)
     return {name: item for name, item in values.items()
             if any(ops.wildcard(pattern).match(name) for pattern in patterns)}
 
 
 def get_itemproperty(ctx, params, input_items):
+    """Get-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/Get-ItemProperty.md): a PSCustomObject of
+    the values with the PS* properties; nothing for a key without values."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name'))
     node = ctx.host.node
     out = []
     for path in _paths(params):
@@ -612,6 +667,10 @@ def get_itemproperty(ctx, params, input_items):
         if values is None:
             ctx.write_error(_not_found(path))
             continue
+        if key.lower() == SESSION_MANAGER and (params.get('Name') is None or any(
+                to_string(name).lower() != PENDING_RENAMES.lower() for name in _names(params['Name']))):
+            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+            raise Unsupported('reading values of %s other than %s' % (provider_path(key), PENDING_RENAMES))
         wanted = _wanted(values, params)
         if params.get('Name') is not None and not wanted:
             ctx.write_error(PSError('Property %s does not exist at path %s.' % (to_string(params['Name']), provider_path(key)),
@@ -627,6 +686,9 @@ def get_itemproperty(ctx, params, input_items):
 
 
 def new_itemproperty(ctx, params, input_items):
+    """New-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/New-ItemProperty.md): a PSCustomObject of
+    the new value."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name', 'PropertyType', 'Value', 'Force'))
     node = ctx.host.node
     name = to_string(params['Name'])
     type_text = to_string(params.get('PropertyType', 'String'))
@@ -659,6 +721,8 @@ def new_itemproperty(ctx, params, input_items):
 
 
 def remove_itemproperty(ctx, params, input_items):
+    """Remove-ItemProperty (reference/5.1 Microsoft.PowerShell.Management/Remove-ItemProperty.md): no output."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Name', 'Force'))
     node = ctx.host.node
     names = params['Name']
     names = [to_string(item) for item in (enumerate_value(names) if is_enumerable(names) else [names])]
@@ -678,6 +742,8 @@ def remove_itemproperty(ctx, params, input_items):
 
 
 def test_path(ctx, params, input_items):
+    """Test-Path of a key (reference/5.1 Microsoft.PowerShell.Management/Test-Path.md, about_Registry_Provider)."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'PathType'))
     node = ctx.host.node
     path_type = to_string(params.get('PathType', 'Any')).lower()
     out = []
@@ -689,6 +755,8 @@ def test_path(ctx, params, input_items):
 
 
 def new_item(ctx, params, input_items):
+    """New-Item of a key (reference/5.1 Microsoft.PowerShell.Management/New-Item.md): a RegistryKey."""
+    _refuse_unmodelled(ctx, params, ('Path', 'Name', 'Force', 'ItemType', 'Value'))
     node = ctx.host.node
     out = []
     if params.get('ItemType') is not None or params.get('Value') is not None:
@@ -716,6 +784,7 @@ def remove_item(ctx, params, input_items):
     """Remove-Item of a registry key: the key, its values and, with -Recurse, its subkeys. Without -Recurse a key
     with subkeys asks first (Remove-Item, reference/5.1, "Example 5: Delete subkeys recursively"), which a remote
     session without a user interface cannot."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Recurse', 'Force'))
     node = ctx.host.node
     for path in _paths(params):
         key = _registry_key(path)
@@ -751,6 +820,7 @@ def subkeys(node, key):
 def get_childitem(ctx, params, input_items):
     """Get-ChildItem of a registry key: its subkeys, each a RegistryKey with the provider's PS* properties
     (about_Registry_Provider). -Recurse, -Name and filters are not modelled."""
+    _refuse_unmodelled(ctx, params, ('Path', 'LiteralPath', 'Recurse', 'Name', 'Filter', 'Include', 'Exclude', 'Depth', 'Force'))
     from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
     for unsupported in ('Recurse', 'Name', 'Filter', 'Include', 'Exclude', 'Depth'):
         if params.get(unsupported):

@@ -31,7 +31,7 @@ import time
 from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import (AUTOMATION_NULL, Int64, UInt32, UInt64, PSError, Unsupported, enumerate_value, is_enumerable,
                            is_null, to_string)
-from . import filesystem, registry
+from . import culture, filesystem, registry
 from .cim import CimInstance, get_ciminstance
 
 INSTALL_STATE = enum_type('Microsoft.Windows.ServerManager.Commands.InstallState', {
@@ -79,34 +79,12 @@ class DateTime(datetime.datetime):
         # DateTime.Date: midnight of the same day, of the same Kind.
         return DateTime.of(self.replace(hour=0, minute=0, second=0, microsecond=0), self.kind)
 
-    def ToString(self, fmt=None):  # pylint: disable=invalid-name
-        if fmt is None:
-            return self.strftime('%m/%d/%Y %H:%M:%S').lstrip('0').replace('/0', '/')
-        if to_string(fmt) in ('o', 'O'):
-            # Round trip: seven fraction digits, then Z (Utc) or the offset (Local; here +00:00).
-            return self.strftime('%Y-%m-%dT%H:%M:%S.') + '%07d' % (self.microsecond * 10) + \
-                ('Z' if self.kind == 'Utc' else '+00:00')
-        return self._custom(to_string(fmt))
-
-    # Custom date and time format specifiers (.NET "Custom date and time format strings"): the fixed-width ones;
-    # any other letter is refused rather than guessed.
-    _SPECIFIERS = (('yyyy', '%Y'), ('MM', '%m'), ('dd', '%d'), ('HH', '%H'), ('mm', '%M'), ('ss', '%S'))
-
-    def _custom(self, fmt):
-        out, rest = '', fmt
-        while rest:
-            for token, directive in self._SPECIFIERS:
-                if rest.startswith(token):
-                    out, rest = out + self.strftime(directive), rest[len(token):]
-                    break
-            else:
-                if rest.startswith('fff'):
-                    out, rest = out + '%03d' % (self.microsecond // 1000), rest[3:]
-                elif rest[0].isalpha() or rest[0] in '%\\\'"':
-                    raise Unsupported('DateTime.ToString(%r)' % fmt)
-                else:
-                    out, rest = out + rest[0], rest[1:]
-        return out
+    def ToString(self, fmt=None, provider=None):  # pylint: disable=invalid-name
+        # A format string, and the culture of the provider or the node's (windows/culture.py).
+        text = culture.format_datetime(self, fmt, provider, self.kind)
+        if text is not None:
+            return text
+        return self.strftime('%m/%d/%Y %H:%M:%S').lstrip('0').replace('/0', '/')
 
     def to_string(self):
         return self.ToString()
