@@ -56,8 +56,9 @@ class WindowsHost:
 
     def __init__(self, node):
         self.node = node
-        # A session keeps the culture its account had when it started (windows/culture.py).
-        self.culture = culture.account_culture(node)
+        # A session keeps the culture its account had when it started (windows/culture.py). A host without a node
+        # (WindowsHost(None): netmembers and the coverage test list the types the areas register) has no account.
+        self.culture = culture.account_culture(node) if node is not None else None
 
     def commands(self):
         """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets
