@@ -263,7 +263,9 @@ def test_get_filehash_writes_a_custom_object_and_the_errors_of_its_function():
     run(node, "[System.IO.File]::WriteAllText('C:\\h.txt', 'hello'); New-Item C:\\d -ItemType Directory | Out-Null")
     hashes = run_on_node(node, "Get-FileHash -LiteralPath C:\\h.txt, C:\\d -Algorithm MD5").objects
     assert len(hashes) == 1 and hashes[0].NET == 'System.Management.Automation.PSCustomObject'
-    assert hashes[0].type_names[0] == 'Microsoft.Powershell.Utility.FileHash'
+    assert run(node, "$h = Get-FileHash C:\\h.txt; $h.PSTypeNames -join ','; $h.GetType().FullName") == [
+        'Microsoft.Powershell.Utility.FileHash,System.Management.Automation.PSCustomObject,System.Object',
+        'System.Management.Automation.PSCustomObject']
     assert run(node, "[string](Get-FileHash C:\\h.txt -Algorithm SHA1)") == [
         '@{Algorithm=SHA1; Hash=%s; Path=C:\\h.txt}' % hashlib.sha1(b'hello').hexdigest().upper()]
     missing = run_on_node(node, "Get-FileHash -LiteralPath C:\\nothing.txt -ErrorVariable e -ErrorAction SilentlyContinue; "

@@ -314,9 +314,9 @@ def _intrinsic(obj, lower):
 
 def _type_names(obj):
     """A .NET object's PSTypeNames: its type and base types up to System.Object; a PSCustomObject's
-    (PSCustomObject, Object). None where the chain is not known (a CIM instance, a type no source documents)."""
+    (PSCustomObject, Object, after a type name its maker inserted). None where the chain is not known (a CIM instance, a type no source documents)."""
     if isinstance(obj, PSCustomObject):
-        return ['System.Management.Automation.PSCustomObject', 'System.Object']
+        return list(obj.TYPE_NAMES)
     if netmembers.documented_name(obj).startswith(netmembers.CIM_PREFIX):
         # PowerShell's CIM adapter puts the class and its superclasses, with and without their namespace, before
         # CimInstance (CimInstanceAdapter.GetTypeNameHierarchy): the model does not know the superclasses.

@@ -220,6 +220,9 @@ class PSCustomObject:
     """[pscustomobject]: ordered note properties; [string] of it is @{a=1; b=2}."""
 
     NET = 'System.Management.Automation.PSCustomObject'
+    # Its PSObject's TypeNames, most derived first (about_Intrinsic_Members); a function's object may have a name
+    # inserted before them (PSObject.TypeNames.Insert: a subclass names it).
+    TYPE_NAMES = ('System.Management.Automation.PSCustomObject', 'System.Object')
 
     def __init__(self, items=()):
         self.props = OrderedDictionary(items)

@@ -894,14 +894,16 @@ def get_content(ctx, params, input_items):
 # hash is a [PSCustomObject] of Algorithm (upper case), Hash (upper-case hex) and Path with the type name
 # Microsoft.Powershell.Utility.FileHash inserted first in its TypeNames. MACTripleDES hashes with a random key: not
 # modelled.
-FILE_HASH_TYPE = 'Microsoft.Powershell.Utility.FileHash'
+class FileHash(PSCustomObject):
+    """The object Get-FileHash writes: a [PSCustomObject] of Algorithm, Hash and Path, its type name inserted first
+    (its member list: netmembers/windows.json)."""
 
+    DOCUMENTED = 'Microsoft.Powershell.Utility.FileHash'
+    TYPE_NAMES = (DOCUMENTED,) + PSCustomObject.TYPE_NAMES
+    PROPERTIES = ('Algorithm', 'Hash', 'Path')
 
-def file_hash(algorithm, digest, path):
-    """The object Get-FileHash writes (type_names: its PSObject TypeNames, most derived first)."""
-    item = PSCustomObject([('Algorithm', algorithm), ('Hash', digest), ('Path', path)])
-    item.type_names = (FILE_HASH_TYPE, 'System.Management.Automation.PSCustomObject', 'System.Object')
-    return item
+    def __init__(self, algorithm, digest, path):
+        super().__init__(zip(self.PROPERTIES, (algorithm, digest, path)))
 
 
 def _digest(entry, algorithm):
@@ -933,7 +935,7 @@ def get_filehash(ctx, params, input_items):
                                         'Microsoft.PowerShell.Commands.WriteErrorException', 'FileReadError,Get-FileHash',
                                         'ReadError', target=entry['path']))
                 continue
-            out.append(file_hash(algorithm, _digest(entry, algorithm).upper(), entry['path']))
+            out.append(FileHash(algorithm, _digest(entry, algorithm).upper(), entry['path']))
     return out
 
 
