@@ -48,6 +48,7 @@ from ..pwsh.types import NetType, register
 from ..pwsh.values import (AUTOMATION_NULL, Hashtable, PSError, UInt32, Unsupported, enumerate_value, is_enumerable,
                            to_string)
 from ..pwsh import operators as ops
+from .. import scm
 from ..programs import split_command_line
 from .cim import CimMethodResult
 
@@ -394,10 +395,11 @@ register(NetType('System.Diagnostics.ProcessStartInfo', test=lambda value: isins
 
 
 def _running(host):
-    """Processes of running services (their program file) and of started programs still running."""
+    """Processes of services whose program runs (starting, running or stopping: their program file) and of started
+    programs still running."""
     out = []
     for index, service in enumerate(sorted(host.node.data['services'].values(), key=lambda s: s.get('name', ''))):
-        if service.get('state') == 'running' and service.get('command_line'):
+        if service.get('state') in scm.ALIVE and service.get('command_line'):
             line = service['command_line'].strip()
             program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
             result = type('Running', (), {'stdout_lines': [], 'stderr_lines': [], 'exit_code': 0, 'seconds': float('inf')})
