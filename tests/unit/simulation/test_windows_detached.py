@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from _detached import run_detached  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import filesystem, run_on_node, system  # noqa: E402  pylint: disable=wrong-import-position
 
 OPERATIONS = 'C:\\ProgramData\\kubewin\\operations\\'
 
@@ -37,15 +37,20 @@ def test_create_answers_the_documented_return_values():
     assert ok(node, CREATE % '' + '$r.ReturnValue') == ['21']
 
 
-def test_a_created_process_ran_to_its_end_and_is_gone():
+def test_a_created_process_runs_on_after_the_call_and_is_gone_once_it_ended():
+    # Create returns once the process exists; the script goes on while the process runs (the model runs it once the
+    # node's clock is past its start-up, before the next session: processes.run_due).
     node = SimNode(initial_state('win1', {}))
     filesystem.make_directories(node, 'C:\\work')
     filesystem.write_file(node, 'C:\\work\\touch.ps1', b"Set-Content -LiteralPath 'C:\\work\\ran.txt' -Value 'yes'")
     output = ok(node, CREATE % 'powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -File '
-                '"C:\\work\\touch.ps1"' + "$r.ReturnValue; $r.ProcessId.GetType().Name\n"
-                "$null -eq (Get-Process -Id $r.ProcessId -ErrorAction SilentlyContinue)\n"
-                "Get-Content -LiteralPath 'C:\\work\\ran.txt'")
-    assert output == ['0', 'UInt32', 'True', 'yes']
+                '"C:\\work\\touch.ps1"' + "$r.ReturnValue; $r.ProcessId.GetType().Name; $r.ProcessId\n"
+                "$p = Get-Process -Id $r.ProcessId; $p.ProcessName; $p.StartTime.Kind\n"
+                "Test-Path -LiteralPath 'C:\\work\\ran.txt'")
+    assert output[:2] == ['0', 'UInt32'] and output[3:] == ['powershell', 'Local', 'False']
+    system.pass_time(node, 1)
+    assert ok(node, "$null -eq (Get-Process -Id %s -ErrorAction SilentlyContinue)\n"
+                    "Get-Content -LiteralPath 'C:\\work\\ran.txt'" % output[2]) == ['True', 'yes']
     assert node.data['processes'][0]['exit_code'] == 0
 
 

@@ -51,11 +51,26 @@ def _program_key(name):
     return name.replace('/', '\\').rsplit('\\', 1)[-1].lower()
 
 
+def catch_up(node):
+    """What happened on the node by itself up to its clock, before anyone looks: the services' programs' own doings
+    (scm.settle) and the processes Win32_Process.Create started (processes.run_due)."""
+    from .. import scm  # pylint: disable=import-outside-toplevel
+    scm.settle(node)
+    processes.run_due(node)
+
+
+def work_due(node):
+    """Whether ``catch_up`` has something to do on the node now (a process Create started whose start-up is over)."""
+    return processes.due(node)
+
+
 class WindowsHost:
-    """What the engine asks of Windows for one node: cmdlets, programs and .NET types."""
+    """What the engine asks of Windows for one node: cmdlets, programs and .NET types. A session on the node starts
+    with the node caught up with its clock (``catch_up``)."""
 
     def __init__(self, node):
         self.node = node
+        catch_up(node)
 
     def commands(self):
         """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets
