@@ -123,7 +123,6 @@ def start(node, name, starting=()):
     for timeline in TIMELINE:
         service.pop(timeline, None)
     service['starts'] = service.get('starts', 0) + 1
-    service['process_started'] = _node_seconds(node)
     program_model.started(node, name, service)
     if name.lower() == 'kubelet':
         _tls_bootstrap(node, service)

@@ -424,7 +424,9 @@ def test_state_sections_report_os_features_services_and_environment():
         'sections': ['os', 'features', 'services', 'environment'],
         'os': {'hostname': 'WIN1', 'version': '10.0.20348', 'build': 20348, 'ubr': 2582,
                'product_name': 'Windows Server 2022 Datacenter', 'edition': 'ServerDatacenter', 'display_version': '21H2',
-               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node)},
+               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node),
+               'execution_policies': {scope: 'Undefined' for scope in ('MachinePolicy', 'UserPolicy', 'Process',
+                                                                         'CurrentUser', 'LocalMachine')}},
         'features': {'Containers': 'installed', 'Hyper-V': 'installpending'}, 'reboot_pending': True,
         'services': {'kubelet': services['kubelet'], 'kube-proxy': services['kube-proxy'], 'nosuch': absent('nosuch')},
         'environment': {'KUBECONFIG': 'C:\\k\\config', 'NOPE': None}}

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 from _detached import run_detached  # noqa: E402
 from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # noqa: E402
 from kubewin_sim.windows import run_on_node, win_powershell  # noqa: E402
-from test_windows_scm import fresh_node, fresh_parameters, running_kubelet  # noqa: E402
+from test_windows_scm import SERVICES, fresh_node, fresh_parameters, running_kubelet  # noqa: E402
 from test_windows_ovs import BRIDGE, EXTERNAL_IDS, FEATURES, MSI, new_node, spec  # noqa: E402
 
 
@@ -202,3 +202,13 @@ def test_the_ovs_worker_stopping_a_service_that_never_stops_reports_the_failure(
     assert (status['state'], status['result']['stopped']) == ('failed', [])
     assert status['result']['error'] == ('service ovn-controller did not reach Stopped within 60 s (status StopPending, '
                                          'exit code 0)')
+
+
+def test_a_service_exit_code_above_two_to_the_31_is_reported():
+    # Win32_Service.ExitCode is a uint32 (Win32_Service class); a service may report any 32-bit code as its Win32 exit
+    # code (golang.org/x/sys/windows/svc: the errno Execute returns), 0xC0000005 for one. [int] of it fails in 5.1
+    # ("Value was either too large or too small for an Int32."), which would fail node_info's services section.
+    node = fresh_node()
+    node.data['services']['kube-proxy']['exit_code'] = 0xC0000005
+    outcome = run_on_node(node, SERVICES + "\n(Get-KubeWinService -Name kube-proxy).exit_code")
+    assert (outcome.unsupported, outcome.errors, outcome.output) == (None, [], ['3221225477'])

@@ -52,7 +52,8 @@ function Get-KubeWinService {
         environment = @($key.Environment | Where-Object { $_ })
         account = $key.ObjectName
         recovery = Get-KubeWinServiceRecovery -Blob $key.FailureActions
-        exit_code = [int](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
+        # A uint32 (Win32_Service): [int] would fail on a code above 2^31.
+        exit_code = [int64](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
         nssm = Get-KubeWinNssmSettings -Name $service.Name
     }
 }

@@ -435,7 +435,7 @@ def _running(host):
         if service.get('state') in scm.ALIVE and service.get('command_line'):
             line = service['command_line'].strip()
             program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
-            out.append(Process(1000 + 4 * index, program, _RunningOn(), True, started=service.get('process_started')))
+            out.append(Process(1000 + 4 * index, program, _RunningOn(), True))
     for record in host.node.data.get('processes', []):
         if record.get('state') == 'running':
             out.append(Process(record['id'], record['program'], _RunningOn(), True, started=record['started']))
