@@ -222,6 +222,17 @@ def start(node, name, service):
         raise ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
 
 
+# The stub service program of the Windows scenario set (tests/windows/scenarios/new_stubs.ps1): a ServiceBase that does
+# nothing; started with --hang-on-stop its OnStop never returns, so ServiceBase leaves the service StopPending.
+SCENARIO_SERVICE = 'kubewin-scenario-service.exe'
+
+
+def hangs_on_stop(service):
+    """Whether the service's program never finishes stopping (the scenario stub with --hang-on-stop)."""
+    argv = split_command_line(service.get('command_line') or '')
+    return bool(argv) and ntpath.basename(argv[0]).lower() == SCENARIO_SERVICE and '--hang-on-stop' in argv[1:]
+
+
 def log_file_of(service):
     """Where the running program's output goes: nssm's AppStdout, kube-log-runner's -log-file or
     containerd's --log-file; None for a program that logs elsewhere (dockerd: the event log)."""

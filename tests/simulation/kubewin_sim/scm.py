@@ -247,13 +247,28 @@ def dependents(node, name):
     return found
 
 
-def control_stop(node, name):
-    """ControlService(SERVICE_CONTROL_STOP) of one running service: its program ends and the service is Stopped with
-    exit code 0, or, hung (the profile's ``service_hangs_stopping``), it stays StopPending."""
+def process_id(service):
+    """The id of the process of a service whose program runs (Win32_Service.ProcessId, Get-Process -Id)."""
+    return 4000 + sum(map(ord, service['name']))
+
+
+def process_killed(node, name):
+    """The process of a service was ended (TerminateProcess: taskkill /F): the SCM sees the service Stopped with
+    ERROR_PROCESS_ABORTED, as for any process that ends without reporting SERVICE_STOPPED."""
     service = node.data['services'][name.lower()]
     for timeline in TIMELINE:
         service.pop(timeline, None)
-    if _listed(node, 'service_hangs_stopping', name):
+    service.update(state='stopped', exit_code=ERROR_PROCESS_ABORTED)
+
+
+def control_stop(node, name):
+    """ControlService(SERVICE_CONTROL_STOP) of one running service: its program ends and the service is Stopped with
+    exit code 0, or, hung (the profile's ``service_hangs_stopping``, or a program that never returns from its stop
+    handler: programs.hangs_on_stop), it stays StopPending."""
+    service = node.data['services'][name.lower()]
+    for timeline in TIMELINE:
+        service.pop(timeline, None)
+    if _listed(node, 'service_hangs_stopping', name) or program_model.hangs_on_stop(service):
         service['state'] = 'stop_pending'
         node.record('%s: the program does not stop (StopPending)' % service.get('name', name))
         return

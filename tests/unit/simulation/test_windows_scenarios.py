@@ -17,7 +17,8 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disab
 from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 
 CHECKOUT = 'C:\\kubewin-scenarios'
-SCENARIOS = ['node_info', 'file_write', 'firewall_rule', 'node_route', 'node_service', 'kubeadm_join']
+SCENARIOS = ['node_info', 'file_write', 'firewall_rule', 'node_route', 'node_service', 'service_stop_pending',
+             'execution_policy', 'kubeadm_join']
 FOLDERS = [os.path.join('tests', 'windows', 'scenarios'), os.path.join('plugins', 'plugin_utils', 'scripts')]
 KUBEADM = 'C:\\kubewin-scenario-stubs\\kubeadm.exe'
 SERVICE_PROGRAM = 'C:\\kubewin-scenario-stubs\\kubewin-scenario-service.exe'
@@ -64,7 +65,7 @@ def test_scenarios_that_need_a_stub_program_say_they_are_skipped_without_one():
     assert outcome.exit_code == 0, outcome
     assert [line.split(' ', 2)[:2] for line in outcome.output] == [
         ['PASS', 'node_info'], ['PASS', 'file_write'], ['PASS', 'firewall_rule'], ['PASS', 'node_route'],
-        ['SKIP', 'node_service'], ['SKIP', 'kubeadm_join']]
+        ['SKIP', 'node_service'], ['SKIP', 'service_stop_pending'], ['PASS', 'execution_policy'], ['SKIP', 'kubeadm_join']]
 
 
 def test_a_failing_assertion_is_a_fail_line_and_exit_code_1():

@@ -76,7 +76,8 @@ function Skip-KubeWinScenario {
 }
 
 $failed = 0
-foreach ($scenario in @('node_info', 'file_write', 'firewall_rule', 'node_route', 'node_service', 'kubeadm_join')) {
+foreach ($scenario in @('node_info', 'file_write', 'firewall_rule', 'node_route', 'node_service', 'service_stop_pending',
+        'execution_policy', 'kubeadm_join')) {
     try {
         $text = [System.IO.File]::ReadAllText((Join-Path -Path $ScenarioRoot -ChildPath "scenario_$scenario.ps1"))
         $null = & ([scriptblock]::Create($text))

@@ -431,11 +431,11 @@ def _running(host):
     """Processes of services whose program runs (starting, running or stopping: their program file), of the processes
     Win32_Process.Create started that run, and of programs the session started still running."""
     out = []
-    for index, service in enumerate(sorted(host.node.data['services'].values(), key=lambda s: s.get('name', ''))):
+    for service in sorted(host.node.data['services'].values(), key=lambda s: s.get('name', '')):
         if service.get('state') in scm.ALIVE and service.get('command_line'):
             line = service['command_line'].strip()
             program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
-            out.append(Process(1000 + 4 * index, program, _RunningOn(), True))
+            out.append(Process(scm.process_id(service), program, _RunningOn(), True))
     for record in host.node.data.get('processes', []):
         if record.get('state') == 'running':
             out.append(Process(record['id'], record['program'], _RunningOn(), True, started=record['started']))
@@ -528,7 +528,29 @@ def _reuse_id(node, process_id):
                                    'started': system.node_seconds(node), 'exit_code': None, 'ran': True})
 
 
+def taskkill_exe(host, words, input_items, environment=None):  # pylint: disable=unused-argument
+    """taskkill.exe /F /PID <id> (Windows Commands reference, taskkill: /pid, /f ends the process forcefully): a
+    service's process (the service then Stopped, exit code 1067: scm.process_killed) or one Create started; its
+    SUCCESS line and exit code 0, or its ERROR line and exit code 128 for an id no process has."""
+    from . import ProgramResult  # pylint: disable=import-outside-toplevel
+    options = [word.lower() for word in words]
+    if len(options) != 3 or '/f' not in options or '/pid' not in options or options.index('/pid') == 2:
+        raise Unsupported('taskkill.exe %s' % ' '.join(words))
+    wanted = words[options.index('/pid') + 1]
+    node = host.node
+    for key, service in node.data['services'].items():
+        if service.get('state') in scm.ALIVE and str(scm.process_id(service)) == wanted:
+            scm.process_killed(node, key)
+            return ProgramResult(['SUCCESS: The process with PID %s has been terminated.' % wanted], [], 0)
+    for record in node.data.get('processes', []):
+        if record.get('state') == 'running' and str(record['id']) == wanted:
+            record.update(state='exited', exit_code=1, ran=True)
+            return ProgramResult(['SUCCESS: The process with PID %s has been terminated.' % wanted], [], 0)
+    return ProgramResult([], ['ERROR: The process "%s" not found.' % wanted], 128)
+
+
 CIM_METHODS = {('win32_process', 'create'): win32_process_create}
+PROGRAMS = {'taskkill.exe': taskkill_exe}
 
 CMDLETS = {
     'Start-Process': start_process,

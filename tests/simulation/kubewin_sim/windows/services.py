@@ -715,7 +715,7 @@ def win32_services(node):
             DisplayName=record.get('display_name') or name, ServiceSpecificExitCode=UInt32(0),
             StartName=record.get('account') or 'LocalSystem', State=_WIN32_STATES[state],
             TagId=UInt32(0), CheckPoint=UInt32(0), DelayedAutoStart=mode == 'delayed',
-            ProcessId=UInt32(4000 + sum(map(ord, name)) if state in scm.ALIVE else 0), WaitHint=UInt32(0),
+            ProcessId=UInt32(scm.process_id(record) if state in scm.ALIVE else 0), WaitHint=UInt32(0),
             PSComputerName=None))
     return out
 
