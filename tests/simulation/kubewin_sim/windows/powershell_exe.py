@@ -33,7 +33,7 @@ RemoteSigned for Windows servers"). The two Group Policy scopes override ``-Exec
   ``ExecutionPolicy`` (REG_SZ: AllSigned for "Allow only signed scripts", RemoteSigned for "Allow local scripts and
   remote signed scripts", Unrestricted for "Allow all scripts"). The node profile's ``group_policy_execution_policy``
   is the domain's setting for the computer: ``apply_group_policy`` writes it as the Group Policy client does at start
-  and at each refresh (``windows.catch_up``, before each session).
+  (when the node is created, ``node.open_node``) and at each refresh (``windows.catch_up``, before each session).
 - LocalMachine: ``HKLM\\SOFTWARE\\Microsoft\\PowerShell\\1\\ShellIds\\Microsoft.PowerShell``, value ExecutionPolicy
   (Set-ExecutionPolicy's).
 - Process: the session's ``-ExecutionPolicy``.
