@@ -45,7 +45,8 @@ MODULES = {
         'Invoke-WebRequest',
         'Measure-Object', 'New-Object', 'Out-File', 'Out-String', 'Select-Object', 'Sort-Object', 'Start-Sleep',
         'Write-Debug', 'Write-Error', 'Write-Host', 'Write-Information', 'Write-Output', 'Write-Verbose', 'Write-Warning']),
-    'Microsoft.PowerShell.Security': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Security', ['Get-Acl', 'Set-Acl']),
+    'Microsoft.PowerShell.Security': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Security', [
+        'Get-Acl', 'Get-ExecutionPolicy', 'Set-Acl']),
     'Microsoft.PowerShell.Diagnostics': (PS_REPO, 'reference/5.1/Microsoft.PowerShell.Diagnostics', ['Get-WinEvent']),
     'CimCmdlets': (PS_REPO, 'reference/5.1/CimCmdlets', ['Get-CimInstance', 'Invoke-CimMethod']),
     'NetAdapter': (WIN_REPO, 'docset/winserver2022-ps/NetAdapter', ['Get-NetAdapter']),

@@ -269,6 +269,9 @@ OS = obj(required={
     'version': nullable(STR), 'ubr': INT, 'product_name': nullable(STR), 'edition': nullable(STR),
     'display_version': nullable(STR), 'installation_type': nullable(STR), 'last_boot': nullable(STR),
     'now': STR,
+    # Get-ExecutionPolicy -List: scope -> policy, in precedence order.
+    'execution_policies': dict_of(enum('Unrestricted', 'RemoteSigned', 'AllSigned', 'Restricted', 'Bypass',
+                                       'Undefined')),
 })
 
 IPV4_ADDRESS = obj(required={'address': STR, 'prefix_length': INT}, optional={'origin': nullable(STR)})

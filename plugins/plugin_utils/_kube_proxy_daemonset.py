@@ -224,10 +224,12 @@ def manifests(data: Mapping[str, t.Any], files: Mapping[str, str]) -> list[dict[
                         'name': 'kube-proxy',
                         'image': image,
                         'imagePullPolicy': 'IfNotPresent',
-                        # PowerShell expands the sandbox mount point; the kubelet would not.
+                        # PowerShell expands the sandbox mount point; the kubelet would not. Under -Command the
+                        # process exit code is 1 for a script that set any code but 0 or 1, unless the command text
+                        # ends with `exit $LASTEXITCODE` (about_PowerShell_exe): with it the pod reports kube-proxy's.
                         'command': ['powershell.exe', '-NoLogo', '-NoProfile', '-ExecutionPolicy', 'Bypass',
-                                    '-Command', "& (Join-Path $env:CONTAINER_SANDBOX_MOUNT_POINT '%s/%s')"
-                                    % (SCRIPT_MOUNT.lstrip('/'), START_SCRIPT_KEY)],
+                                    '-Command', "& (Join-Path $env:CONTAINER_SANDBOX_MOUNT_POINT '%s/%s'); "
+                                    "exit $LASTEXITCODE" % (SCRIPT_MOUNT.lstrip('/'), START_SCRIPT_KEY)],
                         'env': env,
                         'volumeMounts': [{'name': 'start-script', 'mountPath': SCRIPT_MOUNT, 'readOnly': True}],
                     }],

@@ -23,7 +23,14 @@ $process = Invoke-CimMethod -ClassName Win32_Process -MethodName Create -Argumen
 if ($process.ReturnValue -ne 0) {
     throw "Win32_Process.Create failed with code $($process.ReturnValue) for $workerPath"
 }
-Write-KubeWinTextFile -Path (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.pid') -Text ([string]$process.ProcessId)
+# The process id and the process's start time: once the worker is gone Windows gives its id to other processes, so
+# detached_status takes a process for the worker only when both match. An empty start time: the worker was gone
+# already.
+$worker = Get-Process -Id $process.ProcessId -ErrorAction SilentlyContinue
+$startTime = ''
+if ($worker) { $startTime = $worker.StartTime.ToUniversalTime().ToString('o') }
+Write-KubeWinTextFile -Path (Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.pid') `
+    -Text ('{0}{1}{2}' -f $process.ProcessId, "`n", $startTime)
 
 $Ansible.Result = ConvertTo-Json -Compress -InputObject ([ordered]@{
         operation_id = $OperationId

@@ -21,8 +21,7 @@ foreach ($id in $PolicyListIds) {
 }
 
 foreach ($name in $Start) {
-    if ((Get-Service -Name $name).Status -ne 'Running') { Start-Service -Name $name }
-    Wait-KubeWinServiceStatus -Name $name -TimeoutSeconds $StartTimeoutSeconds
+    Start-KubeWinService -Name $name -TimeoutSeconds $StartTimeoutSeconds
 }
 foreach ($name in $Restart) {
     # Stopped with its dependents, started on its own, then the dependents that ran (lib/services.ps1); a stopped

@@ -31,15 +31,8 @@ function Invoke-Sc {
 foreach ($name in $Services) {
     $service = Get-Service -Name $name -ErrorAction SilentlyContinue
     if (-not $service) { continue }
-    if ($service.Status -ne 'Stopped') {
-        # -Force stops the services that depend on it too (kube-proxy on the kubelet).
-        Stop-Service -Name $name -Force
-        $deadline = (Get-Date).AddSeconds($StopTimeoutSeconds)
-        while ((Get-Service -Name $name).Status -ne 'Stopped') {
-            if ((Get-Date) -gt $deadline) { throw "service $name did not stop within $StopTimeoutSeconds s" }
-            Start-Sleep -Milliseconds 500
-        }
-    }
+    # With the services that depend on it (kube-proxy on the kubelet), each waited for with a bound (lib/services).
+    Stop-KubeWinService -Name $name -TimeoutSeconds $StopTimeoutSeconds
     Invoke-Sc delete $name
     # The SCM removes the name only when no handle to the service is open.
     $deadline = (Get-Date).AddSeconds($StopTimeoutSeconds)

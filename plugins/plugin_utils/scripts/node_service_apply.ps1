@@ -202,7 +202,7 @@ if ($existing) {
 }
 if ($Ensure -eq 'absent') {
     if ($existing) {
-        if ($existing.Status -ne 'Stopped') { Stop-Service -Name $Name -Force; Wait-KubeWinServiceStatus -Name $Name -Status Stopped -TimeoutSeconds $StartTimeoutSeconds }
+        Stop-KubeWinService -Name $Name -TimeoutSeconds $StartTimeoutSeconds
         Invoke-Sc delete $Name
         # The SCM removes the name only when no handle to the service is open.
         $deadline = (Get-Date).AddSeconds($StartTimeoutSeconds)
@@ -221,8 +221,7 @@ else {
         -Created:(-not $existing)
     $status = (Get-Service -Name $Name).Status
     if ($Ensure -eq 'stopped' -and $status -ne 'Stopped') {
-        Stop-Service -Name $Name -Force
-        Wait-KubeWinServiceStatus -Name $Name -Status Stopped -TimeoutSeconds $StartTimeoutSeconds
+        Stop-KubeWinService -Name $Name -TimeoutSeconds $StartTimeoutSeconds
     }
     elseif ($Ensure -eq 'running') {
         try {
@@ -247,7 +246,8 @@ else {
             $what = "service $Name did not start with $($new -join ' and ') ($failure); the previous $($old -join ' and ')"
             if ($settingsChanged) { $what += ' were' } else { $what += ' was' }
             try {
-                Start-KubeWinServiceFirst -Name $Name -Dependents $runningDependents -TimeoutSeconds $StartTimeoutSeconds
+                # -Restart: whatever runs now (the failed program, should it have come back) runs the previous one.
+                Start-KubeWinServiceFirst -Name $Name -Dependents $runningDependents -Restart -TimeoutSeconds $StartTimeoutSeconds
             }
             catch {
                 throw "$what put back but did not start either: $($_.Exception.Message)"

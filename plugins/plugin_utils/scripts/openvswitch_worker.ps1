@@ -20,6 +20,7 @@ param(
 $ErrorActionPreference = 'Stop'
 
 # kubewin-include: files
+# kubewin-include: services
 # kubewin-include: worker
 # kubewin-include: ovs
 
@@ -62,7 +63,7 @@ function Reset-OvsBridge {
     param([Parameter(Mandatory)][string]$Vsctl, [Parameter(Mandatory)]$Bridge)
     $switchName = Get-AdapterSwitch -Adapter $Bridge.adapter
     Write-WorkerLog "rebuilding bridge $($Bridge.name) on vSwitch '$switchName'"
-    Stop-Service -Name 'ovs-vswitchd' -Force
+    Stop-KubeWinService -Name 'ovs-vswitchd'
     Disable-VMSwitchExtension -VMSwitchName $switchName -Name $Bridge.extension | Out-Null
     $null = Invoke-KubeWinOvsVsctl -Vsctl $Vsctl -Arguments @('--no-wait', '--if-exists', 'del-br', $Bridge.name)
     foreach ($port in @($Bridge.internal_port, $Bridge.adapter)) {
@@ -75,7 +76,7 @@ function Reset-OvsBridge {
     $null = Invoke-KubeWinOvsVsctl -Vsctl $Vsctl -Arguments @('--no-wait', 'add-port', $Bridge.name, $Bridge.adapter)
     Enable-VMSwitchExtension -VMSwitchName $switchName -Name $Bridge.extension | Out-Null
     Start-Sleep -Seconds 2
-    Start-Service -Name 'ovs-vswitchd'
+    Start-KubeWinService -Name 'ovs-vswitchd'
 }
 
 $outcome = [ordered]@{
@@ -98,7 +99,7 @@ try {
         -Encoding UTF8 | ConvertFrom-Json
     Write-WorkerLog 'started'
     foreach ($name in @($spec.stop)) {
-        Stop-Service -Name $name -Force
+        Stop-KubeWinService -Name $name
         $outcome.stopped += $name
     }
     if ($spec.install) {
@@ -107,7 +108,7 @@ try {
     }
     $vsctl = Get-KubeWinOvsVsctl
     if (-not $vsctl) { throw 'ovs-vsctl.exe is not on the machine PATH; is Open vSwitch installed?' }
-    if ((Get-Service -Name 'ovsdb-server').Status -ne 'Running') { Start-Service -Name 'ovsdb-server' }
+    Start-KubeWinService -Name 'ovsdb-server'
     if ($spec.remove_bridge) {
         Remove-OvsBridge -Vsctl $vsctl -Bridge $spec.remove_bridge
         $outcome.bridge_removed = $true
@@ -127,9 +128,8 @@ try {
         $outcome.external_ids_set = @($spec.external_ids.PSObject.Properties | ForEach-Object { $_.Name })
     }
     foreach ($name in @($spec.services)) {
-        $service = Get-Service -Name $name
-        if ($service.Status -ne 'Running') {
-            Start-Service -Name $name
+        if ((Get-Service -Name $name).Status -ne 'Running') {
+            Start-KubeWinService -Name $name
             $outcome.started += $name
         }
     }

@@ -56,6 +56,7 @@ from ansible.plugins.connection.local import Connection as LocalConnection
 from ansible.utils.display import Display
 
 from kubewin_sim import calls, cluster as sim_cluster, fake, inprocess, node as sim_node
+from kubewin_sim import windows as sim_windows
 
 display = Display()
 
@@ -86,6 +87,11 @@ class Connection(LocalConnection):
             return
         state_dir = os.environ[fake.STATE_DIR_ENV]
         existing = sim_node.peek(state_dir, host)
+        if existing is not None and sim_windows.work_due(existing):
+            # What the node did by itself meanwhile happens first: a detached worker's run may have cut it off.
+            with sim_node.open_node(state_dir, host) as node:
+                sim_windows.catch_up(node)
+            existing = sim_node.peek(state_dir, host)
         if existing is None:
             sim_node.create_on_first_contact(state_dir, host, self.get_option('profile'), self.get_option('management_ip'))
         elif not existing.reachable():

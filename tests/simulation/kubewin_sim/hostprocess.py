@@ -19,12 +19,11 @@ What is modelled, with its sources:
 - A container that exits is restarted with a back-off of 10 s, doubled up to five minutes, CrashLoopBackOff meanwhile
   (kubernetes.io, "Pod Lifecycle", Container restart policy). Deleting the pod starts a new one at once.
 
-The container's command: the only form modelled is ``powershell.exe ... -Command "& (Join-Path
-$env:CONTAINER_SANDBOX_MOUNT_POINT '<path>')"``, which runs one script of the sandbox without arguments. The engine
-has neither powershell.exe -Command nor the call of a script file by its path, so the kubelet here runs that script's
-text itself, in a session whose environment is the container's: what the command does. Any other command is a
-simulation gap, raised as such. A program the script runs that does not end (kube-proxy) is modelled by its start-up
-(see its program model); a container whose script ends without an error and with exit code 0 is taken as running.
+The container's command is powershell.exe, run as the program it is (windows/powershell_exe.py: -Command text run in a
+fresh session of the engine with the container's environment, `& <script path>` running a script file of the sandbox,
+the process exit code as about_PowerShell_exe gives it); any other program is a simulation gap, raised as such. A
+program the script runs that does not end (kube-proxy) is modelled by its start-up (see its program model); a
+container whose process ends with exit code 0 is taken as running, any other code is the container's exit code.
 
 The node is changed under its lock, taken without waiting: while a module holds it (a script runs on the node), the
 pod stays ContainerCreating and starts at a later reconcile.
@@ -46,7 +45,6 @@ from kubewin_sim.k8s_objects import fits_node
 HOSTPROCESS_CONTAINERD = (1, 6)
 BACKOFF_FIRST, BACKOFF_MAX = 10, 300
 SANDBOX_ROOT = 'C:\\C'
-_COMMAND = re.compile(r"^&\s*\(Join-Path\s+\$env:CONTAINER_SANDBOX_MOUNT_POINT\s+'([^']+)'\)$")
 
 
 class SimulationGap(Exception):
@@ -232,46 +230,34 @@ def _volumes(cluster, pod, sim, container, sandbox):
 
 
 def _run_container(cluster, pod, node, sim):
-    """Run the container on the node; None when it runs, else (exit code, message)."""
-    from kubewin_sim.pwsh import run_command  # pylint: disable=import-outside-toplevel
-    from kubewin_sim.windows import WindowsHost, processes  # pylint: disable=import-outside-toplevel
+    """Run the container on the node; None when it runs, else (exit code, message). Its command is powershell.exe, run
+    as the program it is (windows/powershell_exe.py: -Command and its exit code) with the container's environment."""
+    from kubewin_sim.pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+    from kubewin_sim.windows import WindowsHost  # pylint: disable=import-outside-toplevel
     if calico_windows.is_calico_pod(pod):
         return _run_calico(cluster, pod, node, sim)
     container = pod['spec']['containers'][0]
-    command = list(container.get('command') or [])
-    if not command or command[0].lower() != 'powershell.exe' or '-Command' not in command:
+    command = list(container.get('command') or []) + list(container.get('args') or [])
+    if not command or command[0].lower() != 'powershell.exe':
         raise SimulationGap('container command %r' % (command,))
-    found = _COMMAND.match(command[command.index('-Command') + 1].strip())
-    if not found:
-        raise SimulationGap('powershell.exe -Command %r' % command[command.index('-Command') + 1])
     sandbox = ntpath.join(SANDBOX_ROOT, pod['metadata'].get('uid') or pod['metadata']['name'])
     missing = _volumes(cluster, pod, sim, container, sandbox)
     if missing:
         return 1, missing
-    script = sim.file(ntpath.join(sandbox, found.group(1).replace('/', '\\')))
-    if script is None:
-        return 1, "The term '%s' is not recognized" % found.group(1)
-    environment = _environment(cluster, pod, node, container, sandbox)
-
-    class ContainerHost(WindowsHost):
-        """The node as the container's processes see it: the host, with the container's environment."""
-
-        def environment(self):
-            return dict(super().environment(), **environment)
-
-    host = ContainerHost(sim)
-    tokens = (processes.CURRENT_HOST.set(host), programs.CLUSTER_IN_HAND.set(cluster))
+    host = WindowsHost(sim)
+    environment = dict(host.environment(), **_environment(cluster, pod, node, container, sandbox))
+    token = programs.CLUSTER_IN_HAND.set(cluster)
     try:
-        outcome = run_command(script['content'], host=host, commands=host.commands())
+        result = host.run_program(command[0], command[1:], None, environment=environment)
+    except Unsupported as exc:
+        raise SimulationGap('in the container of %s: %s' % (pod['metadata']['name'], exc.what)) from None
     finally:
-        processes.CURRENT_HOST.reset(tokens[0])
-        programs.CLUSTER_IN_HAND.reset(tokens[1])
-    if outcome.unsupported:
-        raise SimulationGap('in the container of %s: %s' % (pod['metadata']['name'], outcome.unsupported))
-    if outcome.errors or outcome.exit_code:
-        sim.record('pod %s: %s' % (pod['metadata']['name'], (outcome.errors or ['exit code %d' % outcome.exit_code])[0]))
-        return outcome.exit_code or 1, (outcome.errors or [''])[0]
-    sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' | '.join(outcome.output[-1:])))
+        programs.CLUSTER_IN_HAND.reset(token)
+    if result.exit_code:
+        message = (result.stderr_lines or ['exit code %d' % result.exit_code])[0]
+        sim.record('pod %s: %s (exit code %d)' % (pod['metadata']['name'], message, result.exit_code))
+        return result.exit_code, message
+    sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' | '.join(result.stdout_lines[-1:])))
     return None
 
 

@@ -511,6 +511,9 @@ def open_node(state_dir, host, profile=None, create=True):
             if data['profile'].get('layout'):
                 # A node another tool set up before the collection met it (kubewin_sim/layouts.py).
                 layouts.apply(SimNode(data), data['profile']['layout'], host)
+            # Its Group Policy, applied at its start (windows/powershell_exe.py).
+            from kubewin_sim.windows import powershell_exe  # pylint: disable=import-outside-toplevel
+            powershell_exe.apply_group_policy(SimNode(data))
         else:
             raise SimulationError('no simulated node %r in %s' % (host, state_dir))
         node = SimNode(data)

@@ -38,8 +38,19 @@ NOT_SERVICE_AWARE = {'cri-dockerd.exe'}
 SERVICE_FLAG = {'containerd.exe': '--run-service', 'dockerd.exe': '--run-service'}
 
 
+# The Win32 errors StartService fails with when the program does not come up (System Error Codes 1000-1299).
+ERROR_SERVICE_REQUEST_TIMEOUT = 1053
+ERROR_PROCESS_ABORTED = 1067
+
+
 class ProgramFailure(Exception):
-    """A service's program did not reach Running; the message is what Start-Service's caller reports."""
+    """A service's program did not reach Running; the message goes to the node's log, ``code`` is the Win32 error of
+    StartService: 1067 for a process that ended before it reported to the service control manager (the default),
+    1053 for one that never does."""
+
+    def __init__(self, message, code=ERROR_PROCESS_ABORTED):
+        super().__init__(message)
+        self.code = code
 
 
 def split_command_line(text):
@@ -196,7 +207,7 @@ def start(node, name, service):
         service.update(state='stopped', exit_code=1053)
         node.record('%s: %s does not report to the service control manager' % (name, program))
         raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
-                             'control request in a timely fashion. (error 1053)' % name)
+                             'control request in a timely fashion. (error 1053)' % name, ERROR_SERVICE_REQUEST_TIMEOUT)
     check = CHECKS.get(base)
     reason = check(node, program, argv) if check else None
     # The process that starts is the binary on disk now; a binary replaced later runs only after a restart.
@@ -209,6 +220,17 @@ def start(node, name, service):
         service.update(state='stopped', exit_code=1)
         node.record('%s exited: %s' % (name, reason))
         raise ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
+
+
+# The stub service program of the Windows scenario set (tests/windows/scenarios/new_stubs.ps1): a ServiceBase that does
+# nothing; started with --hang-on-stop its OnStop never returns, so ServiceBase leaves the service StopPending.
+SCENARIO_SERVICE = 'kubewin-scenario-service.exe'
+
+
+def hangs_on_stop(service):
+    """Whether the service's program never finishes stopping (the scenario stub with --hang-on-stop)."""
+    argv = split_command_line(service.get('command_line') or '')
+    return bool(argv) and ntpath.basename(argv[0]).lower() == SCENARIO_SERVICE and '--hang-on-stop' in argv[1:]
 
 
 def log_file_of(service):

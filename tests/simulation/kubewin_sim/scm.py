@@ -3,6 +3,24 @@ service (what Windows checks: the start mode, the dependencies, the program file
 program does in its first second, ``programs.py``, the kubelet's TLS bootstrap and flanneld, ``flannel.py``),
 stopping one with its dependents, the dependents themselves (ServiceController.DependentServices), and the program
 files running services hold. The Windows model's services area (windows/services.py), kubeadm.exe and msiexec call it.
+
+A service's state is ``stopped``, ``start_pending``, ``running`` or ``stop_pending`` (SERVICE_STATUS dwCurrentState,
+"SERVICE_STATUS structure", Win32 services reference). A program that starts well reports Running at once; what a
+program does later by itself happens on the node's clock (windows/system.py ``node_seconds``) when ``settle`` runs
+(windows/services.py before each read, and ``windows.catch_up`` before each script):
+
+- ``pending_until``: a program still starting (StartPending) until then, Running afterwards (the profile's
+  ``service_start_seconds``, service name -> seconds);
+- ``exits_at``: a program that reported Running and ends by itself then, without reporting SERVICE_STOPPED (the
+  profile's ``program_exits_after_running``, SHA-256 of the program file -> seconds: a kubelet that rejects its
+  configuration after its service code reported Running, cmd/kubelet/app/server.go ``Run``: ``initForOS`` reports
+  Running through pkg/windows/service before ``run`` validates the rest). The SCM then shows the service Stopped with
+  the Win32 exit code 1067, ERROR_PROCESS_ABORTED ("The process terminated unexpectedly", System Error Codes
+  1000-1299), as ``sc query`` shows a service whose process died. Its failure actions (restart after a delay) are not
+  modelled: the service stays Stopped.
+- a program that never finishes starting or stopping (the profile's ``service_hangs_starting`` and
+  ``service_hangs_stopping``, service names): StartPending or StopPending with no end, as long as its process lives
+  (the SCM does not end a service's process that does not stop; only a restart of Windows does, windows/boot.py).
 """
 
 import ntpath
@@ -37,6 +55,16 @@ def programs_in_use(node):
     return used
 
 
+class StartRefused(SimulationError):
+    """StartService refused by the service control manager; ``code`` is the Win32 error of the StartService
+    reference page (1058 disabled, 1059 circular dependency, 1068 dependency failed, 1075 dependency missing, 2 the
+    program file missing)."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
 def _exists(node, name):
     lowered = name.lower()
     if lowered in node.data['services'] or lowered in BUILTIN:
@@ -48,16 +76,21 @@ def start(node, name, starting=()):
     """StartService, with what Windows checks (the program file, the dependencies) and what the program does (programs.py)."""
     service = node.data['services'][name.lower()]
     if service['start_mode'] == 'disabled':
-        raise SimulationError("Service '%s' cannot be started: the service is disabled." % name)
+        raise StartRefused("Service '%s' cannot be started: the service is disabled." % name, 1058)
     for dependency in service['dependencies']:
         if not _exists(node, dependency):
-            raise SimulationError("Service '%s' cannot be started: the dependency service %s does not exist."
-                                  % (name, dependency))
+            raise StartRefused("Service '%s' cannot be started: the dependency service %s does not exist."
+                               % (name, dependency), 1075)
     for dependency in service['dependencies']:
         if dependency.lower() in starting:
-            raise SimulationError("Service '%s' cannot be started: a circular service dependency was specified."
-                                  % name)
-        if dependency.lower() in node.data['services'] and node.data['services'][dependency.lower()]['state'] != 'running':
+            raise StartRefused("Service '%s' cannot be started: a circular service dependency was specified."
+                               % name, 1059)
+        state = (node.data['services'].get(dependency.lower()) or {}).get('state')
+        if state == 'stop_pending':
+            # ERROR_SERVICE_DEPENDENCY_FAIL: the SCM cannot start a dependency that is still stopping.
+            raise StartRefused("Service '%s' cannot be started: the dependency service or group failed to start "
+                               "(%s is StopPending)." % (name, dependency), 1068)
+        if state == 'stopped':
             start(node, dependency, tuple(starting) + (name.lower(),))
     programs = [_split(service['command_line'])]
     nssm = program_model.nssm_settings(service)
@@ -68,12 +101,13 @@ def start(node, name, starting=()):
     if any(not node.is_directory(ntpath.dirname(path)) for path in outputs):
         # nssm cannot open its output file (CreateFile makes no folders) and starts nothing.
         service.update(state='stopped', exit_code=1)
-        raise SimulationError("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
+        # nssm reports to the SCM, logs this and ends: for StartService, a process that ended.
+        raise program_model.ProgramFailure("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
                               'Service %s will not be started.' % (name, name))
     if missing:
         service.update(state='stopped', exit_code=2)
-        raise SimulationError("Service '%s' cannot be started: The system cannot find the file specified (%s)."
-                              % (name, missing[0]))
+        raise StartRefused("Service '%s' cannot be started: The system cannot find the file specified (%s)."
+                           % (name, missing[0]), 2)
     # A fault for tests: a binary (by its SHA-256) that exits at once whatever starts it (built for another build of
     # Windows, damaged): the service stops with exit code 1, as any program that ends before reporting Running.
     crashing = set(node.profile.get('program_start_failures', []))
@@ -86,12 +120,75 @@ def start(node, name, starting=()):
         raise program_model.ProgramFailure('service %s did not reach Running within 60 s (status Stopped, exit code 1)' % name)
     program_model.start(node, name, service)
     service.update(state='running', exit_code=0)
+    for timeline in TIMELINE:
+        service.pop(timeline, None)
     service['starts'] = service.get('starts', 0) + 1
     program_model.started(node, name, service)
     if name.lower() == 'kubelet':
         _tls_bootstrap(node, service)
     if flannel.is_flanneld(service):
         flannel.run(node, service)
+    _schedule_after_start(node, name, service, programs)
+
+
+# The service record's fields of what its program does later on the node's clock (see the module's docstring).
+TIMELINE = ('pending_until', 'exits_at')
+# The Win32 exit code the SCM gives a service whose process ended without reporting SERVICE_STOPPED.
+ERROR_PROCESS_ABORTED = 1067
+# The states in which the service's process exists.
+ALIVE = ('start_pending', 'running', 'stop_pending')
+
+
+def _listed(node, fault, name):
+    return name.lower() in [entry.lower() for entry in node.profile.get(fault, [])]
+
+
+def _node_seconds(node):
+    from kubewin_sim.windows import system  # pylint: disable=import-outside-toplevel  # windows imports this module
+    return system.node_seconds(node)
+
+
+def _schedule_after_start(node, name, service, programs):
+    """StartPending for a while or without end, and an exit after Running, as the profile's faults say."""
+    now = _node_seconds(node)
+    exits = node.profile.get('program_exits_after_running') or {}
+    seconds = [exits[digest] for digest in ((node.file(program) or {}).get('sha256') for program in programs)
+               if digest in exits]
+    if _listed(node, 'service_hangs_starting', name):
+        service['state'] = 'start_pending'
+        node.record('%s: the program never reports Running (StartPending)' % name)
+    elif name.lower() in {key.lower() for key in node.profile.get('service_start_seconds') or {}}:
+        delay = {key.lower(): value for key, value in node.profile['service_start_seconds'].items()}[name.lower()]
+        service.update(state='start_pending', pending_until=now + float(delay))
+    if seconds:
+        service['exits_at'] = service.get('pending_until', now) + float(min(seconds))
+
+
+def settle(node):
+    """What the services' programs did by themselves up to the node's clock: a start that ended, a program that
+    exited after it reported Running."""
+    now = _node_seconds(node)
+    for name, service in node.data['services'].items():
+        until = service.get('pending_until')
+        if service.get('state') == 'start_pending' and until is not None and until <= now:
+            service['state'] = 'running'
+            del service['pending_until']
+        exits = service.get('exits_at')
+        if service.get('state') == 'running' and exits is not None and exits <= now:
+            service.update(state='stopped', exit_code=ERROR_PROCESS_ABORTED)
+            del service['exits_at']
+            node.record('%s: the program exited after it reported Running (the service control manager records '
+                        'exit code %d)' % (name, ERROR_PROCESS_ABORTED))
+
+
+def next_change(node, name):
+    """When the service's state changes by itself next (seconds on the node's clock), or None: never."""
+    service = node.data['services'].get(name.lower()) or {}
+    if service.get('state') == 'start_pending':
+        return service.get('pending_until')
+    if service.get('state') == 'running':
+        return service.get('exits_at')
+    return None
 
 
 def _flag(command_line, flag):
@@ -150,8 +247,36 @@ def dependents(node, name):
     return found
 
 
+def process_id(service):
+    """The id of the process of a service whose program runs (Win32_Service.ProcessId, Get-Process -Id)."""
+    return 4000 + sum(map(ord, service['name']))
+
+
+def process_killed(node, name):
+    """The process of a service was ended (TerminateProcess: taskkill /F): the SCM sees the service Stopped with
+    ERROR_PROCESS_ABORTED, as for any process that ends without reporting SERVICE_STOPPED."""
+    service = node.data['services'][name.lower()]
+    for timeline in TIMELINE:
+        service.pop(timeline, None)
+    service.update(state='stopped', exit_code=ERROR_PROCESS_ABORTED)
+
+
+def control_stop(node, name):
+    """ControlService(SERVICE_CONTROL_STOP) of one running service: its program ends and the service is Stopped with
+    exit code 0, or, hung (the profile's ``service_hangs_stopping``, or a program that never returns from its stop
+    handler: programs.hangs_on_stop), it stays StopPending."""
+    service = node.data['services'][name.lower()]
+    for timeline in TIMELINE:
+        service.pop(timeline, None)
+    if _listed(node, 'service_hangs_stopping', name) or program_model.hangs_on_stop(service):
+        service['state'] = 'stop_pending'
+        node.record('%s: the program does not stop (StopPending)' % service.get('name', name))
+        return
+    service.update(state='stopped', exit_code=0)
+
+
 def stop(node, name):
-    """Stop-Service -Force: the service and every service depending on it."""
-    for dependent in dependents(node, name):
-        node.data['services'][dependent].update(state='stopped', exit_code=0)
-    node.data['services'][name.lower()].update(state='stopped', exit_code=0)
+    """A service and every service depending on it stopped, as a program (kubeadm.exe) asks the SCM."""
+    for dependent in dependents(node, name) + [name.lower()]:
+        if node.data['services'][dependent].get('state') in ALIVE:
+            control_stop(node, dependent)

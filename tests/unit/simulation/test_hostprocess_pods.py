@@ -119,3 +119,16 @@ def test_deleting_the_daemonset_removes_its_pods_and_hns_keeps_the_load_balancer
         cluster.delete('DaemonSet', 'kube-system', 'kube-proxy-windows')
     assert pods(state) == {}
     assert programmed(state, 'win1') == vips(state)
+
+
+def test_the_pod_reports_kube_proxy_s_own_exit_code(state):
+    # kube-proxy's Go runtime panics at start: exit status 2. The start script ends with `exit $LASTEXITCODE`, but
+    # powershell.exe -Command makes any exit code of a script other than 0 or 1 its own exit code 1 unless the command
+    # text itself ends with `exit $LASTEXITCODE` (about_PowerShell_exe, -Command).
+    windows_node(state, 'win1', '10.127.130.38')
+    with open_node(state, 'win1') as node:
+        node.profile['program_panics'] = [node.file('C:\\k\\kube-proxy.exe')['sha256']]
+    apply_daemonset(state)
+    status = pods(state)['win1']['status']['containerStatuses'][0]
+    assert status['state']['waiting']['reason'] == 'CrashLoopBackOff'
+    assert status['lastState']['terminated']['exitCode'] == 2

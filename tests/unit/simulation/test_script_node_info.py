@@ -25,7 +25,10 @@ FRESH_NODE = {
     'reboot_pending': False,
     'os': {'build': 20348, 'display_version': '21H2', 'edition': 'ServerDatacenter', 'hostname': 'WIN1',
            'installation_type': 'Server', 'product_name': 'Windows Server 2022 Datacenter',
-           'system_drive_free_bytes': 107374182400, 'ubr': 2582, 'version': '10.0.20348'},
+           'system_drive_free_bytes': 107374182400, 'ubr': 2582, 'version': '10.0.20348',
+           # No Group Policy, nothing set: a server's default, RemoteSigned, is in force (Get-ExecutionPolicy -List).
+           'execution_policies': {'MachinePolicy': 'Undefined', 'UserPolicy': 'Undefined', 'Process': 'Undefined',
+                                  'CurrentUser': 'Undefined', 'LocalMachine': 'Undefined'}},
     'features': {'Containers': 'available'},
     'adapters': [{'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
                   'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': True,

@@ -76,5 +76,5 @@ def test_a_kubelet_that_does_not_start_again_fails_as_itself_not_as_kube_proxy(c
     result = invoke(node, _pwsh.load_script('node_repair_apply'), {'Restart': ['kubelet']}, error_action='stop')
     assert result['failed']
     assert result['error'][0]['exception']['message'] == (
-        "Service 'kubelet (kubelet)' cannot be started due to the following error: Cannot start service kubelet on "
-        "computer '.'.")
+        "service kubelet did not start: Cannot start service kubelet on computer '.'. (The process terminated "
+        "unexpectedly.)")

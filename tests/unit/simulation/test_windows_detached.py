@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from _detached import run_detached  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.windows import filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import filesystem, run_on_node, system  # noqa: E402  pylint: disable=wrong-import-position
 
 OPERATIONS = 'C:\\ProgramData\\kubewin\\operations\\'
 
@@ -37,15 +37,20 @@ def test_create_answers_the_documented_return_values():
     assert ok(node, CREATE % '' + '$r.ReturnValue') == ['21']
 
 
-def test_a_created_process_ran_to_its_end_and_is_gone():
+def test_a_created_process_runs_on_after_the_call_and_is_gone_once_it_ended():
+    # Create returns once the process exists; the script goes on while the process runs (the model runs it once the
+    # node's clock is past its start-up, before the next session: processes.run_due).
     node = SimNode(initial_state('win1', {}))
     filesystem.make_directories(node, 'C:\\work')
     filesystem.write_file(node, 'C:\\work\\touch.ps1', b"Set-Content -LiteralPath 'C:\\work\\ran.txt' -Value 'yes'")
     output = ok(node, CREATE % 'powershell.exe -NoProfile -NonInteractive -ExecutionPolicy Bypass -File '
-                '"C:\\work\\touch.ps1"' + "$r.ReturnValue; $r.ProcessId.GetType().Name\n"
-                "$null -eq (Get-Process -Id $r.ProcessId -ErrorAction SilentlyContinue)\n"
-                "Get-Content -LiteralPath 'C:\\work\\ran.txt'")
-    assert output == ['0', 'UInt32', 'True', 'yes']
+                '"C:\\work\\touch.ps1"' + "$r.ReturnValue; $r.ProcessId.GetType().Name; $r.ProcessId\n"
+                "$p = Get-Process -Id $r.ProcessId; $p.ProcessName; $p.StartTime.Kind\n"
+                "Test-Path -LiteralPath 'C:\\work\\ran.txt'")
+    assert output[:2] == ['0', 'UInt32'] and output[3:] == ['powershell', 'Local', 'False']
+    system.pass_time(node, 1)
+    assert ok(node, "$null -eq (Get-Process -Id %s -ErrorAction SilentlyContinue)\n"
+                    "Get-Content -LiteralPath 'C:\\work\\ran.txt'" % output[2]) == ['True', 'yes']
     assert node.data['processes'][0]['exit_code'] == 0
 
 
@@ -78,6 +83,74 @@ def test_powershell_file_exit_codes_of_a_throw_and_of_a_missing_file():
     assert (outcome.unsupported, outcome.exit_code) == (None, 0)
     # ExitCodeBadCommandLineParameter, 0xFFFD0000, as a signed process exit code.
     assert outcome.output == ['1', '-196608', '-196608']
+
+
+def test_powershell_command_exit_codes_follow_the_last_command_unless_the_text_exits():
+    # about_PowerShell_exe, -Command: 0 or 1 from $? of the last command (a script or program that set another code
+    # gives 1), the number of an `exit` in the command text itself, 1 after a script-terminating error.
+    node = SimNode(initial_state('win1', {}))
+    filesystem.make_directories(node, 'C:\\work')
+    filesystem.write_file(node, 'C:\\work\\s.ps1', b"param($Name)\n\"in script $Name\"\nexit 3")
+    runs = {"& C:\\work\\s.ps1 -Name a": ['in script a', '1'],
+            "& C:\\work\\s.ps1 -Name b; exit $LASTEXITCODE": ['in script b', '3'],
+            "exit 7": ['7'], "'fine'": ['fine', '0'], "throw 'broken'": ['1'],
+            "Get-Item -LiteralPath C:\\nowhere": ['1']}
+    for command, expected in runs.items():
+        output = ok(node, "& powershell.exe -NoProfile -Command '%s' 2>$null\n$LASTEXITCODE" % command.replace("'", "''"))
+        assert output == expected, command
+
+
+def test_a_script_file_called_by_path_runs_in_its_own_scope_and_its_exit_ends_only_it():
+    node = SimNode(initial_state('win1', {}))
+    filesystem.make_directories(node, 'C:\\work')
+    filesystem.write_file(node, 'C:\\work\\s.ps1', b"param($Name)\n$inner = 1\n\"in script $Name $outer\"\nexit 3")
+    assert ok(node, "$outer = 'seen'\n& 'C:\\work\\s.ps1' -Name x\n$LASTEXITCODE; $?; $null -eq $inner; 'after'") == [
+        'in script x seen', '3', 'False', 'True', 'after']
+
+
+# -- the execution policy (about_Execution_Policies, about_Group_Policy_Settings) -------------------------------------
+
+def _policy_node(policy=None):
+    node = SimNode(initial_state('win1', {'group_policy_execution_policy': policy} if policy else {}))
+    filesystem.make_directories(node, 'C:\\work')
+    filesystem.write_file(node, 'C:\\work\\s.ps1', b"'ran'")
+    return node
+
+
+LIST = "Get-ExecutionPolicy -List | ForEach-Object { '{0} {1}' -f $_.Scope, $_.ExecutionPolicy }\n"
+
+
+def test_without_group_policy_a_server_runs_scripts_as_remote_signed_and_the_command_line_sets_the_process_scope():
+    node = _policy_node()
+    assert ok(node, LIST + "Get-ExecutionPolicy\n& powershell.exe -ExecutionPolicy Bypass -Command "
+                           "'Get-ExecutionPolicy -Scope Process; Get-ExecutionPolicy'\n"
+                           "& powershell.exe -File C:\\work\\s.ps1") == [
+        'MachinePolicy Undefined', 'UserPolicy Undefined', 'Process Undefined', 'CurrentUser Undefined',
+        'LocalMachine Undefined', 'RemoteSigned', 'Bypass', 'Bypass', 'ran']
+
+
+def test_a_group_policy_of_allsigned_overrides_bypass_and_refuses_an_unsigned_script():
+    node = _policy_node('AllSigned')
+    assert ok(node, LIST + "(Get-ItemProperty HKLM:\\SOFTWARE\\Policies\\Microsoft\\Windows\\PowerShell).ExecutionPolicy\n"
+                           "& powershell.exe -NoProfile -ExecutionPolicy Bypass -File C:\\work\\s.ps1 2>&1 | "
+                           "ForEach-Object { [string]$_ }\n$LASTEXITCODE") == [
+        'MachinePolicy AllSigned', 'UserPolicy Undefined', 'Process Undefined', 'CurrentUser Undefined',
+        'LocalMachine Undefined', 'AllSigned',
+        'File C:\\work\\s.ps1 cannot be loaded. The file C:\\work\\s.ps1 is not digitally signed. You cannot run this '
+        'script on the current system. For more information about running scripts and setting execution policy, see '
+        'about_Execution_Policies at https:/go.microsoft.com/fwlink/?LinkID=135170.', '1']
+    outcome = run_on_node(node, "& C:\\work\\s.ps1; 'next'")
+    assert outcome.output == ['next'] and outcome.errors[0].startswith('File C:\\work\\s.ps1 cannot be loaded.')
+
+
+def test_a_group_policy_that_disables_scripts_is_restricted_and_remote_signed_runs_local_scripts():
+    node = _policy_node('Restricted')
+    assert ok(node, "Get-ExecutionPolicy\n& powershell.exe -ExecutionPolicy Bypass -File C:\\work\\s.ps1 2>&1 | "
+                    "ForEach-Object { [string]$_ }") == [
+        'Restricted', 'File C:\\work\\s.ps1 cannot be loaded because running scripts is disabled on this system. For '
+        'more information, see about_Execution_Policies at https:/go.microsoft.com/fwlink/?LinkID=135170.']
+    # Scripts the collection writes on the node carry no Mark of the Web: RemoteSigned runs them.
+    assert ok(_policy_node('RemoteSigned'), "& powershell.exe -ExecutionPolicy Bypass -File C:\\work\\s.ps1") == ['ran']
 
 
 # -- the workers, whole, through detached_start and detached_status --------------------------------------------------

@@ -137,8 +137,8 @@ def test_a_native_kubelet_that_does_not_start_gives_the_service_back_to_nssm_wit
     assert result['failed']
     # The kubelet's own failure first (not that of kube-proxy, which depends on it), then the rollback's result.
     assert result['error'][-1]['exception']['message'] == (
-        "service kubelet did not start with its new settings (Service 'Kubernetes kubelet (kubelet)' cannot be started "
-        "due to the following error: Cannot start service kubelet on computer '.'.); "
+        "service kubelet did not start with its new settings (service kubelet did not start: Cannot start service "
+        "kubelet on computer '.'. (The process terminated unexpectedly.)); "
         'the previous settings were put back and the service runs with them again')
     after = node.data['services']
     assert after['kubelet']['command_line'] == 'C:\\k\\nssm.exe'

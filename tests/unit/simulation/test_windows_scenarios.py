@@ -18,7 +18,7 @@ from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong
 
 CHECKOUT = 'C:\\kubewin-scenarios'
 SCENARIOS = ['node_info', 'default_route', 'untidy_path', 'file_write', 'firewall_rule', 'node_route', 'node_service',
-             'kubeadm_join', 'node_reset_link', 'log_rotate_culture']
+             'service_stop_pending', 'execution_policy', 'kubeadm_join', 'node_reset_link', 'log_rotate_culture']
 FOLDERS = [os.path.join('tests', 'windows', 'scenarios'), os.path.join('plugins', 'plugin_utils', 'scripts')]
 KUBEADM = 'C:\\kubewin-scenario-stubs\\kubeadm.exe'
 SERVICE_PROGRAM = 'C:\\kubewin-scenario-stubs\\kubewin-scenario-service.exe'
@@ -75,8 +75,9 @@ def test_scenarios_that_need_a_stub_program_say_they_are_skipped_without_one():
     assert outcome.exit_code == 0, outcome
     assert [line.split(' ', 2)[:2] for line in outcome.output] == [
         ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path'], ['PASS', 'file_write'],
-        ['PASS', 'firewall_rule'], ['PASS', 'node_route'], ['SKIP', 'node_service'], ['SKIP', 'kubeadm_join'],
-        ['PASS', 'node_reset_link'], ['PASS', 'log_rotate_culture']]
+        ['PASS', 'firewall_rule'], ['PASS', 'node_route'], ['SKIP', 'node_service'], ['SKIP', 'service_stop_pending'],
+        ['PASS', 'execution_policy'], ['SKIP', 'kubeadm_join'], ['PASS', 'node_reset_link'],
+        ['PASS', 'log_rotate_culture']]
 
 
 def test_on_a_node_with_two_nics_and_a_disabled_one_the_read_only_scenarios_pass():

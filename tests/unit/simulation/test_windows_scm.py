@@ -456,7 +456,9 @@ def test_state_sections_report_os_features_services_and_environment():
         'sections': ['os', 'features', 'services', 'environment'],
         'os': {'hostname': 'WIN1', 'version': '10.0.20348', 'build': 20348, 'ubr': 2582,
                'product_name': 'Windows Server 2022 Datacenter', 'edition': 'ServerDatacenter', 'display_version': '21H2',
-               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node)},
+               'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node),
+               'execution_policies': {scope: 'Undefined' for scope in ('MachinePolicy', 'UserPolicy', 'Process',
+                                                                         'CurrentUser', 'LocalMachine')}},
         'features': {'Containers': 'installed', 'Hyper-V': 'installpending'}, 'reboot_pending': True,
         'services': {'kubelet': services['kubelet'], 'kube-proxy': services['kube-proxy'], 'nosuch': absent('nosuch')},
         'environment': {'KUBECONFIG': 'C:\\k\\config', 'NOPE': None}}
@@ -561,11 +563,10 @@ def test_apply_of_a_service_that_does_not_start_fails_the_script():
     node = fresh_node(service_start_failures=['kube-proxy'])
     parameters = dict(Name='kube-proxy', CommandLine='C:\\k\\kube-proxy.exe', DisplayName='kube-proxy', Description='p')
     result = win_powershell.invoke(node, APPLY, parameters)
-    # Start-Service's own error under $ErrorActionPreference = 'Stop' ends the script.
-    assert result['failed'] and [(error['exception']['message'], error['fully_qualified_error_id'])
-                                 for error in result['error']] == [
-        ("Service 'kube-proxy (kube-proxy)' cannot be started due to the following error: Cannot start service kube-proxy "
-         "on computer '.'.", 'CouldNotStartService,Microsoft.PowerShell.Commands.StartServiceCommand')]
+    # ServiceController.Start's InvalidOperationException and the SCM's Win32 error, in lib/services' own words.
+    assert result['failed'] and [error['exception']['message'] for error in result['error']] == [
+        "service kube-proxy did not start: Cannot start service kube-proxy on computer '.'. (The process terminated "
+        "unexpectedly.)"]
     # The service was created and configured before the start failed; it stays, stopped, with the program's exit code.
     assert as_json(node, "Get-KubeWinService -Name kube-proxy", SERVICES) == service(
         'kube-proxy', description='p', state='stopped', command_line='C:\\k\\kube-proxy.exe', exit_code=1)
@@ -628,8 +629,8 @@ def test_a_new_binary_that_does_not_start_is_replaced_by_the_previous_one_which_
     parameters = dict(fresh_parameters('kubelet'), Restart=True)
     # The kubelet's own failure, not that of its dependent kube-proxy (which Restart-Service would start first).
     assert failure(node, **parameters) == (
-        "service kubelet did not start with the new C:\\k\\kubelet.exe (Service 'kubelet (kubelet)' cannot be started "
-        "due to the following error: Cannot start service kubelet on computer '.'.); the previous binary was put back "
+        "service kubelet did not start with the new C:\\k\\kubelet.exe (service kubelet did not start: Cannot start "
+        "service kubelet on computer '.'. (The process terminated unexpectedly.)); the previous binary was put back "
         'and the service runs it again')
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
     assert [p for p in node.file_paths() if p.lower().startswith('c:\\k\\kubelet.exe')] == ['C:\\k\\kubelet.exe']
@@ -643,8 +644,8 @@ def test_a_previous_binary_that_does_not_start_either_is_said_so():
     node.write_file('C:\\k\\kubelet.exe', sha256='b' * 64, size=2)
     node.profile['program_start_failures'] = ['b' * 64, '0' * 64]
     message = failure(node, **dict(fresh_parameters('kubelet'), Restart=True))
-    assert message.endswith('the previous binary was put back but did not start either: Service \'kubelet (kubelet)\' '
-                            "cannot be started due to the following error: Cannot start service kubelet on computer '.'.")
+    assert message.endswith("the previous binary was put back but did not start either: service kubelet did not "
+                            "start: Cannot start service kubelet on computer '.'. (The process terminated unexpectedly.)")
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
 
 
@@ -660,8 +661,8 @@ def test_new_settings_that_do_not_start_are_replaced_by_the_previous_ones_which_
                   'Dependencies': [], 'Environment': ['A=1'], 'FailureActions': 'restart/5000', 'Restart': True}
     # The kubelet's own failure, not that of its dependent kube-proxy (which Restart-Service would start first).
     assert failure(node, **parameters) == (
-        "service kubelet did not start with its new settings (Service 'kubelet (kubelet)' cannot be started due to "
-        "the following error: Cannot start service kubelet on computer '.'.); the previous settings were put back and "
+        "service kubelet did not start with its new settings (service kubelet did not start: Cannot start service "
+        "kubelet on computer '.'. (The process terminated unexpectedly.)); the previous settings were put back and "
         'the service runs with them again')
     after = node.data['services']
     for name in ('kubelet', 'kube-proxy'):

@@ -7,7 +7,8 @@
 # kubeadm.exe: `kubeadm join --config FILE` writes the file back to standard error and exits 1, as a kubeadm that
 #   refuses the configuration would; it contacts nothing.
 # kubewin-scenario-service.exe: a service program that does nothing but answer the service control manager
-#   (System.ServiceProcess.ServiceBase: start, stop).
+#   (System.ServiceProcess.ServiceBase: start, stop). Started with --hang-on-stop its OnStop never returns, so the
+#   service stays StopPending (ServiceBase reports StopPending, then Stopped once OnStop returns).
 param([Parameter(Mandatory)][string]$Directory)
 $ErrorActionPreference = 'Stop'
 $null = New-Item -Path $Directory -ItemType Directory -Force
@@ -30,10 +31,16 @@ public static class KubeadmStub {
 Add-Type -TypeDefinition $kubeadm -OutputAssembly (Join-Path -Path $Directory -ChildPath 'kubeadm.exe') -OutputType ConsoleApplication
 
 $service = @'
+using System;
 using System.ServiceProcess;
+using System.Threading;
 public class KubeWinScenarioService : ServiceBase {
-    public KubeWinScenarioService() { ServiceName = "kubewin-scenario-svc"; }
-    public static void Main() { ServiceBase.Run(new KubeWinScenarioService()); }
+    private readonly bool hangOnStop;
+    public KubeWinScenarioService(bool hangOnStop) { ServiceName = "kubewin-scenario-svc"; this.hangOnStop = hangOnStop; }
+    public static void Main(string[] args) {
+        ServiceBase.Run(new KubeWinScenarioService(Array.IndexOf(args, "--hang-on-stop") >= 0));
+    }
+    protected override void OnStop() { if (hangOnStop) { Thread.Sleep(Timeout.Infinite); } }
 }
 '@
 Add-Type -TypeDefinition $service -ReferencedAssemblies System.ServiceProcess -OutputType WindowsApplication `

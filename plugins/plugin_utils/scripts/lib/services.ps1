@@ -52,41 +52,104 @@ function Get-KubeWinService {
         environment = @($key.Environment | Where-Object { $_ })
         account = $key.ObjectName
         recovery = Get-KubeWinServiceRecovery -Blob $key.FailureActions
-        exit_code = [int](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
+        # A uint32 (Win32_Service): [int] would fail on a code above 2^31.
+        exit_code = [int64](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
         nssm = Get-KubeWinNssmSettings -Name $service.Name
     }
 }
+function Get-KubeWinServiceExitCode {
+    param([Parameter(Mandatory)][string]$Name)
+    return (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
+}
+
 function Wait-KubeWinServiceStatus {
-    # Start-Service and Restart-Service return once the service control manager has the request; a program
-    # that exits at once leaves the service Stopped, seen only by polling. The exit code says why.
-    param([Parameter(Mandatory)][string]$Name, [string]$Status = 'Running', [int]$TimeoutSeconds = 60)
+    # Polls the service until it has one of the statuses, for at most -TimeoutSeconds: Start-Service and Stop-Service
+    # wait without end while the service is StartPending or StopPending (PowerShell's Service.cs, DoWaitForStatus),
+    # so a service whose program hangs would hang the task. Waiting for Running, a service that is Stopped again has
+    # failed: its exit code says why. -StableSeconds: the service must then keep the status that long; a program can
+    # report Running and exit a moment later (the kubelet reports Running before it validates most of its
+    # configuration: cmd/kubelet/app/server.go, Run).
+    param([Parameter(Mandatory)][string]$Name, [string[]]$Status = @('Running'), [int]$TimeoutSeconds = 60,
+          [int]$StableSeconds = 0)
     $deadline = (Get-Date).AddSeconds($TimeoutSeconds)
-    while ((Get-Service -Name $Name).Status -ne $Status) {
+    while (($current = [string](Get-Service -Name $Name).Status) -notin $Status) {
+        if ($current -eq 'Stopped' -and 'Stopped' -notin $Status) {
+            throw "service $Name stopped while starting (exit code $(Get-KubeWinServiceExitCode -Name $Name))"
+        }
         if ((Get-Date) -gt $deadline) {
-            $exitCode = (Get-CimInstance -ClassName Win32_Service -Filter "Name='$Name'").ExitCode
-            throw "service $Name did not reach $Status within $TimeoutSeconds s (status $((Get-Service -Name $Name).Status), exit code $exitCode)"
+            throw "service $Name did not reach $($Status -join ' or ') within $TimeoutSeconds s (status $current, exit code $(Get-KubeWinServiceExitCode -Name $Name))"
         }
         Start-Sleep -Milliseconds 500
     }
+    $stableUntil = (Get-Date).AddSeconds($StableSeconds)
+    while ((Get-Date) -lt $stableUntil) {
+        Start-Sleep -Seconds 1
+        $now = [string](Get-Service -Name $Name).Status
+        if ($now -ne $current) {
+            throw "service $Name was $current, then $now within $StableSeconds s (exit code $(Get-KubeWinServiceExitCode -Name $Name))"
+        }
+    }
+}
+
+function Stop-KubeWinService {
+    # Stops the service and the services that depend on it, the dependents first (DependentServices lists each
+    # before those it depends on), each asked with Stop-Service -NoWait and waited for with a bound.
+    param([Parameter(Mandatory)][string]$Name, [int]$TimeoutSeconds = 60)
+    $target = Get-Service -Name $Name
+    foreach ($service in @($target.DependentServices) + @($target)) {
+        $service.Refresh()
+        # A service still starting takes no stop request (ERROR_SERVICE_CANNOT_ACCEPT_CTRL): let it finish.
+        if ($service.Status -eq 'StartPending') {
+            Wait-KubeWinServiceStatus -Name $service.Name -Status Running, Stopped -TimeoutSeconds $TimeoutSeconds
+            $service.Refresh()
+        }
+        if ($service.Status -eq 'Running') { Stop-Service -Name $service.Name -Force -NoWait }
+        Wait-KubeWinServiceStatus -Name $service.Name -Status Stopped -TimeoutSeconds $TimeoutSeconds
+    }
+}
+
+function Start-KubeWinService {
+    # ServiceController.Start, then the bounded wait for Running (Start-Service would wait without end for a service
+    # that stays StartPending) and -StableSeconds of it. A service still stopping is waited for first.
+    param([Parameter(Mandatory)][string]$Name, [int]$TimeoutSeconds = 60, [int]$StableSeconds = 5)
+    $service = Get-Service -Name $Name
+    if ($service.Status -eq 'StopPending') {
+        Wait-KubeWinServiceStatus -Name $Name -Status Stopped -TimeoutSeconds $TimeoutSeconds
+        $service.Refresh()
+    }
+    if ($service.Status -eq 'Stopped') {
+        try { $service.Start() }
+        catch {
+            # MethodInvocationException > InvalidOperationException ("Cannot start service ...") > the SCM's Win32 error.
+            $reason = $_.Exception.InnerException
+            $detail = ''
+            if ($reason.InnerException) { $detail = " ($($reason.InnerException.Message))" }
+            throw "service $Name did not start: $($reason.Message)$detail"
+        }
+    }
+    Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $TimeoutSeconds -StableSeconds $StableSeconds
 }
 
 function Start-KubeWinServiceFirst {
-    # Starts a service (with -Restart, stopped first with its dependents: Stop-Service -Force), waits for it, then
-    # starts the dependents the caller saw running. Not Restart-Service -Force: it starts the dependents it stopped
-    # before the service itself (PowerShell's Service.cs, RestartServiceCommand: DoStopService lists the dependents,
-    # then each is started), and the service control manager starts a dependent's dependencies first, so a service
-    # that does not start fails as its dependent's error ("Cannot start service kube-proxy" for a kubelet that does
-    # not start). Started on its own, the service names its own failure.
+    # Starts a service (with -Restart, stopped first with its dependents), waits for it and for it to stay Running
+    # -StableSeconds, then starts the dependents the caller saw running, each held to the same. Not
+    # Restart-Service -Force: it starts the dependents it stopped before the service itself (PowerShell's
+    # Service.cs, RestartServiceCommand: DoStopService lists the dependents, then each is started), and the service
+    # control manager starts a dependent's dependencies first, so a service that does not start fails as its
+    # dependent's error ("Cannot start service kube-proxy" for a kubelet that does not start). Started on its own,
+    # the service names its own failure.
     param(
         [Parameter(Mandatory)][string]$Name,
         [string[]]$Dependents = @(),
         [switch]$Restart,
-        [int]$TimeoutSeconds = 60
+        [int]$TimeoutSeconds = 60,
+        [int]$StableSeconds = 5
     )
-    if ($Restart -and (Get-Service -Name $Name).Status -ne 'Stopped') { Stop-Service -Name $Name -Force }
-    if ((Get-Service -Name $Name).Status -ne 'Running') { Start-Service -Name $Name }
-    Wait-KubeWinServiceStatus -Name $Name -TimeoutSeconds $TimeoutSeconds
-    foreach ($dependent in $Dependents) { Start-Service -Name $dependent }
+    if ($Restart) { Stop-KubeWinService -Name $Name -TimeoutSeconds $TimeoutSeconds }
+    Start-KubeWinService -Name $Name -TimeoutSeconds $TimeoutSeconds -StableSeconds $StableSeconds
+    foreach ($dependent in $Dependents) {
+        Start-KubeWinService -Name $dependent -TimeoutSeconds $TimeoutSeconds -StableSeconds $StableSeconds
+    }
 }
 
 # --- end lib/services --------------------------------------------------------------

@@ -99,6 +99,14 @@ function Get-KubeWinCredentialFiles {
     return $found
 }
 
+function Get-KubeWinExecutionPolicies {
+    # The PowerShell execution policy of each scope, in precedence order (Get-ExecutionPolicy -List): a Group Policy
+    # scope overrides the -ExecutionPolicy Bypass of the collection's powershell.exe command lines.
+    $policies = [ordered]@{}
+    foreach ($entry in @(Get-ExecutionPolicy -List)) { $policies[[string]$entry.Scope] = [string]$entry.ExecutionPolicy }
+    return $policies
+}
+
 function Get-KubeWinNodeState {
     param(
         [string[]]$Sections = @(),
@@ -132,6 +140,7 @@ function Get-KubeWinNodeState {
             # The node's clock, for the doctor's skew check against the control plane's.
             now = (Get-Date).ToUniversalTime().ToString('o')
             system_drive_free_bytes = [int64]$disk.FreeSpace
+            execution_policies = Get-KubeWinExecutionPolicies
         }
     }
 

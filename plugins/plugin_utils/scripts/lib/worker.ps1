@@ -3,15 +3,22 @@
 # it as its mandatory parameter.
 
 function Write-WorkerLog {
+    # UTF-8 without a byte order mark, as every file the collection writes: Add-Content -Encoding ASCII would turn each
+    # character outside ASCII (a localised Windows error, an adapter's name) into '?'.
     param([string]$Message)
     $path = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.log'
-    Add-Content -LiteralPath $path -Value ('{0} {1}' -f (Get-Date).ToUniversalTime().ToString('o'), $Message) -Encoding ASCII
+    $line = '{0} {1}{2}' -f (Get-Date).ToUniversalTime().ToString('o'), $Message, [Environment]::NewLine
+    [System.IO.File]::AppendAllText($path, $line, $KubeWinUtf8)
 }
 
-# detached_status reads this file: the worker's last word, written even when it failed.
+# detached_status reads this file: the worker's last word, written even when it failed. Written aside and renamed into
+# place, so that its name only ever holds the whole document: a write cut off (a full disk, the process ended) or
+# read while it is written would otherwise be read as a result.
 function Save-WorkerOutcome {
     param([Parameter(Mandatory)]$Outcome)
     $resultPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.result.json'
-    Write-KubeWinTextFile -Path $resultPath -Text (ConvertTo-Json -InputObject $Outcome -Depth 10 -Compress)
+    $partPath = Get-KubeWinOperationPath -OperationId $OperationId -Suffix '.result.json.part'
+    Write-KubeWinTextFile -Path $partPath -Text (ConvertTo-Json -InputObject $Outcome -Depth 10 -Compress)
+    [System.IO.File]::Move($partPath, $resultPath)
     Write-WorkerLog "finished: $($Outcome.state)"
 }

@@ -261,6 +261,9 @@ def command_stage(interpreter, node, scope, piped):
     if cmdlet is not None:
         return _cmdlet_stage(interpreter, cmdlet, node, scope, piped)
     host = interpreter.host
+    script = host.script_file(name) if host is not None and hasattr(host, 'script_file') else None
+    if script is not None:
+        return _invoke_script_file(interpreter, script, node, scope, input_items)
     if host is not None and host.has_program(name):
         # A native program gets each token as a word of its command line (about_Parsing, "Passing arguments that
         # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
@@ -650,6 +653,26 @@ def _invoke_native(interpreter, host, name, args, redirections, scope, input_ite
     ok = result.exit_code == 0
     scope.vars['?'] = ok
     return _redirect(interpreter, out, [], [r for r in redirections if r[0] not in ('2>&1', '*>&1')])
+
+
+def _invoke_script_file(interpreter, text, node, scope, input_items):
+    """`& C:\\path\\script.ps1 args`: the file's text bound and run as a script, in a scope of its own under the
+    caller's (about_Scripts, about_Scopes); `exit N` in it ends the script, not the caller, with $LASTEXITCODE N and
+    $? whether N is 0 (about_Automatic_Variables). The host gives the text once the session's execution policy let
+    the file run (windows/powershell_exe.py)."""
+    from .interpreter import Exit  # pylint: disable=import-outside-toplevel
+    from .syntax import parse  # pylint: disable=import-outside-toplevel
+    block = ScriptBlock(parse(text).root, text)
+    args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
+    named, positional = _split(args)
+    out = []
+    try:
+        interpreter.invoke_block(block, scope, out, named=named, positional=positional, pipeline_input=input_items,
+                                 is_script=True)
+    except Exit as exited:
+        interpreter.assign(interpreter.global_scope, 'LASTEXITCODE', exited.code)
+        scope.vars['?'] = exited.code == 0
+    return _redirect(interpreter, out, [], redirections)
 
 
 def _redirect(interpreter, out, new_errors, redirections, errors_before=None):

@@ -51,13 +51,43 @@ def _program_key(name):
     return name.replace('/', '\\').rsplit('\\', 1)[-1].lower()
 
 
+def catch_up(node):
+    """What happened on the node by itself up to its clock, before anyone looks: the services' programs' own doings
+    (scm.settle) and the processes Win32_Process.Create started (processes.run_due)."""
+    from .. import scm  # pylint: disable=import-outside-toplevel
+    powershell_exe.apply_group_policy(node)
+    scm.settle(node)
+    processes.run_due(node)
+
+
+def _go_panic(node, name):
+    """A program file (by SHA-256, the profile's ``program_panics``) whose Go runtime panics at start: the runtime
+    prints the panic and its goroutine on stderr and ends the process with exit status 2 (the Go runtime's for an
+    unrecovered panic, runtime/panic.go ``fatalpanic``)."""
+    entry = node.file(name) if '\\' in name or '/' in name else None
+    if entry is None or entry.get('sha256') not in (node.profile.get('program_panics') or []):
+        return None
+    node.record('%s: panic at start (exit status 2)' % name)
+    return ProgramResult(stderr_lines=['panic: runtime error: invalid memory address or nil pointer dereference',
+                                       '', 'goroutine 1 [running]:'], exit_code=2)
+
+
+def work_due(node):
+    """Whether ``catch_up`` has something to do on the node now (a process Create started whose start-up is over)."""
+    return processes.due(node)
+
+
 class WindowsHost:
-    """What the engine asks of Windows for one node: cmdlets, programs and .NET types."""
+    """What the engine asks of Windows for one node: cmdlets, programs and .NET types. A session on the node starts
+    with the node caught up with its clock (``catch_up``)."""
 
     def __init__(self, node):
         self.node = node
-        # A session keeps the culture its account had when it started (windows/culture.py). A host without a node
-        # (WindowsHost(None): netmembers and the coverage test list the types the areas register) has no account.
+        # A host without a node (WindowsHost(None): netmembers and the coverage test list the types the areas
+        # register) has no clock to catch up with and no account.
+        if node is not None:
+            catch_up(node)
+        # A session keeps the culture its account had when it started (windows/culture.py).
         self.culture = culture.account_culture(node) if node is not None else None
 
     def commands(self):
@@ -106,9 +136,17 @@ class WindowsHost:
         return self._program(name) is not None
 
     def run_program(self, name, words, input_items, environment=None):
+        panic = _go_panic(self.node, name)
+        if panic is not None:
+            return panic
         if environment is None:
             return self._program(name)(self, words, input_items)
         return self._program(name)(self, words, input_items, environment=environment)
+
+    def script_file(self, path):
+        """The text of the script file ``& <path>`` runs, once the session's execution policy lets it; None when
+        ``path`` names no script file (windows/powershell_exe.py)."""
+        return powershell_exe.script_file(self, path)
 
     def type(self, type_name):
         """A .NET type whose static members act on this node, or None."""

@@ -30,7 +30,7 @@ parameter sets, are not modelled (an engine gap naming them).
 import datetime
 
 from ..pwsh import operators as ops
-from ..pwsh.values import Int64, PSError, Unsupported, enumerate_value, is_enumerable, is_null, to_string
+from ..pwsh.values import Byte, Int64, PSError, Unsupported, enumerate_value, is_enumerable, is_null, to_string
 from .system import DateTime
 
 # The logs of a Windows Server installation the model knows; only Application holds events.
@@ -49,9 +49,9 @@ class EventLogRecord:
     def __init__(self, provider, record_id, event):
         self.ProviderName = provider
         self.LogName = EVENT_LOG
-        self.Id = int(event.get('id', 0))
+        self.Id = int(event.get('id', 0))  # Int32
         self.LevelDisplayName = event['level']
-        self.Level = LEVELS.get(event['level'], 0)
+        self.Level = Byte(LEVELS.get(event['level'], 0))  # Nullable<Byte> (EventRecord.Level, .NET API reference)
         self.RecordId = Int64(record_id)
         moment = datetime.datetime.fromisoformat(event['time'])
         if moment.tzinfo is not None:

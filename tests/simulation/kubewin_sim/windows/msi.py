@@ -115,7 +115,12 @@ class StringList:
 
 
 class Installer:
-    """WindowsInstaller.Installer: the properties lib/ovs.ps1 reads, over the node's installed products."""
+    """WindowsInstaller.Installer: the properties lib/ovs.ps1 reads, over the node's installed products (Windows
+    Installer automation reference: Installer.Features, Installer.FeatureState, Installer.ProductState).
+
+    Called here as PowerShell calls the members of a COM object whose type information it has. Not settled from a
+    source: whether Windows PowerShell 5.1 sees these members on this object without ``InvokeMember`` (scripts on the
+    web call them through ``GetType().InvokeMember``); docs/docsite/rst/testing.rst lists it as a known risk."""
 
     NET = 'System.__ComObject'
     DOCUMENTED = 'WindowsInstaller.Installer'

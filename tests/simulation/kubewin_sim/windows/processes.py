@@ -31,11 +31,17 @@ Task whose Result is the rest of the stream.
 Win32_Process.Create (Invoke-CimMethod -ClassName Win32_Process -MethodName Create; Microsoft's "Create method of
 the Win32_Process class", Win32 reference, cimwin32prov): CommandLine is split as CommandLineToArgvW splits it and its
 program started; ReturnValue 0 with the new ProcessId, 9 (Path Not Found) when the program is not there, 21 (Invalid
-Parameter) for an empty command line. A process it starts is outside every session, and it outlives the call: the
-model runs it to completion inside Create (its effects, a network drop among them, happen now; a node cut off stays so
-for the drop's duration) and keeps it in ``node.data['processes']`` as a process that has exited, so Get-Process -Id
-answers as for a process that is gone. The node profile's ``worker_vanishes`` makes such a process die before it does
-anything (killed, as the job object of a WinRM session kills its processes): it writes nothing.
+Parameter) for an empty command line. A process it starts is outside every session and runs on after the call, while
+its caller goes on: it is kept in ``node.data['processes']`` as running (Get-Process -Id finds it, with its StartTime)
+and runs once the node's clock has moved ``PROCESS_START_SECONDS`` past its start (``run_due``, which every new session
+on the node and the simulated connection call first: ``windows.catch_up``). It then runs whole, at one moment of the
+node's clock: its effects (a network drop among them) and the files it writes appear together, and it is gone after
+(Get-Process -Id answers as for a process that is gone); the time it waits inside moves the node's clock. A reader
+never meets it half-way through a write in the model: a file left half-written is met when its writer was cut off
+(the disk full, windows/filesystem.py). The node profile's ``worker_vanishes`` makes such a process die before it does
+anything (killed, as the job object of a WinRM session kills its processes): it writes nothing; with
+``worker_pid_reused`` another program (conhost.exe) then starts with the same process id, as Windows reuses the id of a
+process that is gone, with its own StartTime.
 
 Properties whose .NET getter throws (ExitCode before exit, StandardOutput when not redirected, Handle
 after exit without a handle) read as $null, as PowerShell's member access reports them.
@@ -44,12 +50,16 @@ after exit without a handle) read as $null, as PowerShell's member access report
 import contextvars
 import ntpath
 
+import datetime
+
 from ..pwsh.interpreter import SESSION_PROCESS_ID
 from ..pwsh.types import NetType, register
 from ..pwsh.values import (AUTOMATION_NULL, Hashtable, PSError, UInt32, Unsupported, enumerate_value, is_enumerable,
                            to_string)
 from ..pwsh import operators as ops
+from .. import scm
 from ..programs import split_command_line
+from . import system
 from .cim import CimMethodResult
 
 # The WindowsHost of the script running now ([Diagnostics.Process]::Start is a static method: it has no ctx).
@@ -57,6 +67,9 @@ CURRENT_HOST = contextvars.ContextVar('kubewin_current_host', default=None)
 _FIRST_ID = 4100
 # Ids of the processes Win32_Process.Create starts (node.data['processes']), apart from a session's own.
 _CREATED_FIRST_ID = 8100
+# How long a process Create started takes before its program has run, on the node's clock: powershell.exe's own
+# start-up before a script's first statement is about a second (an assumption, not a measure).
+PROCESS_START_SECONDS = 1.0
 
 
 def _text(lines):
@@ -199,14 +212,16 @@ class Process:
     """System.Diagnostics.Process of a program model's run."""
 
     NET = 'System.Diagnostics.Process'
-    PROPERTIES = ('Id', 'ProcessName', 'HasExited', 'ExitCode', 'Handle', 'StartInfo')
+    PROPERTIES = ('Id', 'ProcessName', 'HasExited', 'ExitCode', 'Handle', 'StartInfo', 'StartTime')
 
-    def __init__(self, process_id, path, result, holds_handle, redirect=None, run=None):  # pylint: disable=too-many-arguments
+    def __init__(self, process_id, path, result, holds_handle, redirect=None, run=None, started=None):  # pylint: disable=too-many-arguments
         """``result`` is the program's ProgramResult, or None with ``run(stdin bytes)`` giving it once the program
-        has its input (a redirected standard input, closed by the script)."""
+        has its input (a redirected standard input, closed by the script); ``started`` the node's clock (seconds since
+        the epoch) when it started."""
         self.Id = process_id
         self.ProcessName = ntpath.splitext(ntpath.basename(path))[0]
         self.StartInfo = None
+        self._started = started
         self._path = path
         self._run = run
         self._result = result
@@ -262,6 +277,14 @@ class Process:
     @property
     def HasExited(self):  # pylint: disable=invalid-name
         return self._exited
+
+    @property
+    def StartTime(self):  # pylint: disable=invalid-name
+        """The local time the process started (Process.StartTime, a DateTime of kind Local; the node's zone is UTC)."""
+        if self._started is None:
+            raise Unsupported('Process.StartTime of %s (its start is not modelled)' % self.ProcessName)
+        moment = datetime.datetime.fromtimestamp(self._started, datetime.timezone.utc).replace(tzinfo=None)
+        return system.DateTime.of(moment, 'Local')
 
     @property
     def ExitCode(self):  # pylint: disable=invalid-name
@@ -326,11 +349,13 @@ def _start(host, file_path, words, holds_handle, redirect=None, environment=None
     if path is None:
         return None
     process_id = _FIRST_ID + 4 * len(_processes(host))
+    started = system.node_seconds(host.node)
     if (redirect or {}).get('stdin'):
         process = Process(process_id, path, None, holds_handle, redirect,
-                          run=lambda data: host.run_program(path, words, data, environment))
+                          run=lambda data: host.run_program(path, words, data, environment), started=started)
     else:
-        process = Process(process_id, path, host.run_program(path, words, None, environment), holds_handle, redirect)
+        process = Process(process_id, path, host.run_program(path, words, None, environment), holds_handle, redirect,
+                          started=started)
     _processes(host).append(process)
     return process
 
@@ -399,19 +424,28 @@ register(NetType('System.Diagnostics.ProcessStartInfo', test=lambda value: isins
 POWERSHELL_EXE = 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe'
 
 
-def _still_running():
-    return type('Running', (), {'stdout_lines': [], 'stderr_lines': [], 'exit_code': 0, 'seconds': float('inf')})
+class _RunningOn:
+    """The ProgramResult of a program that has not ended: nothing written yet, no end in sight."""
+
+    stdout = stderr = None
+    stdout_lines = stderr_lines = ()
+    exit_code = 0
+    seconds = float('inf')
 
 
 def _running(host):
-    """The session's own PowerShell process, processes of running services (their program file) and of started
-    programs still running."""
-    out = [Process(SESSION_PROCESS_ID, POWERSHELL_EXE, _still_running(), True)]
-    for index, service in enumerate(sorted(host.node.data['services'].values(), key=lambda s: s.get('name', ''))):
-        if service.get('state') == 'running' and service.get('command_line'):
+    """The session's own PowerShell process, processes of services whose program runs (starting, running or stopping:
+    their program file), of the processes Win32_Process.Create started that run, and of programs the session started
+    still running."""
+    out = [Process(SESSION_PROCESS_ID, POWERSHELL_EXE, _RunningOn(), True)]
+    for service in sorted(host.node.data['services'].values(), key=lambda s: s.get('name', '')):
+        if service.get('state') in scm.ALIVE and service.get('command_line'):
             line = service['command_line'].strip()
             program = line[1:line.index('"', 1)] if line.startswith('"') else line.split(' ', 1)[0]
-            out.append(Process(1000 + 4 * index, program, _still_running(), True))
+            out.append(Process(scm.process_id(service), program, _RunningOn(), True))
+    for record in host.node.data.get('processes', []):
+        if record.get('state') == 'running':
+            out.append(Process(record['id'], record['program'], _RunningOn(), True, started=record['started']))
     return out + [process for process in _processes(host) if process.running]
 
 
@@ -459,18 +493,73 @@ def win32_process_create(ctx, instance, arguments):
         return CimMethodResult(9, ProcessId=None)  # Path Not Found
     node = host.node
     created = node.data.setdefault('processes', [])
-    record = {'id': _CREATED_FIRST_ID + 4 * len(created), 'command_line': line, 'running': False, 'exit_code': None}
+    record = {'id': _CREATED_FIRST_ID + 4 * len(created), 'command_line': line, 'program': words[0],
+              'state': 'running', 'started': system.node_seconds(node), 'exit_code': None}
     created.append(record)
-    if node.profile.get('worker_vanishes'):
-        node.record('process %d (%s) died before it ran' % (record['id'], line))
-    else:
-        exit_code = host.run_program(words[0], words[1:], None).exit_code
-        record['exit_code'] = exit_code
-        node.record('process %d (%s) exited with code %d' % (record['id'], line, exit_code))
     return CimMethodResult(0, ProcessId=UInt32(record['id']))
 
 
+def _due(node):
+    """The processes Create started whose program has not run and whose start-up is over by the node's clock."""
+    now = system.node_seconds(node)
+    return [record for record in node.data.get('processes', [])
+            if record.get('state') == 'running' and 'program' in record and not record.get('ran')
+            and now >= record['started'] + PROCESS_START_SECONDS]
+
+
+def due(node):
+    return bool(_due(node))
+
+
+def run_due(node):
+    """Run each process Create started whose start-up is over by the node's clock (see the module's docstring)."""
+    from . import WindowsHost  # pylint: disable=import-outside-toplevel  # the package imports this module
+    for record in _due(node):
+        if record.get('ran'):
+            continue  # run meanwhile, by a session the run of an earlier one started
+        record['ran'] = True
+        if node.profile.get('worker_vanishes'):
+            record.update(state='exited', exit_code=-1)
+            node.record('process %d (%s) died before it ran' % (record['id'], record['command_line']))
+            if node.profile.get('worker_pid_reused'):
+                _reuse_id(node, record['id'])
+            continue
+        words = split_command_line(record['command_line'])
+        exit_code = WindowsHost(node).run_program(words[0], words[1:], None).exit_code
+        record.update(state='exited', exit_code=exit_code)
+        node.record('process %d (%s) exited with code %d' % (record['id'], record['command_line'], exit_code))
+
+
+def _reuse_id(node, process_id):
+    """Another program starts and gets the id of a process that is gone (Windows reuses process ids)."""
+    node.data['processes'].append({'id': process_id, 'command_line': 'C:\\Windows\\System32\\conhost.exe 0x4',
+                                   'program': 'C:\\Windows\\System32\\conhost.exe', 'state': 'running',
+                                   'started': system.node_seconds(node), 'exit_code': None, 'ran': True})
+
+
+def taskkill_exe(host, words, input_items, environment=None):  # pylint: disable=unused-argument
+    """taskkill.exe /F /PID <id> (Windows Commands reference, taskkill: /pid, /f ends the process forcefully): a
+    service's process (the service then Stopped, exit code 1067: scm.process_killed) or one Create started; its
+    SUCCESS line and exit code 0, or its ERROR line and exit code 128 for an id no process has."""
+    from . import ProgramResult  # pylint: disable=import-outside-toplevel
+    options = [word.lower() for word in words]
+    if len(options) != 3 or '/f' not in options or '/pid' not in options or options.index('/pid') == 2:
+        raise Unsupported('taskkill.exe %s' % ' '.join(words))
+    wanted = words[options.index('/pid') + 1]
+    node = host.node
+    for key, service in node.data['services'].items():
+        if service.get('state') in scm.ALIVE and str(scm.process_id(service)) == wanted:
+            scm.process_killed(node, key)
+            return ProgramResult(['SUCCESS: The process with PID %s has been terminated.' % wanted], [], 0)
+    for record in node.data.get('processes', []):
+        if record.get('state') == 'running' and str(record['id']) == wanted:
+            record.update(state='exited', exit_code=1, ran=True)
+            return ProgramResult(['SUCCESS: The process with PID %s has been terminated.' % wanted], [], 0)
+    return ProgramResult([], ['ERROR: The process "%s" not found.' % wanted], 128)
+
+
 CIM_METHODS = {('win32_process', 'create'): win32_process_create}
+PROGRAMS = {'taskkill.exe': taskkill_exe}
 
 CMDLETS = {
     'Start-Process': start_process,

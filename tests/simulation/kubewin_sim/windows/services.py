@@ -21,13 +21,16 @@ from .. import scm
 from ..node import SimulationError
 from ..pwsh import operators as ops
 from ..pwsh.types import resolve
-from ..pwsh.values import PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable, is_null, to_string
+from ..pwsh.values import (AUTOMATION_NULL, PSArray, PSError, Unsupported, UInt32, enumerate_value, is_enumerable,
+                           is_null, to_string)
 from ..programs import ProgramFailure
-from . import registry, remoteaccess
+from . import registry, remoteaccess, system
 from .cim import CimInstance, CimMethodResult
 
 STATUS = resolve('System.ServiceProcess.ServiceControllerStatus').enum
 START_MODE = resolve('System.ServiceProcess.ServiceStartMode').enum
+# The ServiceStartMode values (Automatic 2, Manual 3, Disabled 4) Set-Service and New-Service pass to the SCM.
+_WIN32_START_MODES = {2: 'auto', 3: 'manual', 4: 'disabled'}
 _START_TYPE_NAMES = {'auto': 'Automatic', 'delayed': 'Automatic', 'manual': 'Manual', 'disabled': 'Disabled',
                      'boot': 'Boot', 'system': 'System'}
 
@@ -44,6 +47,7 @@ SERVICE_TYPE = _service_type_enum()
 
 def _record(node, name):
     """(canonical name, display name, status text, start mode, service type, record or None) of a service."""
+    scm.settle(node)
     service = node.data['services'].get(name.lower())
     if service is not None:
         return service
@@ -84,9 +88,16 @@ def dependents_in_stop_order(node, name):
     return list(reversed(started))
 
 
+# ServiceControllerStatus of each state of node.data['services'] (scm.py).
+_STATUS_NAMES = {'stopped': 'Stopped', 'start_pending': 'StartPending', 'running': 'Running',
+                 'stop_pending': 'StopPending'}
+_STATES = {status.lower(): state for state, status in _STATUS_NAMES.items()}
+
+
 class ServiceController:
     """System.ServiceProcess.ServiceController as Get-Service returns it (Name and RequiredServices are
-    PowerShell's alias properties for ServiceName and ServicesDependedOn)."""
+    PowerShell's alias properties for ServiceName and ServicesDependedOn), with the methods of the .NET Framework 4.x
+    reference (Start, Stop, WaitForStatus, Refresh)."""
 
     NET = 'System.ServiceProcess.ServiceController'
     PROPERTIES = ('Name', 'RequiredServices', 'CanPauseAndContinue', 'CanShutdown', 'CanStop', 'DisplayName',
@@ -110,7 +121,7 @@ class ServiceController:
         self.Name = record['name']  # pylint: disable=invalid-name
         self.DisplayName = record.get('display_name') or record['name']  # pylint: disable=invalid-name
         running = record.get('state') == 'running'
-        self.Status = STATUS.parse('Running' if running else 'Stopped')  # pylint: disable=invalid-name
+        self.Status = STATUS.parse(_STATUS_NAMES[record.get('state') or 'stopped'])  # pylint: disable=invalid-name
         self.StartType = START_MODE.parse(_START_TYPE_NAMES[record.get('start_mode') or 'manual'])  # pylint: disable=invalid-name
         self.ServiceType = SERVICE_TYPE(record.get('type', 0x10))  # pylint: disable=invalid-name
         self.CanStop = running  # pylint: disable=invalid-name
@@ -133,12 +144,42 @@ class ServiceController:
         return self.ServicesDependedOn
 
     def Refresh(self):  # pylint: disable=invalid-name
-        from ..pwsh.values import AUTOMATION_NULL  # pylint: disable=import-outside-toplevel
+        self._read()
+        return AUTOMATION_NULL
+
+    def Start(self):  # pylint: disable=invalid-name
+        _start_service(self._node, self._key)
+        return AUTOMATION_NULL
+
+    def Stop(self):  # pylint: disable=invalid-name
+        _stop_service(self._node, self._key)
+        return AUTOMATION_NULL
+
+    def WaitForStatus(self, desired_status, timeout=None):  # pylint: disable=invalid-name
+        """Polls every 250 ms until the status is the one asked for: without a timeout for ever (the model refuses a
+        wait nothing would end), with one a System.ServiceProcess.TimeoutException once it has passed."""
+        wanted = _STATES.get(to_string(desired_status).lower())
+        if wanted is None:
+            raise Unsupported('ServiceController.WaitForStatus(%s)' % to_string(desired_status))
+        limit = None if timeout is None else _timespan_seconds(timeout)
+        reached = _wait_state(self._node, self._key, wanted, limit)
+        if reached is None:
+            raise Unsupported(_endless('ServiceController.WaitForStatus', self._node, self._key, wanted))
+        if not reached:
+            raise PSError('Time out has expired and the operation has not been completed.',
+                          'System.ServiceProcess.TimeoutException')
         self._read()
         return AUTOMATION_NULL
 
     def to_string(self):
         return self.NET
+
+
+def _timespan_seconds(value):
+    ticks = getattr(value, 'Ticks', None)
+    if ticks is None:
+        raise Unsupported('ServiceController.WaitForStatus with a timeout that is not a TimeSpan')
+    return int(ticks) / 10 ** 7
 
 
 # -- errors (ServiceResources; ServiceCommandException) ---------------------------------------------
@@ -219,56 +260,200 @@ def _label(node, name):
     return '%s (%s)' % (record.get('display_name') or record['name'], record['name'])
 
 
-def _start(ctx, name, command):
-    """ServiceController.Start then wait for Running; a failure is CouldNotStartService (non-terminating)."""
-    node = ctx.host.node
+# -- ServiceController.Start and Stop (System.ServiceProcess, .NET Framework 4.x reference source) ----------------
+# StartService and ControlService fail with the Win32 errors of their reference pages (winsvc.h): 1056
+# ERROR_SERVICE_ALREADY_RUNNING for a service that is not Stopped, 1062 ERROR_SERVICE_NOT_ACTIVE for a stop of a
+# Stopped one, 1061 ERROR_SERVICE_CANNOT_ACCEPT_CTRL for a control sent to a StartPending or StopPending service;
+# ServiceController wraps them in InvalidOperationException ("Cannot start service {0} on computer '{1}'.",
+# "Cannot stop {0} service on computer '{1}'.").
+
+_ALREADY_RUNNING = 1056
+_NOT_ACTIVE = 1062
+_CANNOT_ACCEPT_CONTROL = 1061
+# Their texts (FormatMessage of the code: System Error Codes 0-499 and 1000-1299).
+_WIN32_MESSAGES = {2: 'The system cannot find the file specified.',
+                   1053: 'The service did not respond to the start or control request in a timely fashion.',
+                   _ALREADY_RUNNING: 'An instance of the service is already running.',
+                   1058: 'The service cannot be started, either because it is disabled or because it has no enabled '
+                         'devices associated with it.',
+                   1059: 'Circular service dependency was specified.',
+                   _CANNOT_ACCEPT_CONTROL: 'The service cannot accept control messages at this time.',
+                   _NOT_ACTIVE: 'The service has not been started.',
+                   1067: 'The process terminated unexpectedly.',
+                   1068: 'The dependency service or group failed to start.',
+                   1075: 'The dependency service does not exist or has been marked for deletion.'}
+
+
+def _service_failure(verb, node, name, code):
     record = _record(node, name)
-    if record.get('state') == 'running':
-        return True
+    message = ("Cannot start service %s on computer '.'." if verb == 'start' else "Cannot stop %s service on computer "
+               "'.'.") % record['name']
+    inner = PSError(_WIN32_MESSAGES[code], 'System.ComponentModel.Win32Exception', properties={'NativeErrorCode': code})
+    return PSError(message, 'System.InvalidOperationException', inner=inner)
+
+
+def _native_code(error):
+    return (error.inner.properties.get('NativeErrorCode') if error.inner is not None else None)
+
+
+def _start_service(node, name):
+    """ServiceController.Start: StartService; the program's failure to start is the SCM's error."""
+    record = _record(node, name)
+    if record.get('state') != 'stopped':
+        raise _service_failure('start', node, name, _ALREADY_RUNNING)
     if record.get('modelled'):
-        # A disabled service does not start: the SCM refuses it (ERROR_SERVICE_DISABLED), Start-Service reports it.
+        # A disabled service does not start: the SCM refuses it (ERROR_SERVICE_DISABLED).
         if record['start_mode'] == 'disabled':
             node.record('%s: the service is disabled' % record['name'])
-            ctx.write_error(_could_not_start(node, name, command))
-            return False
+            raise _service_failure('start', node, name, 1058)
         remoteaccess.set_service_state(node, state='running')
-        return True
+        return
     if record.get('builtin'):
         raise Unsupported('starting the built-in service %s' % name)
     try:
         scm.start(node, record['name'])
     except (SimulationError, ProgramFailure) as failure:
         node.record('%s: %s' % (record['name'], failure))
-        ctx.write_error(_could_not_start(node, name, command))
-        return False
-    return True
+        # The SCM's refusal (scm.StartRefused) and the program's failure carry their Win32 error; any other failure of
+        # the program's start-up (flanneld finding no free subnet) ended its process.
+        raise _service_failure('start', node, name, getattr(failure, 'code', scm.ERROR_PROCESS_ABORTED)) from None
 
 
-def _could_not_start(node, name, command):
-    return _service_error(command, 'CouldNotStartService',
-                          "Service '%s' cannot be started due to the following error: Cannot start service %s on "
-                          "computer '.'." % (_label(node, name), _record(node, name)['name']), 'OpenError',
-                          ServiceController(node, name))
-
-
-def _stop(ctx, name, command, force):
-    node = ctx.host.node
+def _control_stop(node, name):
+    """ControlService(SERVICE_CONTROL_STOP) of one service."""
     record = _record(node, name)
+    state = record.get('state')
+    if state == 'stopped':
+        raise _service_failure('stop', node, name, _NOT_ACTIVE)
+    if state != 'running':
+        raise _service_failure('stop', node, name, _CANNOT_ACCEPT_CONTROL)
     if record.get('modelled'):
         remoteaccess.set_service_state(node, state='stopped')
-        return True
-    if record.get('builtin'):
+    elif record.get('builtin'):
         raise Unsupported('stopping the built-in service %s' % name)
-    running_dependents = [key for key in scm.dependents(node, name)
-                          if (_record(node, key) or {}).get('state') == 'running']
-    if running_dependents and not force:
+    else:
+        scm.control_stop(node, record['name'])
+
+
+# The .NET Framework's ServiceController.Stop waits this long for each dependent it stops first.
+DEPENDENT_STOP_SECONDS = 30
+
+
+def _stop_service(node, name):
+    """ServiceController.Stop (.NET Framework): first each dependent that is not Stopped (DependentServices), stopped
+    and waited for with WaitForStatus(Stopped, 30 s), whose TimeoutException ends the call; then ControlService."""
+    for key in dependents_in_stop_order(node, name):
+        if _record(node, key).get('state') == 'stopped':
+            continue
+        _control_stop(node, key)
+        if not _wait_state(node, key, 'stopped', DEPENDENT_STOP_SECONDS):
+            raise PSError('Time out has expired and the operation has not been completed.',
+                          'System.ServiceProcess.TimeoutException')
+    _control_stop(node, name)
+
+
+# ServiceController.WaitForStatus polls every 250 ms (.NET Framework reference source: Thread.Sleep(250)).
+_POLL_SECONDS = 0.25
+
+
+def _wait_state(node, name, wanted, limit=None):
+    """Let the node's clock run until the service is in state ``wanted``: True; False once more than ``limit`` seconds
+    passed (WaitForStatus compares the time passed with the timeout after each poll); without a limit, None when
+    nothing the model knows will ever change the state (the wait would not end)."""
+    waited = 0.0
+    while True:
+        if _record(node, name).get('state') == wanted:
+            return True
+        if limit is not None and waited > limit:
+            return False
+        if limit is None and scm.next_change(node, name) is None:
+            return None
+        system.pass_time(node, _POLL_SECONDS)
+        waited += _POLL_SECONDS
+
+
+def _endless(what, node, name, wanted):
+    return ('%s waits without end: service %s stays %s and never becomes %s (the script would hang on Windows)'
+            % (what, _record(node, name)['name'], _STATUS_NAMES[_record(node, name).get('state') or 'stopped'],
+               _STATUS_NAMES[wanted]))
+
+
+# -- the cmdlets' waits: Service.cs (ServiceOperationBaseCommand) ------------------------------------------------
+
+_STARTING = "Waiting for service '%s' to start..."
+_STOPPING = "Waiting for service '%s' to stop..."
+# Service.cs DoWaitForStatus waits 2 s at a time (WaitForStatus with a 2 s timeout) and warns after each.
+_WARN_SECONDS = 2.0
+
+
+def _do_wait_for_status(ctx, name, command, wanted, pending):  # pylint: disable=too-many-arguments
+    """Service.cs DoWaitForStatus: while the service is in its pending state, a warning every 2 s and on, without end
+    (the model refuses the wait when nothing would end it); in any other state StartServiceFailed/StopServiceFailed,
+    a non-terminating error."""
+    node = ctx.host.node
+    while True:
+        if _wait_state(node, name, wanted, _WARN_SECONDS):
+            return True
+        if _record(node, name).get('state') != pending:
+            if wanted == 'running':
+                error_id, message = 'StartServiceFailed', "Failed to start service '%s'."
+            else:
+                error_id, message = 'StopServiceFailed', "Service '%s' stop failed."
+            ctx.write_error(_service_error(command, error_id, message % _label(node, name), 'OpenError',
+                                           ServiceController(node, name)))
+            return False
+        if scm.next_change(node, name) is None:
+            raise Unsupported(_endless('%s (Service.cs DoWaitForStatus)' % _CMDLET_NAMES[command], node, name, wanted))
+        ctx.write_warning((_STARTING if wanted == 'running' else _STOPPING) % _label(node, name))
+
+
+_CMDLET_NAMES = {'StartService': 'Start-Service', 'StopService': 'Stop-Service', 'RestartService': 'Restart-Service',
+                 'SetService': 'Set-Service'}
+
+
+def _do_start(ctx, name, command):
+    """Service.cs DoStartService: ServiceController.Start (a service already running is no error), then the wait for
+    Running; a refusal is CouldNotStartService (non-terminating)."""
+    node = ctx.host.node
+    try:
+        _start_service(node, name)
+    except PSError as error:
+        if _native_code(error) != _ALREADY_RUNNING:
+            ctx.write_error(_service_error(command, 'CouldNotStartService',
+                                           "Service '%s' cannot be started due to the following error: %s"
+                                           % (_label(node, name), error.message), 'OpenError',
+                                           ServiceController(node, name)))
+            return False
+    return _do_wait_for_status(ctx, name, command, 'running', 'start_pending')
+
+
+def _do_stop(ctx, name, command, force, wait=True):
+    """Service.cs DoStopService: without -Force a dependent that is not Stopped is ServiceHasDependentServices; then
+    ServiceController.Stop (a service not running is no error) and, unless -NoWait, the wait for Stopped."""
+    node = ctx.host.node
+    pending_dependents = [key for key in dependents_in_stop_order(node, name)
+                          if (_record(node, key) or {}).get('state') != 'stopped']
+    if pending_dependents and not force:
         ctx.write_error(_service_error(command, 'ServiceHasDependentServices',
                                        "Cannot stop service '%s' because it has dependent services. It can only be "
                                        "stopped if the Force flag is set." % _label(node, name), 'InvalidOperation',
                                        ServiceController(node, name)))
         return False
-    if record.get('state') != 'stopped' or running_dependents:
-        scm.stop(node, name)
+    try:
+        _stop_service(node, name)
+    except PSError as error:
+        if error.type_name == 'System.ServiceProcess.TimeoutException':
+            # DoStopService catches only Win32Exception and InvalidOperationException: this one ends the command.
+            raise PSError(error.message, error.type_name, 'System.ServiceProcess.TimeoutException,'
+                          'Microsoft.PowerShell.Commands.%sCommand' % command, 'NotSpecified') from None
+        if _native_code(error) != _NOT_ACTIVE:
+            ctx.write_error(_service_error(command, 'CouldNotStopService',
+                                           "Service '%s' cannot be stopped due to the following error: %s"
+                                           % (_label(node, name), error.message), 'CloseError',
+                                           ServiceController(node, name)))
+            return False
+    if wait:
+        return _do_wait_for_status(ctx, name, command, 'stopped', 'stop_pending')
     return True
 
 
@@ -276,16 +461,19 @@ def start_service(ctx, params, input_items):
     node = ctx.host.node
     out = []
     for name in _selected(ctx, params, input_items, 'StartService'):
-        if _start(ctx, name, 'StartService') and params.get('PassThru'):
+        if _do_start(ctx, name, 'StartService') and params.get('PassThru'):
             out.append(ServiceController(node, name))
     return out
 
 
 def stop_service(ctx, params, input_items):
+    """Stop-Service: -Force stops the dependents too; -NoWait returns once the stop was asked (DoStopService's
+    waitForServiceToStop)."""
     node = ctx.host.node
     out = []
     for name in _selected(ctx, params, input_items, 'StopService'):
-        if _stop(ctx, name, 'StopService', bool(params.get('Force'))) and params.get('PassThru'):
+        if _do_stop(ctx, name, 'StopService', bool(params.get('Force')), not params.get('NoWait')) \
+                and params.get('PassThru'):
             out.append(ServiceController(node, name))
     return out
 
@@ -301,10 +489,10 @@ def restart_service(ctx, params, input_items):
     out = []
     for name in _selected(ctx, params, input_items, 'RestartService'):
         stopped = [key for key in dependents_in_stop_order(node, name) if (_record(node, key) or {}).get('state') == 'running']
-        if not _stop(ctx, name, 'RestartService', bool(params.get('Force'))):
+        if not _do_stop(ctx, name, 'RestartService', bool(params.get('Force'))):
             continue
         for key in stopped + [name]:
-            if _start(ctx, key, 'RestartService') and params.get('PassThru'):
+            if _do_start(ctx, key, 'RestartService') and params.get('PassThru'):
                 out.append(ServiceController(node, key))
     return out
 
@@ -324,14 +512,17 @@ def set_service(ctx, params, input_items):
         if 'Description' in params:
             record['description'] = to_string(params['Description'])
         if 'StartupType' in params:
-            mode = START_MODE.parse(to_string(params['StartupType']))
-            record['start_mode'] = {2: 'auto', 3: 'manual', 4: 'disabled'}.get(mode.value, 'manual')
+            mode = _WIN32_START_MODES.get(START_MODE.parse(to_string(params['StartupType'])).value)
+            # Boot and System (the enum's driver start types) leave the start type as it is: Service.cs as Windows
+            # PowerShell 5.1 has it passes SERVICE_NO_CHANGE to ChangeServiceConfigW for them, with no error.
+            if mode is not None:
+                record['start_mode'] = mode
         if 'Status' in params:
             status = to_string(params['Status']).lower()
             if status == 'running':
-                _start(ctx, name, 'SetService')
+                _do_start(ctx, name, 'SetService')
             elif status == 'stopped':
-                _stop(ctx, name, 'SetService', False)
+                _do_stop(ctx, name, 'SetService', False)
             else:
                 raise Unsupported('Set-Service -Status %s' % status)
         if params.get('PassThru'):
@@ -365,10 +556,9 @@ def new_service(ctx, params, input_items):
                                        "already exists" % name, 'PermissionDenied', name))
         return []
     start_type = START_MODE.parse(to_string(params.get('StartupType', 'Automatic')))
-    mode = {2: 'auto', 3: 'manual', 4: 'disabled'}.get(start_type.value)
-    if mode is None:
-        raise PSError("Service '%s' cannot be configured due to the following error: The parameter is incorrect"
-                      % name, 'System.ComponentModel.Win32Exception', 'CouldNotNewService', 'PermissionDenied')
+    # Boot and System create an Automatic service: Service.cs (NewServiceCommand, as Windows PowerShell 5.1 has it)
+    # starts from SERVICE_AUTO_START and changes it only for Manual and Disabled.
+    mode = _WIN32_START_MODES.get(start_type.value, 'auto')
     record = new_service_record(name, to_string(params['BinaryPathName']),
                                 to_string(params['DisplayName']) if 'DisplayName' in params else name, mode,
                                 _names(params.get('DependsOn')) or [])
@@ -500,24 +690,32 @@ class Win32Service(CimInstance):
                   'ProcessId', 'WaitHint', 'PSComputerName')
 
 
+# Win32_Service's State and StartMode strings (Win32_Service class, CIMWin32 reference).
+_WIN32_STATES = {'stopped': 'Stopped', 'start_pending': 'Start Pending', 'running': 'Running',
+                 'stop_pending': 'Stop Pending'}
+_WIN32_START_MODE_NAMES = {'boot': 'Boot', 'system': 'System', 'auto': 'Auto', 'delayed': 'Auto', 'manual': 'Manual',
+                           'disabled': 'Disabled'}
+
+
 def win32_services(node):
     out = []
     for name in all_services(node):
         record = _record(node, name)
-        running = record.get('state') == 'running'
+        state = record.get('state') or 'stopped'
+        running = state == 'running'
         mode = record.get('start_mode') or 'manual'
         out.append(Win32Service(
             Name=record['name'], Status='OK', ExitCode=UInt32(record.get('exit_code') or 0), DesktopInteract=False,
             ErrorControl='Normal', PathName=record.get('command_line'),
             ServiceType='Share Process' if record.get('type') == 0x20 else 'Own Process',
-            StartMode={'auto': 'Auto', 'delayed': 'Auto', 'manual': 'Manual', 'disabled': 'Disabled'}[mode],
+            StartMode=_WIN32_START_MODE_NAMES[mode],
             Caption=record.get('display_name') or name, Description=record.get('description'),
             CreationClassName='Win32_Service', Started=running, SystemCreationClassName='Win32_ComputerSystem',
             SystemName=node.data['hostname'], AcceptPause=False, AcceptStop=running,
             DisplayName=record.get('display_name') or name, ServiceSpecificExitCode=UInt32(0),
-            StartName=record.get('account') or 'LocalSystem', State='Running' if running else 'Stopped',
+            StartName=record.get('account') or 'LocalSystem', State=_WIN32_STATES[state],
             TagId=UInt32(0), CheckPoint=UInt32(0), DelayedAutoStart=mode == 'delayed',
-            ProcessId=UInt32(4000 + sum(map(ord, name)) if running else 0), WaitHint=UInt32(0),
+            ProcessId=UInt32(scm.process_id(record) if state in scm.ALIVE else 0), WaitHint=UInt32(0),
             PSComputerName=None))
     return out
 

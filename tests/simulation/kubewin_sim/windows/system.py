@@ -100,10 +100,13 @@ def _monotonic(node):
     return time.monotonic() + node.data.get('clock_offset', 0)
 
 
+def node_seconds(node):
+    """The node's clock in seconds since the epoch (UTC), as Get-Date reads it: moved on by ``pass_time`` too."""
+    return time.time() + node.data.get('clock_offset', 0)
+
+
 def _now(node):
-    offset = node.data.get('clock_offset', 0)
-    return DateTime.of(datetime.datetime.fromtimestamp(time.time() + offset, datetime.timezone.utc)
-                       .replace(tzinfo=None))
+    return DateTime.of(datetime.datetime.fromtimestamp(node_seconds(node), datetime.timezone.utc).replace(tzinfo=None))
 
 
 class Win32OperatingSystem(CimInstance):
