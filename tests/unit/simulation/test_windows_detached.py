@@ -108,6 +108,18 @@ def test_a_script_file_called_by_path_runs_in_its_own_scope_and_its_exit_ends_on
         'in script x seen', '3', 'False', 'True', 'after']
 
 
+
+def test_a_script_file_is_a_command_of_its_pipeline():
+    # about_Pipelines: a script without named blocks runs as its end block, over every piped object in $input
+    # (about_Automatic_Variables); what it wrote before `exit` is kept and the caller goes on (about_Language_Keywords
+    # exit). (A script with a process block is refused: the grammar reads `process { }` as a command.)
+    node = SimNode(initial_state('win1', {}))
+    filesystem.make_directories(node, 'C:\\work')
+    filesystem.write_file(node, 'C:\\work\\p.ps1', b"foreach ($i in $input) { \"got $i\"; if ($i -eq 2) { exit 4 } }")
+    assert ok(node, "1, 2, 3 | & 'C:\\work\\p.ps1' | ForEach-Object { \"[$_]\" }\n$LASTEXITCODE; 'after'") == [
+        '[got 1]', '[got 2]', '4', 'after']
+
+
 # -- the execution policy (about_Execution_Policies, about_Group_Policy_Settings) -------------------------------------
 
 def _policy_node(policy=None):

@@ -263,7 +263,7 @@ def command_stage(interpreter, node, scope, piped):
     host = interpreter.host
     script = host.script_file(name) if host is not None and hasattr(host, 'script_file') else None
     if script is not None:
-        return _invoke_script_file(interpreter, script, node, scope, input_items)
+        return _script_file_stage(interpreter, script, node, scope, piped, name)
     if host is not None and host.has_program(name):
         # A native program gets each token as a word of its command line (about_Parsing, "Passing arguments that
         # contain quote characters"/native commands): -x is a word of its own and takes no value after it.
@@ -655,24 +655,58 @@ def _invoke_native(interpreter, host, name, args, redirections, scope, input_ite
     return _redirect(interpreter, out, [], [r for r in redirections if r[0] not in ('2>&1', '*>&1')])
 
 
-def _invoke_script_file(interpreter, text, node, scope, input_items):
+def _script_file_stage(interpreter, text, node, scope, piped, name):  # pylint: disable=too-many-arguments
     """`& C:\\path\\script.ps1 args`: the file's text bound and run as a script, in a scope of its own under the
-    caller's (about_Scripts, about_Scopes); `exit N` in it ends the script, not the caller, with $LASTEXITCODE N and
-    $? whether N is 0 (about_Automatic_Variables). The host gives the text once the session's execution policy let
-    the file run (windows/powershell_exe.py)."""
-    from .interpreter import Exit  # pylint: disable=import-outside-toplevel
+    caller's (about_Scripts, about_Scopes), as a command of the pipeline. The host gives the text once the session's
+    execution policy let the file run (windows/powershell_exe.py)."""
     from .syntax import parse  # pylint: disable=import-outside-toplevel
     block = ScriptBlock(parse(text).root, text)
-    args, redirections = read_arguments(interpreter, node, scope, lambda name: False)
+    args, redirections = read_arguments(interpreter, node, scope, lambda written: False)
     named, positional = _split(args)
-    out = []
-    try:
-        interpreter.invoke_block(block, scope, out, named=named, positional=positional, pipeline_input=input_items,
-                                 is_script=True)
-    except Exit as exited:
-        interpreter.assign(interpreter.global_scope, 'LASTEXITCODE', exited.code)
-        scope.vars['?'] = exited.code == 0
-    return _redirect(interpreter, out, [], redirections)
+    stage = _ScriptFileStage(interpreter.block_stage(block, scope, named, positional, piped, name=name, is_script=True),
+                             interpreter, scope)
+    return _redirected(interpreter, stage, redirections)
+
+
+class _ScriptFileStage(Stage):
+    """A script file's run: `exit N` in it ends the script, not the caller, with $LASTEXITCODE N and $? whether N is 0
+    (about_Automatic_Variables, about_Language_Keywords exit); once it exited, the objects still piped to it go
+    nowhere."""
+
+    def __init__(self, run, interpreter, caller):
+        super().__init__()
+        self.run = run
+        self.interpreter = interpreter
+        self.caller = caller
+        self.exited = False
+
+    def __repr__(self):
+        return repr(self.run)
+
+    def _step(self, step, *args):
+        from .interpreter import Exit  # pylint: disable=import-outside-toplevel
+        if self.exited:
+            return
+        self.run.emit = self.emit
+        try:
+            step(*args)
+        except Exit as exited:
+            self.exited = True
+            self.interpreter.assign(self.interpreter.global_scope, 'LASTEXITCODE', exited.code)
+            self.caller.vars['?'] = exited.code == 0
+
+    def begin(self):
+        self._step(self.run.begin)
+
+    def process(self, item):
+        self.received += 1
+        self._step(self.run.process, item)
+
+    def process_first(self):
+        self._step(self.run.process_first)
+
+    def end(self):
+        self._step(self.run.end)
 
 
 def _redirect(interpreter, out, new_errors, redirections, errors_before=None):

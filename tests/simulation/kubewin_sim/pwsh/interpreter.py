@@ -426,9 +426,10 @@ class Interpreter:
                 run.process(item)
         run.end()
 
-    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None):  # pylint: disable=too-many-arguments
-        """A script block or function as a command of a pipeline (pipeline.py)."""
-        return BlockRun(self, block, scope, named, positional, new_scope, _UNSET, False, name, piped)
+    def block_stage(self, block, scope, named, positional, piped, new_scope=True, name=None, is_script=False):  # pylint: disable=too-many-arguments
+        """A script block, function or script file (``is_script``: a script scope of its own) as a command of a
+        pipeline (pipeline.py)."""
+        return BlockRun(self, block, scope, named, positional, new_scope, _UNSET, is_script, name, piped)
 
     def is_advanced(self, param_block, scope):
         from .binding import signature  # pylint: disable=import-outside-toplevel
