@@ -240,6 +240,9 @@ enum_type('System.EnvironmentVariableTarget', {'Process': 0, 'User': 1, 'Machine
 register(NetType('System.Environment', statics={
     'GetEnvironmentVariable': get_environment_variable,
     'SetEnvironmentVariable': set_environment_variable,
+    # Environment.NewLine (.NET API reference, dotnet/dotnet-api-docs xml/System/Environment.xml: "\r\n" on
+    # non-Unix platforms).
+    'NewLine': '\r\n',
 }))
 
 
