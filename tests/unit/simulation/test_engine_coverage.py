@@ -237,9 +237,12 @@ def _data_names():
 
 
 # The Windows model's modules whose data the scripts read as PSCustomObjects: registry values (Get-ItemProperty's
-# note properties: windows/registry.py, the MSI uninstall entries of windows/msi.py) and HNS's v1 JSON objects
-# (lib/hns.ps1's ConvertFrom-Json of what windows/hns.py answers). A name the model writes there is modelled data.
-DATA_MODULES = ('registry', 'msi', 'hns')
+# note properties: windows/registry.py, the MSI uninstall entries of windows/msi.py), HNS's v1 JSON objects
+# (lib/hns.ps1's ConvertFrom-Json of what windows/hns.py answers) and Get-ExecutionPolicy -List's objects (PSObjects
+# of the note properties Scope and ExecutionPolicy: ExecutionPolicyCommands.cs at PowerShell/PowerShell 60b3b304f2;
+# windows/powershell_exe.py), whose scope names lib/state keys node_info's execution_policies by. A name the model
+# writes there is modelled data.
+DATA_MODULES = ('registry', 'msi', 'hns', 'powershell_exe')
 
 
 @functools.lru_cache(maxsize=None)

@@ -61,10 +61,10 @@ def test_every_modelled_class_knows_where_its_members_are_documented():
     """A class of the model with a NET name has a documented member list, or is one of those no fetched source
     documents (listed here, with the reason): a new class must say where its members come from."""
     undocumented = {
-        # The Hyper-V, ServerManager and RemoteAccess output types, Get-FileHash's object and the CDXML enums are
-        # documented by no source member by member: only what the model implements is known, the rest is refused.
+        # The Hyper-V, ServerManager and RemoteAccess output types and the CDXML enums are documented by no source
+        # member by member: only what the model implements is known, the rest is refused.
         'Microsoft.HyperV.PowerShell.VMSwitch', 'Microsoft.HyperV.PowerShell.VMSwitchExtension',
-        'Microsoft.Windows.ServerManager.Commands.Feature', 'Microsoft.Powershell.Utility.FileHash',
+        'Microsoft.Windows.ServerManager.Commands.Feature',
         'Microsoft.Management.Infrastructure.CimMethodResult',
     }
     missing = []
