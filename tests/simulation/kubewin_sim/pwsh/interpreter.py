@@ -202,6 +202,24 @@ class Function:
         self.text = text
 
 
+# A script's named blocks (about_Functions_Advanced_Methods; about_Scripts: a script may have begin, process and end
+# blocks as a function does).
+_BLOCK_NAMES = ('begin', 'process', 'end', 'dynamicparam')
+
+
+def _refuse_misread_named_block(statements):
+    """A script whose body starts with `process { ... }` (or begin, end, dynamicparam) has named blocks for
+    PowerShell's parser; the tree-sitter grammar reads them as a command of that name with a script block argument.
+    Running that as a command would guess: refused."""
+    first = statements.named_children[0] if statements is not None and statements.named_children else None
+    chain = first.child('pipeline_chain') if first is not None and first.type == 'pipeline' else None
+    command = chain.child('command') if chain is not None else None
+    name = command.child('command_name') if command is not None else None
+    if name is not None and name.text.lower() in _BLOCK_NAMES:
+        raise Unsupported('named blocks (%s { }) at the top of a script: the grammar reads them as a command'
+                          % name.text, first.line)
+
+
 class BlockRun(Stage):  # pylint: disable=too-many-instance-attributes
     """A script block (function, `& {}`, script) invoked as a command (about_Functions "Piping Objects to
     Functions", about_Functions_Advanced_Methods): its begin block once, its process block once per piped object
@@ -217,6 +235,7 @@ class BlockRun(Stage):  # pylint: disable=too-many-instance-attributes
         if node.type == 'program':
             self.param_block = node.child('param_block')
             body = node.child('statement_list')
+            _refuse_misread_named_block(body)
         else:
             script_block = node if node.type == 'script_block' else node.child('script_block')
             self.param_block = (node.child('param_block') or node.child('function_parameter_declaration')

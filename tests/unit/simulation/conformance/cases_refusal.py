@@ -82,6 +82,13 @@ CASES = [
          "try { [IO.Path]::ChangeExtension('a.txt', 'log') } catch { 'caught' }", [], exit_code=2,
          unsupported='ChangeExtension', source=RULE + 'Path.ChangeExtension exists (' + NETFX +
                                                    'mscorlib/system/io/path.cs)'),
+    Case('refuses-a-script-s-named-blocks', "process { 'in process' }", [], exit_code=2, unsupported='named blocks',
+         source=RULE + 'a script may have begin, process and end blocks (about_Scripts; about_Functions_Advanced_Methods), '
+                       'which the tree-sitter grammar reads as a command named process'),
+    Case('a-later-process-command-is-a-command', "'first'; process { 'x' }", ['first'],
+         errors=["The term 'process' is not recognized"],
+         source='about_Scripts (reference/5.1): named blocks open a script; after another statement, process is a '
+                'command name like any other'),
     Case('refuses-an-unmodelled-overload', "'abc'.IndexOf('b', 1)", [], exit_code=2, unsupported='IndexOf(2 arguments)',
          source=RULE + 'String.IndexOf(string, int) exists (' + NETFX + 'mscorlib/system/string.cs)'),
     Case('refuses-an-unmodelled-overload-of-convert', "'before'; [Convert]::ToString(1.5, [cultureinfo]::InvariantCulture)",
