@@ -30,15 +30,16 @@ def new_interpreter(host=None, commands=None):
     return Interpreter(table, host)
 
 
-def execute(interpreter, text, parameters, out):
-    """Run ``text`` in ``interpreter``, its success stream into ``out``; return (exit code, failed).
+def execute(interpreter, text, parameters, out, scope=None):
+    """Run ``text`` in ``interpreter``, its success stream into ``out``; return (exit code, failed). ``scope``: the
+    scope it runs in (dot-sourced there), by default a script scope of its own.
 
     A terminating error (throw, Stop, parameters that do not bind, text 5.1 cannot parse) joins the
     error stream: exit code 1, failed. ``exit N`` ends the run with N. Unsupported propagates: it is a
     gap of the engine, never a result of the script.
     """
     try:
-        interpreter.run(text, parameters, out=out)
+        interpreter.run(text, parameters, scope=scope, out=out)
     except ScriptTerminating as terminating:
         interpreter.errors.append(terminating.record)
         return 1, True

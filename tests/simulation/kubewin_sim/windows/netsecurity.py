@@ -24,6 +24,7 @@ MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the m
   documented. Not modelled: the rejection of local ports on a rule whose protocol is not TCP/UDP.
 """
 
+from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
 from ..pwsh.values import PSArray, PSError, enumerate_value, is_enumerable, to_string
 from ..pwsh import operators as ops
@@ -209,3 +210,5 @@ CMDLETS = {
     'Set-NetFirewallRule': set_netfirewallrule,
     'Remove-NetFirewallRule': remove_netfirewallrule,
 }
+# NetSecurity is a CDXML module (its reference pages list CimSession, ThrottleLimit and AsJob): pwsh/commands.py.
+CMDLET_KIND = CDXML

@@ -12,6 +12,7 @@ that matches nothing writes a non-terminating ObjectNotFound error, as the CDXML
 
 import ipaddress
 
+from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
 from ..pwsh.values import (Byte, PSArray, PSError, UInt16, UInt32, Unsupported, enumerate_value, is_enumerable,
                            to_string)
@@ -427,3 +428,8 @@ CMDLETS = {
     'Remove-NetRoute': remove_netroute,
     'Get-DnsClientServerAddress': get_dnsclientserveraddress,
 }
+# NetTCPIP, NetAdapter and DnsClient are CDXML modules (their reference pages list CimSession, ThrottleLimit and AsJob):
+# where these cmdlets read preference variables, pwsh/commands.py. The ones listed decide -WhatIf themselves.
+CMDLET_KIND = CDXML
+WHATIF_MODELLED = ('New-NetIPAddress', 'Remove-NetIPAddress', 'Set-DnsClientServerAddress', 'New-NetRoute',
+                   'Remove-NetRoute')
