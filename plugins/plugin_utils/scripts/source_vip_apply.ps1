@@ -57,17 +57,21 @@ function Invoke-KubeWinHostLocal {
     return $output
 }
 
-New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
-# The owner's earlier reservation goes first: host-local refuses a second one for the same owner,
-# and an address outside the current pod subnet is of no use.
-$null = Invoke-KubeWinHostLocal -Command DEL -RangeSubnet $ReleaseSubnet
-$answer = Invoke-KubeWinHostLocal -Command ADD -RangeSubnet $Subnet
-$temporary = "$Path.kubewin-new"
-Write-KubeWinTextFile -Path $temporary -Text ''
-Set-KubeWinAcl -Path $temporary -Profile protected
-Write-KubeWinTextFile -Path $temporary -Text $answer.Trim()
-Move-Item -LiteralPath $temporary -Destination $Path -Force
-Register-KubeWinFile -Path @($Path) -TrackContent
+# host-local and the files it is given know nothing of -WhatIf: under it (win_powershell in check mode) nothing is
+# reserved and the record is reported as it is.
+if ($PSCmdlet.ShouldProcess($Path, 'Reserve the source VIP')) {
+    New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
+    # The owner's earlier reservation goes first: host-local refuses a second one for the same owner,
+    # and an address outside the current pod subnet is of no use.
+    $null = Invoke-KubeWinHostLocal -Command DEL -RangeSubnet $ReleaseSubnet
+    $answer = Invoke-KubeWinHostLocal -Command ADD -RangeSubnet $Subnet
+    $temporary = "$Path.kubewin-new"
+    Write-KubeWinTextFile -Path $temporary -Text ''
+    Set-KubeWinAcl -Path $temporary -Profile protected
+    Write-KubeWinTextFile -Path $temporary -Text $answer.Trim()
+    Move-Item -LiteralPath $temporary -Destination $Path -Force
+    Register-KubeWinFile -Path @($Path) -TrackContent
+}
 
 $Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{
         state = Get-KubeWinNodeState -Sections @('hns', 'files', 'contents') -Files @($Path) -Contents @($Path)
