@@ -80,9 +80,14 @@ def _expand_includes(text, seen):
 
 
 def describe_error(script, module_result):
-    """Turn a failed win_powershell result into a ScriptError with the first error record."""
+    """Turn a failed win_powershell result into a ScriptError with the error record that ended the script.
+
+    That is the last record: win_powershell adds the terminating error's record to the error stream after the
+    script stopped (``$ps.Streams.Error.Add($_.Exception.ErrorRecord)`` in its win_powershell.ps1), behind any
+    non-terminating error the script wrote before.
+    """
     records = module_result.get('error') or []
-    record = records[0] if records else {}
+    record = records[-1] if records else {}
     exception = record.get('exception') or {}
     # A module that crashed has no error record, only its own message, stderr or exception.
     message = (exception.get('message') or (record.get('error_details') or {}).get('message')

@@ -16,8 +16,11 @@ $ErrorActionPreference = 'Stop'
 # kubewin-include: state
 
 $existing = Get-NetFirewallRule -Name $Name -ErrorAction SilentlyContinue
+# NetSecurity's cmdlets are CDXML functions: they read $WhatIfPreference in the global scope only, where it is when
+# win_powershell runs this text but not when it runs a script file (a scope of its own); -WhatIf:$WhatIfPreference
+# hands them this script's (check mode).
 if ($Remove) {
-    if ($existing) { Remove-NetFirewallRule -Name $Name }
+    if ($existing) { Remove-NetFirewallRule -Name $Name -WhatIf:$WhatIfPreference }
 }
 else {
     $settings = @{
@@ -30,10 +33,10 @@ else {
     }
     if ($existing) {
         # Next to -Name (set ByName), -DisplayName selects rules (set ByDisplayName): -NewDisplayName renames.
-        Set-NetFirewallRule -Name $Name -NewDisplayName $DisplayName @settings
+        Set-NetFirewallRule -Name $Name -NewDisplayName $DisplayName @settings -WhatIf:$WhatIfPreference
     }
     else {
-        $null = New-NetFirewallRule -Name $Name -DisplayName $DisplayName @settings
+        $null = New-NetFirewallRule -Name $Name -DisplayName $DisplayName @settings -WhatIf:$WhatIfPreference
     }
 }
 $Ansible.Result = ConvertTo-Json -Depth 5 -Compress -InputObject ([ordered]@{

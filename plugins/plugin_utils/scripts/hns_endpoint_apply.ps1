@@ -28,18 +28,21 @@ function Connect-HostEndpoint {
     Set-NetIPInterface -InterfaceAlias "vEthernet ($EndpointName)" -AddressFamily IPv4 -Forwarding Enabled
 }
 
+# HNS calls know nothing of -WhatIf: under it (win_powershell in check mode) none is made.
 foreach ($id in $RemoveIds) {
-    $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
+    if ($PSCmdlet.ShouldProcess("HNS endpoint $id", 'Delete')) {
+        $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
+    }
 }
 $endpoint = $null
-if ($Name -and -not $AttachId) {
+if ($Name -and -not $AttachId -and $PSCmdlet.ShouldProcess("HNS endpoint $Name", 'Create')) {
     # hcsshim's HNSEndpoint omits an empty IPAddress (omitempty); HNS is never sent "".
     $request = [ordered]@{ Name = $Name; VirtualNetwork = $NetworkId }
     if ($IPAddress) { $request.IPAddress = $IPAddress }
     $created = Invoke-KubeWinHns -Method POST -Path '/endpoints/' -Body $request
     $AttachId = $created.ID
 }
-if ($AttachId -and $AttachHost) {
+if ($AttachId -and $AttachHost -and $PSCmdlet.ShouldProcess("HNS endpoint $AttachId", 'Attach to the host')) {
     Connect-HostEndpoint -Id $AttachId -EndpointName $Name
 }
 if ($AttachId) {

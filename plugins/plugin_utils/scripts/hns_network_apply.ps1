@@ -17,11 +17,12 @@ $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
+# HNS calls know nothing of -WhatIf: under it (win_powershell in check mode) none is made.
 foreach ($id in $RemoveIds) {
-    Remove-KubeWinHnsNetwork -Id $id
+    if ($PSCmdlet.ShouldProcess("HNS network $id", 'Delete')) { Remove-KubeWinHnsNetwork -Id $id }
 }
 $created = $null
-if ($Name) {
+if ($Name -and $PSCmdlet.ShouldProcess("HNS network $Name", 'Create')) {
     $vsidValue = $null
     if ($PSBoundParameters.ContainsKey('Vsid')) { $vsidValue = $Vsid }
     $created = New-KubeWinHnsNetwork -Spec ([ordered]@{

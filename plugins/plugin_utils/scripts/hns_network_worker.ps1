@@ -32,21 +32,25 @@ function Test-SameStaticConfig {
 }
 
 function Restore-StaticConfig {
+    # The NetTCPIP and DnsClient cmdlets are CDXML functions of their modules: they read $ErrorActionPreference in
+    # the global scope, not in this script's (powershell.exe -File gives the script a scope of its own), so the
+    # 'Stop' above does not reach them (PowerShell/PowerShell#4568, #6556). Each says -ErrorAction Stop itself.
     param([string]$Alias, $Expected)
-    Set-NetIPInterface -InterfaceAlias $Alias -AddressFamily IPv4 -Dhcp Disabled
+    Set-NetIPInterface -InterfaceAlias $Alias -AddressFamily IPv4 -Dhcp Disabled -ErrorAction Stop
     Get-NetIPAddress -InterfaceAlias $Alias -AddressFamily IPv4 -ErrorAction SilentlyContinue |
-        Remove-NetIPAddress -Confirm:$false
+        Remove-NetIPAddress -Confirm:$false -ErrorAction Stop
     Get-NetRoute -InterfaceAlias $Alias -DestinationPrefix '0.0.0.0/0' -ErrorAction SilentlyContinue |
-        Remove-NetRoute -Confirm:$false
+        Remove-NetRoute -Confirm:$false -ErrorAction Stop
     $addressArgs = @{
         InterfaceAlias = $Alias
         IPAddress = $Expected.address
         PrefixLength = $Expected.prefix_length
+        ErrorAction = 'Stop'
     }
     if ($Expected.gateway) { $addressArgs.DefaultGateway = $Expected.gateway }
     $null = New-NetIPAddress @addressArgs
     if (@($Expected.dns_servers).Count -gt 0) {
-        Set-DnsClientServerAddress -InterfaceAlias $Alias -ServerAddresses @($Expected.dns_servers)
+        Set-DnsClientServerAddress -InterfaceAlias $Alias -ServerAddresses @($Expected.dns_servers) -ErrorAction Stop
     }
 }
 

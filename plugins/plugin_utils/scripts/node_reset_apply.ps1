@@ -30,7 +30,9 @@ function Invoke-Sc {
 # Services first: nothing may hold the files, endpoints or networks removed below.
 foreach ($name in $Services) {
     $service = Get-Service -Name $name -ErrorAction SilentlyContinue
-    if (-not $service) { continue }
+    # sc.exe, HNS calls, the registry of managed files and the waits for services know nothing of -WhatIf: under it
+    # (win_powershell in check mode) the script does none of them.
+    if (-not $service -or -not $PSCmdlet.ShouldProcess($name, 'Stop and delete the service')) { continue }
     # With the services that depend on it (kube-proxy on the kubelet), each waited for with a bound (lib/services).
     Stop-KubeWinService -Name $name -TimeoutSeconds $StopTimeoutSeconds
     Invoke-Sc delete $name
@@ -43,10 +45,12 @@ foreach ($name in $Services) {
 
 # Load balancers reference endpoints, so HNS deletes them first.
 foreach ($id in $PolicyListIds) {
-    $null = Invoke-KubeWinHns -Method DELETE -Path "/policylists/$id"
+    if ($PSCmdlet.ShouldProcess("HNS policy list $id", 'Delete')) {
+        $null = Invoke-KubeWinHns -Method DELETE -Path "/policylists/$id"
+    }
 }
 foreach ($id in $EndpointIds) {
-    $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id"
+    if ($PSCmdlet.ShouldProcess("HNS endpoint $id", 'Delete')) { $null = Invoke-KubeWinHns -Method DELETE -Path "/endpoints/$id" }
 }
 
 function Remove-KubeWinDirectoryLink {
@@ -76,7 +80,9 @@ foreach ($path in $Paths) {
     if ($item.PSIsContainer) { Remove-KubeWinDirectoryLink -Path $path }
     Remove-Item -LiteralPath $path -Recurse -Force
 }
-if ($Forget.Count -gt 0) { Register-KubeWinFile -Forget $Forget }
+if ($Forget.Count -gt 0 -and $PSCmdlet.ShouldProcess('the registry of managed files', 'Forget')) {
+    Register-KubeWinFile -Forget $Forget
+}
 foreach ($key in $RegistryKeys) {
     # -Recurse: a key with subkeys would otherwise ask first, which a remote session cannot answer (Remove-Item).
     if (Test-Path -LiteralPath $key) { Remove-Item -LiteralPath $key -Recurse -Force }

@@ -14,17 +14,20 @@ $ErrorActionPreference = 'Stop'
 
 # kubewin-include: state
 
+# NetTCPIP's cmdlets are CDXML functions: they read $WhatIfPreference in the global scope only, where it is when
+# win_powershell runs this text but not when it runs a script file (a scope of its own); -WhatIf:$WhatIfPreference
+# hands them this script's (check mode).
 foreach ($route in $Remove) {
     foreach ($store in @('ActiveStore', 'PersistentStore')) {
         $found = @(Get-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceIndex $route.interface_index `
                 -PolicyStore $store -ErrorAction SilentlyContinue | Where-Object { $_.NextHop -eq $route.next_hop })
-        foreach ($entry in $found) { $entry | Remove-NetRoute -Confirm:$false }
+        foreach ($entry in $found) { $entry | Remove-NetRoute -Confirm:$false -WhatIf:$WhatIfPreference }
     }
 }
 foreach ($route in $Add) {
     # Without -PolicyStore New-NetRoute writes both stores, so the route survives a reboot.
     $null = New-NetRoute -AddressFamily IPv4 -DestinationPrefix $route.destination -InterfaceAlias $route.interface_alias `
-        -NextHop $route.next_hop -RouteMetric ([uint16]$route.metric) -Confirm:$false
+        -NextHop $route.next_hop -RouteMetric ([uint16]$route.metric) -Confirm:$false -WhatIf:$WhatIfPreference
 }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
         state = Get-KubeWinNodeState -Sections @('adapters', 'routes')

@@ -200,7 +200,11 @@ if ($existing) {
     $dependents = @($existing.DependentServices | ForEach-Object { $_.Name })
     $runningDependents = @($existing.DependentServices | Where-Object { $_.Status -eq 'Running' } | ForEach-Object { $_.Name })
 }
-if ($Ensure -eq 'absent') {
+# sc.exe and the waits for the service know nothing of -WhatIf: under it (win_powershell in check mode) the script
+# changes nothing and reports the service as it is.
+if (-not $PSCmdlet.ShouldProcess($Name, 'Configure the service')) {
+}
+elseif ($Ensure -eq 'absent') {
     if ($existing) {
         Stop-KubeWinService -Name $Name -TimeoutSeconds $StartTimeoutSeconds
         Invoke-Sc delete $Name

@@ -43,7 +43,9 @@ function Install-OvsMsi {
 
 function Get-AdapterSwitch {
     param([Parameter(Mandatory)][string]$Adapter)
-    $description = (Get-NetAdapter -Name $Adapter).InterfaceDescription
+    # Get-NetAdapter is a CDXML function: this script's $ErrorActionPreference does not reach it (Restore-StaticConfig
+    # of hns_network_worker.ps1 says why).
+    $description = (Get-NetAdapter -Name $Adapter -ErrorAction Stop).InterfaceDescription
     $switch = @(Get-VMSwitch | Where-Object { $_.NetAdapterInterfaceDescription -eq $description })
     if ($switch.Count -ne 1) { throw "expected one vSwitch on adapter '$Adapter', found $($switch.Count)" }
     return $switch[0].Name

@@ -9,7 +9,8 @@ $ErrorActionPreference = 'Stop'
 
 # A second Install-RemoteAccess on an installed router is not what its reference page describes: check first.
 if ([string](Get-RemoteAccess).RoutingStatus -ne 'Installed') {
-    Install-RemoteAccess -VpnType RoutingOnly
+    # A CDXML function: it reads $WhatIfPreference in the global scope only (not where a script file has it).
+    Install-RemoteAccess -VpnType RoutingOnly -WhatIf:$WhatIfPreference
 }
 # The install starts the service, "sometimes" not (tigera/docs): start it when it is not running.
 if ((Get-Service -Name RemoteAccess).Status -ne 'Running') {

@@ -18,7 +18,11 @@ $ErrorActionPreference = 'Stop'
 
 $taskPath = '\kubewin\'
 $existing = Get-ScheduledTask -TaskName $Name -TaskPath $taskPath -ErrorAction SilentlyContinue
-if ($Remove) {
+# Register-ScheduledTask knows nothing of -WhatIf (its reference page lists no -WhatIf), and Unregister-ScheduledTask
+# is a CDXML function, which reads it in the global scope only: the script asks itself (win_powershell's check mode).
+if (-not $PSCmdlet.ShouldProcess("scheduled task $taskPath$Name", $(if ($Remove) { 'Unregister' } else { 'Register' }))) {
+}
+elseif ($Remove) {
     if ($existing) { Unregister-ScheduledTask -TaskName $Name -TaskPath $taskPath -Confirm:$false }
 }
 else {

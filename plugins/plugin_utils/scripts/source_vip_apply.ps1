@@ -57,13 +57,17 @@ function Invoke-KubeWinHostLocal {
     return $output
 }
 
-New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
-# The owner's earlier reservation goes first: host-local refuses a second one for the same owner,
-# and an address outside the current pod subnet is of no use.
-$null = Invoke-KubeWinHostLocal -Command DEL -RangeSubnet $ReleaseSubnet
-$answer = Invoke-KubeWinHostLocal -Command ADD -RangeSubnet $Subnet
-Publish-KubeWinTextFile -Path $Path -Text $answer.Trim() -Profile protected
-Register-KubeWinFile -Path @($Path) -TrackContent
+# host-local and the files it is given know nothing of -WhatIf: under it (win_powershell in check mode) nothing is
+# reserved and the record is reported as it is.
+if ($PSCmdlet.ShouldProcess($Path, 'Reserve the source VIP')) {
+    New-KubeWinDirectory -Path (Split-Path -Path $Path -Parent)
+    # The owner's earlier reservation goes first: host-local refuses a second one for the same owner,
+    # and an address outside the current pod subnet is of no use.
+    $null = Invoke-KubeWinHostLocal -Command DEL -RangeSubnet $ReleaseSubnet
+    $answer = Invoke-KubeWinHostLocal -Command ADD -RangeSubnet $Subnet
+    Publish-KubeWinTextFile -Path $Path -Text $answer.Trim() -Profile protected
+    Register-KubeWinFile -Path @($Path) -TrackContent
+}
 
 $Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{
         state = Get-KubeWinNodeState -Sections @('hns', 'files', 'contents') -Files @($Path) -Contents @($Path)

@@ -7,8 +7,9 @@ tree per script text) would start empty for every remote call: parsing is most o
 (node_info.ps1, 36 KB composed, about 0.09 s of CPU to parse and 0.03 s to run). A callback runs in
 the parent; when a task of a kubewin.node action starts, before its workers are forked, this one
 parses the scripts that action runs (node_info.ps1, and ``<action>.ps1`` or ``<action>_apply.ps1``
-where such a script exists, or the one named in OTHER_NAMES) and imports the engine and the in-process
-module runner (with ansible.module_utils.basic), so each worker inherits all of it. It changes no
+where such a script exists, or the one named in OTHER_NAMES), evaluates the fake win_powershell's options (the
+installed module's $spec) and imports the engine and the in-process module runner (with
+ansible.module_utils.basic), so each worker inherits all of it. It changes no
 result: the cache is keyed by the exact text ``_pwsh.load_script`` composes and sends.
 """
 
@@ -48,6 +49,9 @@ class CallbackModule(CallbackBase):
         from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh
         from kubewin_sim import inprocess, fake  # noqa: F401  pylint: disable=unused-import
         from kubewin_sim.pwsh.syntax import parse
+        from kubewin_sim.windows.win_powershell import module_spec
+        # The fake module's options, the installed module's $spec evaluated once (cached) for every worker.
+        module_spec()
         name = action[len(PREFIX):]
         for script in ('node_info', name, name + '_apply', OTHER_NAMES.get(name, name)):
             if script in self._warmed or not os.path.exists(os.path.join(_pwsh.SCRIPT_DIR, script + '.ps1')):

@@ -59,7 +59,7 @@ def marker_of(text):
 def fault_result(message):
     """The module's answer when an injected fault ends the call: failed, with one error record."""
     record = ErrorRecord(PSError(message, error_id='InjectedFault'))
-    return dict(engine_module.EMPTY, changed=True, failed=True, error=[engine_module.error_entry(record)])
+    return dict(engine_module.EMPTY, changed=True, failed=True, error=[engine_module.error_entry(record, 2)])
 
 
 def take_script_fault(node, name, parameters, check_mode):
@@ -90,9 +90,15 @@ def take_script_fault(node, name, parameters, check_mode):
     return None
 
 
-def run_powershell(script_text, module_args, check_mode):
+# The module's options windows/win_powershell.invoke takes as keywords, besides script, parameters, sensitive_parameters,
+# error_action and depth.
+_OPTIONS = ('arguments', 'chdir', 'creates', 'executable', 'path', 'remote_src', 'removes')
+
+
+def run_powershell(module_args, check_mode, verbosity=0, diff=False):
     """Run one win_powershell call on the current host's node: the script runs whole in the engine with
     the module's contract (windows/win_powershell.py); returns the module's result dict."""
+    script_text = module_args['script']
     host, state_dir = current_host()
     with open_node(state_dir, host) as node:
         name = marker_of(script_text) or 'unnamed'
@@ -108,9 +114,11 @@ def run_powershell(script_text, module_args, check_mode):
         if fault and not fault.get('after'):
             return fault_result('Access is denied. (injected fault)')
         started = time.process_time()
+        options = {name: module_args[name] for name in _OPTIONS}
         outcome = engine_module.invoke(node, script_text, module_args['parameters'],
                                        module_args['sensitive_parameters'], check_mode=check_mode,
-                                       error_action=module_args['error_action'], depth=module_args['depth'])
+                                       error_action=module_args['error_action'], depth=module_args['depth'],
+                                       verbosity=verbosity, diff=diff, **options)
         if os.environ.get(SCRIPT_TIMES_ENV):
             with open(os.environ[SCRIPT_TIMES_ENV], 'a', encoding='utf-8') as handle:
                 handle.write(json.dumps({'script': name, 'seconds': time.process_time() - started}) + '\n')

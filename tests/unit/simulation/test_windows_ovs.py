@@ -317,3 +317,17 @@ def test_switch_extension_cmdlets():
     assert node.data['ovs']['extensions'] == {'Ethernet': True}
     outcome = run_on_node(node, "Get-VMSwitch -Name other")
     assert outcome.errors == ['Hyper-V was unable to find a virtual switch with name "other".'], outcome
+
+
+def test_a_missing_adapter_fails_the_worker_with_get_netadapter_s_error():
+    # Get-NetAdapter is a CDXML function: it reads $ErrorActionPreference in the global scope, and the worker's
+    # 'Stop' is in its own script scope (powershell.exe -File), so only -ErrorAction Stop makes its error end the
+    # worker (pwsh/commands.py; PowerShell/PowerShell#4568). Without it, the worker went on with no adapter
+    # description and failed later, naming no adapter lookup.
+    node = new_node()
+    run_worker(node, spec(install={'msi': MSI, 'features': FEATURES}, bridge=BRIDGE, external_ids=EXTERNAL_IDS,
+                          services=['ovsdb-server', 'ovs-vswitchd', 'ovn-controller']))
+    absent = spec(remove_bridge={'name': 'br-ex', 'extension': ovs.EXTENSION, 'disable_extension_on': ['Ethernet 9']})
+    answer = run_worker(node, absent, 'op-ovs-absent')
+    assert answer['state'] == 'failed'
+    assert answer['error'].startswith("No MSFT_NetAdapter objects found with property 'Name' equal to 'Ethernet 9'")

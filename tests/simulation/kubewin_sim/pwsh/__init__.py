@@ -36,8 +36,8 @@ def new_interpreter(host=None, commands=None):
 
 
 def execute(interpreter, text, parameters, out, scope=None):
-    """Run ``text`` in ``interpreter`` (in ``scope``, a script scope of its own by default), its success stream into
-    ``out``; return (exit code, failed).
+    """Run ``text`` in ``interpreter``, its success stream into ``out``; return (exit code, failed). ``scope``: the
+    scope it runs in (dot-sourced there), by default a script scope of its own.
 
     A terminating error (throw, Stop, parameters that do not bind, text 5.1 cannot parse) joins the
     error stream: exit code 1, failed. ``exit N`` ends the run with N. Unsupported propagates: it is a

@@ -11,8 +11,9 @@ takes the common parameters and refuses extra arguments; a simple one collects t
 
 from . import cmdlet_sets
 from . import operators as ops
+from .streams import write_record
 from .values import (AUTOMATION_NULL, Hashtable, PSArray, PSError, SwitchParameter, Unsupported, enumerate_value,
-                     is_enumerable, is_null, is_number, to_string, type_name)
+                     is_enumerable, is_null, is_number, to_bool, to_string, type_name)
 
 # The common parameters and their aliases, from the one table the cmdlet binder uses (about_CommonParameters).
 COMMON = {key: name for name, alias, _type in cmdlet_sets.COMMON for key in (name.lower(), alias)}
@@ -62,6 +63,7 @@ class Signature:
         self.params = []
         self.advanced = False
         self.should_process = False
+        self.confirm_impact = 'Medium'  # CmdletBindingAttribute.ConfirmImpact's default
         if param_block is None:
             return
         attributes = param_block.child('attribute_list')
@@ -71,13 +73,23 @@ class Signature:
                 self.advanced = True
                 arguments = attribute.child('attribute_arguments')
                 for argument in (arguments.all('attribute_argument') if arguments else []):
-                    if argument.named_children[0].text.lower() == 'supportsshouldprocess':
-                        self.should_process = True
+                    self._cmdletbinding_argument(interpreter, argument, scope)
         parameter_list = param_block.child('parameter_list')
         for parameter in (parameter_list.all('script_parameter') if parameter_list else []):
             decl = self._declaration(interpreter, parameter, scope)
             self.params.append(decl)
             self.params.extend(self._absorbed(interpreter, decl))
+
+    def _cmdletbinding_argument(self, interpreter, argument, scope):
+        """A named argument of [CmdletBinding()]: written alone it is $true, else its value converted to the property's
+        type (about_Functions_CmdletBindingAttribute; SupportsShouldProcess=$false declares no -WhatIf)."""
+        name = argument.named_children[0].text.lower()
+        value_nodes = argument.named_children[1:]
+        value = interpreter.eval_expression(value_nodes[0], scope) if value_nodes else True
+        if name == 'supportsshouldprocess':
+            self.should_process = to_bool(value)
+        elif name == 'confirmimpact':
+            self.confirm_impact = to_string(value)
 
     @staticmethod
     def _absorbed(interpreter, decl):
@@ -387,37 +399,71 @@ def bind_script_parameters(interpreter, param_block, scope, named, positional, c
     scope.vars['args'] = PSArray(extra)
     if sig.advanced:
         _apply_common(scope, common, sig)
-        scope.vars['pscmdlet'] = PSCmdlet(interpreter, scope)
+        scope.vars['pscmdlet'] = PSCmdlet(interpreter, scope, command, sig.confirm_impact)
     return bound
 
 
 def _apply_common(scope, common, sig):
-    """Common parameters set the matching preference variables in the function's scope (about_CommonParameters)."""
+    """Common parameters set the matching preference variables in the function's scope (about_CommonParameters;
+    PSScriptCmdlet.SetPreferenceVariables of PowerShell/PowerShell 60b3b304f2: -Debug is Inquire in 5.1, -Confirm
+    sets $ConfirmPreference Low and -Confirm:$false None)."""
     if 'ErrorAction' in common:
         scope.vars['erroractionpreference'] = to_string(common['ErrorAction'])
     if 'WarningAction' in common:
         scope.vars['warningpreference'] = to_string(common['WarningAction'])
+    if 'InformationAction' in common:
+        scope.vars['informationpreference'] = to_string(common['InformationAction'])
     if 'WhatIf' in common and sig.should_process:
-        scope.vars['whatifpreference'] = bool(common['WhatIf'])
+        scope.vars['whatifpreference'] = to_bool(common['WhatIf'])
+    if 'Confirm' in common and sig.should_process:
+        scope.vars['confirmpreference'] = 'Low' if to_bool(common['Confirm']) else 'None'
     if 'Verbose' in common:
-        scope.vars['verbosepreference'] = 'Continue' if common['Verbose'] else 'SilentlyContinue'
+        scope.vars['verbosepreference'] = 'Continue' if to_bool(common['Verbose']) else 'SilentlyContinue'
+    if 'Debug' in common:
+        scope.vars['debugpreference'] = 'Inquire' if to_bool(common['Debug']) else 'SilentlyContinue'
+
+
+# ConfirmImpact's values in order (System.Management.Automation.ConfirmImpact).
+_CONFIRM_IMPACT = ('none', 'low', 'medium', 'high')
 
 
 class PSCmdlet:
-    """$PSCmdlet of an advanced function: ShouldProcess honours -WhatIf ($WhatIfPreference)."""
+    """$PSCmdlet of an advanced function or script. ShouldProcess as MshCommandRuntime.DoShouldProcess decides it
+    (PowerShell/PowerShell 60b3b304f2): under $WhatIfPreference it writes "What if: <description>" to the host and
+    returns $false; else it returns $true when $ConfirmPreference is None or above the command's ConfirmImpact
+    (CanShouldProcessAutoConfirm), writing the description as a verbose record, and would ask the user otherwise (not
+    modelled: the hosts scripts run in cannot prompt). The description is CommandBaseStrings.ShouldProcessMessage,
+    'Performing the operation "<action>" on target "<target>".', the action defaulting to the command's name."""
 
     NET = 'System.Management.Automation.PSScriptCmdlet'
 
-    def __init__(self, interpreter, scope):
+    def __init__(self, interpreter, scope, command, confirm_impact):
         self._interpreter = interpreter
         self._scope = scope
+        # A script win_powershell runs is a FunctionInfo without a name (Command.CreateCommandProcessor).
+        self._command = '' if command == 'script' else command
+        self._confirm_impact = confirm_impact
 
-    def ShouldProcess(self, target, action=None):  # pylint: disable=invalid-name
-        if self._interpreter.lookup(self._scope, 'WhatIfPreference'):
-            self._interpreter.information.append('What if: Performing the operation "%s" on target "%s".'
-                                                 % (to_string(action) if action is not None else 'Process',
-                                                    to_string(target)))
+    def ShouldProcess(self, *arguments):  # pylint: disable=invalid-name
+        if len(arguments) == 1:
+            description = 'Performing the operation "%s" on target "%s".' % (self._command, to_string(arguments[0]))
+        elif len(arguments) == 2:
+            description = 'Performing the operation "%s" on target "%s".' % (to_string(arguments[1]),
+                                                                            to_string(arguments[0]))
+        elif len(arguments) == 3:
+            description = to_string(arguments[0])
+        else:
+            raise Unsupported('$PSCmdlet.ShouldProcess with %d arguments' % len(arguments))
+        streams = self._interpreter.streams
+        if to_bool(self._interpreter.lookup(self._scope, 'WhatIfPreference')):
+            streams.host_line('What if: ' + description)
             return False
+        preference = to_string(self._interpreter.lookup(self._scope, 'ConfirmPreference')).lower()
+        if preference != 'none' and _CONFIRM_IMPACT.index(preference) <= _CONFIRM_IMPACT.index(
+                self._confirm_impact.lower()):
+            raise Unsupported('$PSCmdlet.ShouldProcess asking for confirmation ($ConfirmPreference %s)' % preference)
+        write_record(streams, 'verbose', description,
+                     to_string(self._interpreter.lookup(self._scope, 'VerbosePreference')))
         return True
 
     def ThrowTerminatingError(self, record):  # pylint: disable=invalid-name

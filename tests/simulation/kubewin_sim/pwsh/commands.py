@@ -9,6 +9,36 @@ parameters are switches comes from the command itself. Errors a cmdlet writes ob
 A name that is no function, modelled cmdlet or program of the node is CommandNotFound (Windows' own error) only
 when Windows would not have it either: a cmdlet of Windows PowerShell 5.1 or of a Windows Server module that the
 engine does not model is Unsupported, unless its module is one the node does not have (cmdlet_names.json).
+
+Where a cmdlet reads a preference variable ($ErrorActionPreference, $WarningPreference, $VerbosePreference,
+$DebugPreference, $InformationPreference, $WhatIfPreference) depends on its kind, which each modelled cmdlet
+declares (``Cmdlet.kind``); a common parameter given to the call (-ErrorAction, -WhatIf...) wins over the variable
+for either kind:
+
+- COMPILED, a .NET cmdlet class of a binary module (Microsoft.PowerShell.Management, CimCmdlets, Hyper-V...): the
+  preference is read from the caller's scope chain. Sources: MshCommandRuntime.cs (the WhatIf, ErrorAction...
+  properties read ``Context.GetBooleanPreference``/``GetEnumPreference`` when the parameter was not given) and
+  ExecutionContext.GetBooleanPreference (``EngineSessionState.GetVariableValue``); CommandProcessor.Init (a cmdlet runs
+  in the caller's session state, ``CommandScope = Context.EngineSessionState.CurrentScope``), PowerShell/PowerShell
+  60b3b304f2; "Everything you wanted to know about ShouldProcess", Scope issues: a built-in cmdlet called from a
+  function sees its -WhatIf.
+- CDXML, a function Cmdletization generates from a module's .cdxml file (NetTCPIP, NetAdapter, DnsClient,
+  NetSecurity, ScheduledTasks, RemoteAccess: their reference pages list the CimSession, ThrottleLimit and AsJob
+  parameters every such function has, SessionBasedWrapper.cs and CimCmdletAdapter): the function lives in its
+  module's session state, whose scope chain is the function's own scope, the module's script scope (which sets no
+  preference variable: ScriptWriter.cs's module preamble) and the global scope. So it sees a preference set in the
+  global scope (a script win_powershell runs is dot-sourced there: PowerShell.AddScript without useLocalScope,
+  PSScriptCmdlet pushing its locals onto the global scope's DottedScopes) but not one set in a function or in a
+  script's own scope (``powershell.exe -File``). Sources: PowerShell/PowerShell#6556 (Enable-NetFirewallRule changes
+  the rule when an advanced function called with -WhatIf calls it), #4568, SessionStateInternal (a module's
+  session state links to the global scope), SessionStateScope.TryGetLocalVariableFromTuple (DottedScopes).
+
+A cmdlet that supports ShouldProcess (its reference page lists -WhatIf) does not act under -WhatIf
+(about_CommonParameters: "Displays a message that describes the effect of the command, instead of executing the
+command"). A model that decides that itself, at the point its cmdlet calls ShouldProcess, declares it
+(``Cmdlet.models_what_if``) and reads ``ctx.what_if()``; any other is not called at all, so it neither acts nor
+writes output. Not modelled there: the errors such a cmdlet raises before its ShouldProcess call (a path that does
+not exist...) and the text of its ``What if:`` line (each cmdlet's own resource string), which is not written.
 """
 
 import copy
@@ -18,8 +48,10 @@ import os
 import re
 
 from .cmdlet_sets import ALL_SETS, ParameterBindingError, cmdlet_spec
+from .invocation import InvocationInfo
 from .operators import within_bound
 from .pipeline import Stage
+from .streams import write_record
 from .values import (ArrayList, EnumValue, Hashtable, PSArray, PSError, ScriptBlock, Unsupported, enumerate_value,
                      is_enumerable, is_null, is_number, to_bool, to_string, type_name)
 
@@ -35,17 +67,31 @@ class Parameter:
         self.joined = joined
 
 
+COMPILED = 'compiled'
+CDXML = 'cdxml'
+KINDS = (COMPILED, CDXML)
+# The preference variable a common parameter of the call stands for (about_CommonParameters).
+_COMMON_PREFERENCES = {'WarningAction': 'WarningPreference', 'InformationAction': 'InformationPreference',
+                       'Verbose': 'VerbosePreference', 'Debug': 'DebugPreference'}
+
+
 class Cmdlet:
     """A cmdlet implemented in Python: ``function(ctx, params, input_items)`` returns its output items.
 
     How its arguments bind (names, prefixes, aliases, switches, positions, parameter sets, mandatory
     parameters) comes from its table in cmdlet_sets/, taken from Microsoft's reference: a cmdlet the
-    engine implements must have one. ``params`` maps canonical parameter names to values.
+    engine implements must have one. ``params`` maps canonical parameter names to values. ``kind``
+    (COMPILED or CDXML) says where it reads preference variables; ``models_what_if`` that the function
+    itself decides what -WhatIf leaves undone (see the module docstring).
     """
 
-    def __init__(self, name, function):
+    def __init__(self, name, function, kind=COMPILED, models_what_if=False):
+        if kind not in KINDS:
+            raise ValueError('%s: unknown kind of command %r' % (name, kind))
         self.name = name
         self.function = function
+        self.kind = kind
+        self.models_what_if = models_what_if
         self.spec = cmdlet_spec(name)
         if self.spec is None:
             raise ValueError('%s has no parameter-binding table in cmdlet_sets/' % name)
@@ -79,23 +125,68 @@ def command_id(cmdlet_name):
     return cmdlet_name
 
 
-class CommandContext:
-    """What a running cmdlet sees: its parameters' error action, the runspace and the host (the node)."""
+def name_activity(error, cmdlet):
+    """An error a cmdlet writes or throws has its name as CategoryInfo.Activity unless its writer gave another
+    (ErrorCategoryInfo.Activity: the record's InvocationInfo.MyCommand.Name)."""
+    if getattr(error, 'activity', None) is None:
+        error.activity = cmdlet.name
 
-    def __init__(self, interpreter, scope, cmdlet, error_action, parameter_set):
+
+def _call_invocation(cmdlet, node):
+    name_node = node.child('command_name') or node.child('command_name_expr')
+    return InvocationInfo(cmdlet.name, name_node.text if name_node is not None else cmdlet.name, node)
+
+
+class CommandContext:
+    """What a running cmdlet sees: the common parameters of its call, the runspace and the host (the node)."""
+
+    def __init__(self, interpreter, scope, cmdlet, common, parameter_set, invocation=None):  # pylint: disable=too-many-arguments
         self.parameter_set = parameter_set
         self.interpreter = interpreter
         self.scope = scope
         self.cmdlet = cmdlet
-        self.error_action = error_action
+        self.common = common
         self.host = interpreter.host
+        self.invocation = invocation
 
-    def write_error(self, error):
+    @property
+    def error_action(self):
+        """-ErrorAction of the call, else $ErrorActionPreference where this kind of command reads it."""
+        if 'ErrorAction' in self.common:
+            return to_string(self.common['ErrorAction'])
+        return to_string(self.interpreter.lookup(self.preference_scope(), 'ErrorActionPreference'))
+
+    def preference_scope(self):
+        """The scope whose chain this cmdlet reads preference variables from (the module docstring)."""
+        return self.scope if self.cmdlet.kind == COMPILED else self.interpreter.global_scope
+
+    def preference(self, variable):
+        """A preference (``WarningPreference``...): the call's common parameter, else the variable. -Verbose is
+        Continue; -Debug is Inquire in 5.1 (MshCommandRuntime.DebugPreference), Continue where the host has no UI."""
+        for parameter, name in _COMMON_PREFERENCES.items():
+            if name == variable and parameter in self.common:
+                value = self.common[parameter]
+                if parameter == 'Verbose':
+                    return 'Continue' if to_bool(value) else 'SilentlyContinue'
+                if parameter == 'Debug':
+                    return 'Inquire' if to_bool(value) else 'SilentlyContinue'
+                return to_string(value)
+        return to_string(self.interpreter.lookup(self.preference_scope(), variable))
+
+    def write_error(self, error, details=None, callers=False):
+        """WriteError: a non-terminating error record of this command's call (``callers``: of its caller's, as
+        Write-Error's records are: WriteErrorCommand sets the caller's $MyInvocation on them)."""
         from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
-        self.interpreter.write_error(ErrorRecord(qualified(error, self.cmdlet.name)), self.scope, self.error_action)
+        error = qualified(error, self.cmdlet.name)
+        name_activity(error, self.cmdlet)
+        if not callers:
+            error.invocation = self.invocation
+        record = ErrorRecord(error, self.invocation.ScriptLineNumber if self.invocation else None)
+        record.ErrorDetails = details
+        self.interpreter.write_error(record, self.scope, self.error_action)
 
     def write_warning(self, text):
-        self.interpreter.warnings.append(to_string(text))
+        write_record(self.interpreter.streams, 'warning', to_string(text), self.preference('WarningPreference'))
 
     def invoke(self, block, item, positional=(), out=None):
         """Run a script block with $_ = item in the caller's scope chain; return its output (written to ``out``, as
@@ -115,7 +206,10 @@ class CommandContext:
         return out
 
     def what_if(self):
-        return bool(self.interpreter.lookup(self.scope, 'WhatIfPreference'))
+        """Whether -WhatIf is in force: the call's -WhatIf, else $WhatIfPreference where this kind reads it."""
+        if 'WhatIf' in self.common:
+            return to_bool(self.common['WhatIf'])
+        return to_bool(self.interpreter.lookup(self.preference_scope(), 'WhatIfPreference'))
 
 
 def _elements(node):
@@ -463,19 +557,22 @@ def _cmdlet_stage(interpreter, cmdlet, node, scope, piped):
         params[canonical] = value
     _validate_sets(spec, params)
     _convert_arguments(spec, params, result.parameter_set)
-    error_action = params.pop('ErrorAction', None)
-    error_action = to_string(error_action) if error_action is not None else None
+    common = {name: params.pop(name) for name in ('ErrorAction', 'WarningAction', 'InformationAction', 'Verbose',
+                                                  'Debug', 'WhatIf') if name in params}
     error_variable = params.pop('ErrorVariable', None)
-    for common in ('WarningAction', 'InformationAction', 'WarningVariable', 'OutVariable', 'OutBuffer',
-                   'PipelineVariable', 'InformationVariable', 'Verbose', 'Debug'):
-        params.pop(common, None)
-    # -Confirm:$false only says "do not ask" (about_CommonParameters); the host cannot prompt (non-interactive, as
-    # under WinRM), so it changes nothing. -Confirm and -WhatIf for one call are not modelled.
+    for unused in ('WarningVariable', 'OutVariable', 'OutBuffer', 'PipelineVariable', 'InformationVariable'):
+        params.pop(unused, None)
+    # -Confirm:$false only says "do not ask" (about_CommonParameters); -Confirm asks, and the host cannot prompt.
     if 'Confirm' in params and not to_bool(params['Confirm']):
         del params['Confirm']
-    if 'WhatIf' in params or 'Confirm' in params:
-        raise Unsupported('-WhatIf/-Confirm on cmdlet %s' % cmdlet.name, node.line)
-    ctx = CommandContext(interpreter, scope, cmdlet, error_action, result.parameter_set)
+    if 'Confirm' in params:
+        raise Unsupported('-Confirm on cmdlet %s (it prompts)' % cmdlet.name, node.line)
+    ctx = CommandContext(interpreter, scope, cmdlet, common, result.parameter_set, _call_invocation(cmdlet, node))
+    if spec.supports_should_process and not cmdlet.models_what_if and ctx.what_if():
+        # Under -WhatIf the cmdlet does not act and writes nothing (the module docstring says what is not modelled):
+        # what is piped to it goes nowhere, on Windows as here.
+        return _CollectingStage(lambda items: _redirect(interpreter, [], [], redirections), piped, cmdlet.name,
+                                collects_in_windows=True)
     run = _ErrorVariable(interpreter, scope, error_variable)
     stream = getattr(cmdlet.function, 'stream', None)
     stage = stream(ctx, params, piped) if stream is not None else None
@@ -494,7 +591,11 @@ def _run_cmdlet(cmdlet, ctx, params, items):
     try:
         return list(cmdlet.function(ctx, params, items))
     except PSError as error:
-        raise qualified(error, cmdlet.name) from None
+        error = qualified(error, cmdlet.name)
+        name_activity(error, cmdlet)
+        if getattr(error, 'invocation', None) is None:
+            error.invocation = ctx.invocation
+        raise error from None
     except MODEL_FAILURES as failure:
         raise Unsupported('%s with %s (%s: %s)' % (cmdlet.name, ', '.join('-' + name for name in params) or 'no parameter',
                                                    type(failure).__name__, failure)) from None

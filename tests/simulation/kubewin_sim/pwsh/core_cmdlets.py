@@ -8,6 +8,7 @@ file system). Cmdlets that read or change the node live in the Windows model.
 
 from . import dotnet
 from . import dotnet_sort
+from . import streams
 from . import operators as ops
 from . import types as pstypes
 from .commands import Cmdlet
@@ -370,20 +371,55 @@ class _WriteOutput(_Streaming):
         self.emit(item)
 
 
+class ErrorDetails:
+    """System.Management.Automation.ErrorDetails: the message shown instead of the exception's, and a recommended
+    action."""
+
+    NET = 'System.Management.Automation.ErrorDetails'
+
+    def __init__(self, message, recommended_action=None):
+        self.Message = message
+        self.RecommendedAction = recommended_action
+
+    def to_string(self):
+        return self.Message
+
+
 def write_error(ctx, params, input_items):
-    message = params.get('Message', params.get('ErrorRecord'))
-    if 'Exception' in params and message is None:
-        message = get_member(params['Exception'], 'Message')
-    from .interpreter import ErrorRecord  # pylint: disable=import-outside-toplevel
-    if isinstance(message, ErrorRecord):
-        ctx.write_error(message.error)
+    """Write-Error (its reference page; WriteErrorCommand in write.cs, 5.1): an error record of -Exception, else of a
+    WriteErrorException with -Message; with both, -Message is the record's ErrorDetails. -ErrorId (default the
+    exception's type name), -Category, -TargetObject, -RecommendedAction and the -Category* overrides of the record's
+    CategoryInfo; its activity is "Write-Error" unless -CategoryActivity says otherwise."""
+    from .interpreter import ErrorRecord, ExceptionObject  # pylint: disable=import-outside-toplevel
+    if 'ErrorRecord' in params:
+        record = params['ErrorRecord']
+        if not isinstance(record, ErrorRecord):
+            raise Unsupported('Write-Error -ErrorRecord of a %s' % type(record).__name__)
+        ctx.write_error(record.error, record.ErrorDetails, callers=True)
         return []
+    message = None if params.get('Message') is None else to_string(params['Message'])
     exception = params.get('Exception')
-    exception_type = getattr(exception, 'NET', None) if type(exception).__name__ == 'ExceptionValue' else None
-    error = PSError(to_string(message), exception_type or 'Microsoft.PowerShell.Commands.WriteErrorException',
-                    to_string(params.get('ErrorId', 'Microsoft.PowerShell.Commands.WriteErrorException')),
+    details = None
+    if exception is not None:
+        if isinstance(exception, ExceptionObject):
+            type_name, exception_message = exception.error.type_name, exception.error.message
+        elif type(exception).__name__ == 'ExceptionValue':
+            type_name, exception_message = exception.NET, exception.Message
+        else:
+            raise Unsupported('Write-Error -Exception of a %s' % type(exception).__name__)
+        if message is not None or params.get('RecommendedAction') is not None:
+            details = ErrorDetails(message, params.get('RecommendedAction'))
+    else:
+        type_name, exception_message = 'Microsoft.PowerShell.Commands.WriteErrorException', message
+        if params.get('RecommendedAction') is not None:
+            details = ErrorDetails(message, params['RecommendedAction'])
+    error = PSError(exception_message, type_name, to_string(params.get('ErrorId', type_name)),
                     to_string(params.get('Category', 'NotSpecified')), target=params.get('TargetObject'))
-    ctx.write_error(error)
+    for parameter, attribute in (('CategoryActivity', 'activity'), ('CategoryReason', 'reason'),
+                                 ('CategoryTargetName', 'target_name'), ('CategoryTargetType', 'target_type')):
+        if params.get(parameter) is not None:
+            setattr(error, attribute, to_string(params[parameter]))
+    ctx.write_error(error, details, callers=True)
     return []
 
 
@@ -392,10 +428,61 @@ def write_warning(ctx, params, input_items):
     return []
 
 
-def write_silent(ctx, params, input_items):
-    """Write-Verbose, Write-Debug, Write-Host, Write-Information: nothing reaches the success stream."""
-    text = params.get('Message', params.get('Object', params.get('MessageData')))
-    ctx.interpreter.information.append(to_string(text))
+def write_verbose(ctx, params, input_items):
+    """Write-Verbose: a verbose record under the command's $VerbosePreference (pwsh/streams.py)."""
+    streams.write_record(ctx.interpreter.streams, 'verbose', to_string(params.get('Message')),
+                         ctx.preference('VerbosePreference'))
+    return []
+
+
+def write_debug(ctx, params, input_items):
+    """Write-Debug: a debug record under the command's $DebugPreference (pwsh/streams.py)."""
+    streams.write_record(ctx.interpreter.streams, 'debug', to_string(params.get('Message')),
+                         ctx.preference('DebugPreference'))
+    return []
+
+
+def _information(ctx, message_data, tags):
+    """Cmdlet.WriteInformation(messageData, tags): the record's Source is the command's name (its
+    MyInvocation.PSCommandPath, the calling script's path, is empty for a script run from text)."""
+    clock = getattr(ctx.host, 'now', None)
+    record = streams.InformationRecord(message_data, ctx.cmdlet.name, clock() if clock else None, tags)
+    streams.write_information(ctx.interpreter.streams, record, ctx.preference('InformationPreference'))
+
+
+def write_information(ctx, params, input_items):
+    """Write-Information -MessageData [-Tags] (its reference page)."""
+    tags = params.get('Tags')
+    _information(ctx, params.get('MessageData'),
+                 [] if tags is None else [to_string(tag) for tag in enumerate_value(tags)] if is_enumerable(tags)
+                 else [to_string(tags)])
+    return []
+
+
+def _host_text(value, separator):
+    """Write-Host's ProcessObject (WriteConsoleCmdlet.cs): a string as it is, an enumerable unrolled with the
+    separator between its elements, anything else by ToString(); $null and an empty text give ''."""
+    if value is None:
+        return ''
+    if isinstance(value, str):
+        return value
+    if is_enumerable(value):
+        return to_string(separator).join(_host_text(item, separator) for item in enumerate_value(value))
+    return to_string(value)
+
+
+def write_host(ctx, params, input_items):
+    """Write-Host (WriteConsoleCmdlet.cs, 5.1): the text as a HostInformationMessage in an information record tagged
+    PSHOST, which the host shows whatever $InformationPreference says. A colour not given is read from the host's
+    RawUI: win_powershell's host has none (HostException, caught), so it stays unset."""
+    for colour in ('ForegroundColor', 'BackgroundColor'):
+        if params.get(colour) is not None:
+            raise Unsupported('Write-Host -%s' % colour)
+    # One record per ProcessRecord: the -Object value, or each object piped in.
+    for value in ([params.get('Object')] if input_items is None else input_items):
+        message = streams.HostInformationMessage(_host_text(value, params.get('Separator', ' ')),
+                                                 bool(params.get('NoNewline')))
+        _information(ctx, message, ['PSHOST'])
     return []
 
 
@@ -604,10 +691,10 @@ CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
     ('Write-Output', _streaming(_WriteOutput)),
     ('Write-Error', write_error),
     ('Write-Warning', write_warning),
-    ('Write-Verbose', write_silent),
-    ('Write-Debug', write_silent),
-    ('Write-Information', write_silent),
-    ('Write-Host', write_silent),
+    ('Write-Verbose', write_verbose),
+    ('Write-Debug', write_debug),
+    ('Write-Information', write_information),
+    ('Write-Host', write_host),
     ('Out-Null', _streaming(_OutNull)),
     ('New-Object', new_object),
     ('Get-Command', get_command),

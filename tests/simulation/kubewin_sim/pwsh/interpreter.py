@@ -21,6 +21,7 @@ from . import types as pstypes
 from .dotnet import Version
 from .members import get_member, invoke_method, invoke_static, set_member
 from .pipeline import Stage, StageOutput, StopUpstream, ValuesStage, run_pipeline
+from .streams import Streams
 from .syntax import parse
 from .values import (AUTOMATION_NULL, ArrayList, Hashtable, OrderedDictionary, PSArray, PSCustomObject,
                      PSError, PSObjectCollection, PSReference, ScriptBlock, Unsupported, enumerate_value, is_enumerable,
@@ -65,7 +66,8 @@ class ErrorRecord:
         self.TargetObject = error.target
         self.CategoryInfo = CategoryInfo(error)
         self.ScriptStackTrace = 'at <ScriptBlock>, <No file>: line %s' % (line or 1)
-        self.InvocationInfo = None
+        # A cmdlet's call (pwsh/invocation.py) when a cmdlet wrote or threw the error; not kept for other errors.
+        self.InvocationInfo = getattr(error, 'invocation', None)
         self.ErrorDetails = None
 
     def to_string(self):
@@ -98,16 +100,35 @@ class InternalHost:
 
 
 class CategoryInfo:
+    """System.Management.Automation.ErrorCategoryInfo (ErrorPackage.cs, PowerShell/PowerShell 60b3b304f2): each part is
+    what the writer of the record set (the error's ``activity``, ``reason``, ``target_name``, ``target_type``, as
+    Write-Error's -Category* parameters set them), else derived: Activity the name of the command that wrote the
+    record (commands.py sets it for a cmdlet's), Reason the exception's type name, TargetName the target's .NET
+    ToString(), TargetType its type's Name. ToString is ErrorCategoryStrings' template with parts over 40 characters
+    shortened to their first and last 15 (Ellipsize; not the Reason when it is the type name)."""
+
     NET = 'System.Management.Automation.ErrorCategoryInfo'
 
     def __init__(self, error):
+        target = error.target
         self.Category = error.category
-        self.Reason = error.type_name.rsplit('.', 1)[-1]
-        self.Activity = ''
-        self.TargetName = '' if error.target is None else to_string(error.target)
+        self._reason_given = getattr(error, 'reason', None)
+        self.Reason = self._reason_given or error.type_name.rsplit('.', 1)[-1]
+        self.Activity = getattr(error, 'activity', None) or ''
+        self.TargetName = getattr(error, 'target_name', None) or (
+            '' if target is None else type_name(target) if isinstance(target, list) else to_string(target))
+        self.TargetType = getattr(error, 'target_type', None) or (
+            '' if target is None else type_name(target).rsplit('.', 1)[-1])
+
+    @staticmethod
+    def _ellipsize(text):
+        return text if len(text) <= 40 else '%s...%s' % (text[:15], text[-15:])
 
     def to_string(self):
-        return '%s: (%s:) [], %s' % (self.Category, self.TargetName, self.Reason)
+        label = 'Deadlock detected' if self.Category == 'DeadlockDetected' else self.Category
+        reason = self._ellipsize(self.Reason) if self._reason_given else self.Reason
+        return '%s: (%s:%s) [%s], %s' % (label, self._ellipsize(self.TargetName), self._ellipsize(self.TargetType),
+                                          self._ellipsize(self.Activity), reason)
 
 
 class ExceptionObject:
@@ -332,8 +353,7 @@ class Interpreter:
         self.functions = {}
         self.session_types = {}  # Add-Type's types: lower-case full name -> NetType
         self.errors = []  # the error stream: ErrorRecord
-        self.warnings = []
-        self.information = []
+        self.streams = Streams()  # warning, verbose, debug, information and the host's output
         self.try_depth = 0
         # Loop iterations and script block invocations so far, and how many a run may take (tick).
         self.steps = 0
@@ -348,6 +368,9 @@ class Interpreter:
         g['erroractionpreference'] = 'Continue'
         g['warningpreference'] = 'Continue'
         g['verbosepreference'] = 'SilentlyContinue'
+        # about_Preference_Variables (reference/5.1): the defaults of $DebugPreference and $InformationPreference.
+        g['debugpreference'] = 'SilentlyContinue'
+        g['informationpreference'] = 'SilentlyContinue'
         g['whatifpreference'] = False
         g['confirmpreference'] = 'High'
         g['error'] = self.error_list

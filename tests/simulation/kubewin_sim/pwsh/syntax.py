@@ -43,6 +43,14 @@ class Node:
     def named_children(self):
         return [child for child in self.children if child.named and child.type != 'comment']
 
+    def position(self):
+        """(the text of the line the node starts on, its 1-based column in characters on that line)."""
+        line_start = self._source.rfind(b'\n', 0, self.start) + 1
+        line_end = self._source.find(b'\n', self.start)
+        line = self._source[line_start:len(self._source) if line_end < 0 else line_end].decode('utf-8')
+        column = len(self._source[line_start:self.start].decode('utf-8')) + 1
+        return line.rstrip('\r'), column
+
     def child(self, kind):
         for child in self.children:
             if child.type == kind:

@@ -437,8 +437,10 @@ def to_string(value, ofs=' '):
     if isinstance(value, decimal.Decimal):
         return format(value, 'f')
     if isinstance(value, (list, tuple)):
-        # An array becomes its elements' strings joined by $OFS (about_Automatic_Variables: $OFS).
-        return ofs.join(to_string(item, ofs) for item in value)
+        # An array becomes its elements' strings joined by $OFS (about_Automatic_Variables: $OFS); an element that is a
+        # collection itself is not entered but written by its ToString(), its type's name (PSObject.ToStringEnumerable
+        # converts each element with recurse false, MshObject.cs of PowerShell/PowerShell 60b3b304f2).
+        return ofs.join(type_name(item) if isinstance(item, (list, tuple)) else to_string(item, ofs) for item in value)
     if isinstance(value, PSCustomObject):
         return '@{%s}' % '; '.join('%s=%s' % (key, to_string(item, ofs)) for key, item in value.props.items())
     if isinstance(value, datetime.datetime):

@@ -10,6 +10,9 @@ One module per area of Windows. An area module may define:
 - ``CMDLETS``: cmdlet name -> ``function(ctx, params, input_items)`` (``ctx.host.node`` is the SimNode);
 - ``CONSTRUCTORS``: lower-case .NET type name -> callable (``New-Object``);
 - ``COM_CLASSES``: lower-case ProgID -> class made with the WindowsHost (``New-Object -ComObject``);
+- ``CMDLET_KIND``: ``pwsh.commands.CDXML`` when the area's cmdlets are CDXML functions (default COMPILED), which
+  decides where they read preference variables; ``WHATIF_MODELLED``: the cmdlets whose function decides -WhatIf itself
+  (``pwsh/commands.py``);
 - ``available(node)``: whether the node has the area's module (its ``CMDLETS`` exist only then);
 - ``PROGRAMS``: lower-case program file name (``sc.exe``) -> ``function(host, words, input_items, environment=None)``
   returning a ``ProgramResult``: ``input_items`` the pipeline input of a native call, or the bytes a script wrote
@@ -25,7 +28,7 @@ One module per area of Windows. An area module may define:
   (``HKLM:``) to the area that models that provider.
 """
 
-from ..pwsh.commands import Cmdlet
+from ..pwsh.commands import COMPILED, Cmdlet
 from . import (addtype, cim, culture, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, kube_proxy, msi, nettcpip,
                netsecurity, openvswitch, powershell_exe, processes, registry, remoteaccess, scheduledtasks, services, system)
 
@@ -93,7 +96,8 @@ class WindowsHost:
     def commands(self):
         """The cmdlets of every area whose module the node has (an area's ``available(node)``, e.g. Hyper-V's cmdlets
         only with the Hyper-V-PowerShell feature)."""
-        return {name.lower(): Cmdlet(name, function)
+        return {name.lower(): Cmdlet(name, function, kind=getattr(area, 'CMDLET_KIND', COMPILED),
+                                     models_what_if=name in getattr(area, 'WHATIF_MODELLED', ()))
                 for area in AREAS if getattr(area, 'available', lambda node: True)(self.node)
                 for name, function in getattr(area, 'CMDLETS', {}).items()}
 
@@ -127,6 +131,10 @@ class WindowsHost:
             if program is not None:
                 return program
         return None
+
+    def now(self):
+        """DateTime.Now on the node (windows/system.py's clock)."""
+        return system._now(self.node)  # pylint: disable=protected-access
 
     def environment(self):
         """The environment variables ($env:) a PowerShell process on the node starts with."""

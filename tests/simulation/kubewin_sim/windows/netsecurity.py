@@ -30,6 +30,7 @@ MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the m
   -Name, the class key); a name that exists is Win32 error 183, ERROR_ALREADY_EXISTS ("System Error Codes").
 """
 
+from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
 from ..pwsh.values import PSArray, PSError, enumerate_value, is_enumerable, to_string
 from ..pwsh import operators as ops
@@ -215,3 +216,5 @@ CMDLETS = {
     'Set-NetFirewallRule': set_netfirewallrule,
     'Remove-NetFirewallRule': remove_netfirewallrule,
 }
+# NetSecurity is a CDXML module (its reference pages list CimSession, ThrottleLimit and AsJob): pwsh/commands.py.
+CMDLET_KIND = CDXML

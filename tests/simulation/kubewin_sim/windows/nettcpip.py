@@ -50,6 +50,7 @@ What Windows shows by default, and the model with it:
 import ipaddress
 
 from .. import ovs
+from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
 from ..pwsh.values import (Byte, PSArray, PSError, UInt16, UInt32, UInt64, Unsupported, enumerate_value, is_enumerable,
                            to_string)
@@ -747,3 +748,8 @@ CMDLETS = {
     'Remove-NetRoute': remove_netroute,
     'Get-DnsClientServerAddress': get_dnsclientserveraddress,
 }
+# NetTCPIP, NetAdapter and DnsClient are CDXML modules (their reference pages list CimSession, ThrottleLimit and AsJob):
+# where these cmdlets read preference variables, pwsh/commands.py. The ones listed decide -WhatIf themselves.
+CMDLET_KIND = CDXML
+WHATIF_MODELLED = ('New-NetIPAddress', 'Remove-NetIPAddress', 'Set-DnsClientServerAddress', 'New-NetRoute',
+                   'Remove-NetRoute')

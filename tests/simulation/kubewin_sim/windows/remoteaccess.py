@@ -25,6 +25,7 @@ script checks Get-RemoteAccess first), the other VPN types and DirectAccess. The
 role or Routing role service is missing or waits for a restart is the simulation's own wording.
 """
 
+from ..pwsh.commands import CDXML
 from ..pwsh.values import PSError, Unsupported, to_string
 from .cim import CimInstance
 
@@ -90,3 +91,6 @@ def install_remoteaccess(ctx, params, input_items):
 
 
 CMDLETS = {'Get-RemoteAccess': get_remoteaccess, 'Install-RemoteAccess': install_remoteaccess}
+# RemoteAccess's cmdlets are CDXML functions (their reference pages list CimSession, ThrottleLimit and AsJob):
+# pwsh/commands.py.
+CMDLET_KIND = CDXML

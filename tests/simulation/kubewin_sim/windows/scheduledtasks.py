@@ -23,6 +23,7 @@ MSFT_TaskPrincipal2). Task Scheduler's own schema: a repetition interval and dur
   the registered action's command line itself).
 """
 
+from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
 from ..pwsh.values import PSArray, PSError, Unsupported, enumerate_value, is_enumerable, is_null, to_string
 from ..pwsh import operators as ops
@@ -240,3 +241,5 @@ CMDLETS = {
     'Register-ScheduledTask': register_scheduledtask,
     'Unregister-ScheduledTask': unregister_scheduledtask,
 }
+# ScheduledTasks is a CDXML module (its reference pages list CimSession, ThrottleLimit and AsJob): pwsh/commands.py.
+CMDLET_KIND = CDXML

@@ -57,6 +57,19 @@ def test_script_errors_name_the_script_and_carry_the_error_record():
     assert error.error_record is record
 
 
+def test_the_error_that_ended_the_script_is_the_one_reported():
+    # win_powershell adds the terminating error's record after the non-terminating ones the script wrote before
+    # (ansible.windows plugins/modules/win_powershell.ps1: $ps.Streams.Error.Add($_.Exception.ErrorRecord)).
+    earlier = {'exception': {'message': 'Cannot find path C:\\old because it does not exist.'},
+               'script_stack_trace': 'at <ScriptBlock>, <No file>: line 4'}
+    fatal = {'exception': {'message': 'the download failed'}, 'script_stack_trace': 'at <ScriptBlock>, <No file>: line 9'}
+    action = FakeAction({'failed': True, 'error': [earlier, fatal], 'result': {}})
+    with pytest.raises(_pwsh.ScriptError) as caught:
+        _pwsh.run_script(action, 'artifact_fetch', {})
+    assert str(caught.value) == 'artifact_fetch: the download failed (at <ScriptBlock>, <No file>: line 9)'
+    assert caught.value.error_record is fatal
+
+
 def test_failure_without_error_record_uses_the_module_message():
     action = FakeAction({'failed': True, 'msg': 'executable requires PowerShell 5.0 or newer'})
     with pytest.raises(_pwsh.ScriptError, match='node_info: executable requires PowerShell 5.0'):

@@ -1,45 +1,37 @@
 # -*- coding: utf-8 -*-
-"""Test-only ansible.windows.win_powershell: runs kubewin.node scripts on a simulated node.
+"""Test-only ansible.windows.win_powershell: runs a script on a simulated node with the real module's contract.
 
-Takes the real module's options and returns its result keys. The script runs in the PowerShell
-engine with the module's contract (kubewin_sim/windows/win_powershell.py), or, while a handler still
-stands in for it, is answered by that handler (kubewin_sim/fake.py).
+Its options are the real module's: the ``$spec`` of the installed ansible.windows' win_powershell.ps1, evaluated by the
+engine (kubewin_sim/windows/win_powershell.py ``module_spec``), so AnsibleModule accepts and refuses what Ansible.Basic
+does with it. The script runs in the PowerShell engine with the module's contract (kubewin_sim/windows/win_powershell.py).
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
 from kubewin_sim import fake
+from kubewin_sim.windows.win_powershell import module_spec
 
-ARGUMENT_SPEC = {
-    'arguments': {'type': 'list', 'elements': 'str'},
-    'chdir': {'type': 'str'},
-    'creates': {'type': 'str'},
-    'depth': {'type': 'int', 'default': 2},
-    'error_action': {'type': 'str', 'choices': ['silently_continue', 'continue', 'stop'], 'default': 'continue'},
-    'executable': {'type': 'str'},
-    'parameters': {'type': 'dict'},
-    'path': {'type': 'str'},
-    'remote_src': {'type': 'bool', 'default': False},
-    'removes': {'type': 'str'},
-    'script': {'type': 'str'},
-    'sensitive_parameters': {
-        'type': 'list', 'elements': 'dict', 'no_log': False,
-        'options': {
-            'name': {'type': 'str', 'required': True},
-            'value': {'type': 'str', 'no_log': True},
-            'username': {'type': 'str'},
-            'password': {'type': 'str', 'no_log': True},
-        },
-    },
-}
+_EXCLUSIVE = 'parameters are mutually exclusive: '
+
+
+class BasicModule(AnsibleModule):
+    """AnsibleModule with Ansible.Basic's messages where they differ: ansible-core's Ansible.Basic.cs fails on the
+    first group of mutually exclusive options it finds set, naming them joined with ', ' (CheckMutuallyExclusive);
+    Python's validation joins each group with '|' and lists every group."""
+
+    def fail_json(self, msg, **kwargs):  # pylint: disable=arguments-differ
+        if msg.startswith(_EXCLUSIVE):
+            groups, found, context = msg[len(_EXCLUSIVE):].partition(' found in ')
+            msg = _EXCLUSIVE + groups.split(', ')[0].replace('|', ', ') + (' found in ' + context if found else '')
+        super().fail_json(msg, **kwargs)
 
 
 def main():
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           mutually_exclusive=[('path', 'script')], required_one_of=[('path', 'script')])
-    if module.params['script'] is None:
-        module.fail_json(msg='the simulation runs only inline scripts (kubewin.node sends script text)')
-    result = fake.run_powershell(module.params['script'], module.params, check_mode=module.check_mode)
+    spec = dict(module_spec())
+    options = spec.pop('options')
+    module = BasicModule(argument_spec=options, **spec)
+    result = fake.run_powershell(module.params, check_mode=module.check_mode,
+                                 verbosity=module._verbosity, diff=module._diff)  # pylint: disable=protected-access
     # The real module ends with ExitJson whether or not the script failed (failed=true then).
     module.exit_json(**result)
 
