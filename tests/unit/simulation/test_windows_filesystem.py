@@ -211,6 +211,24 @@ def test_directory_delete_removes_a_link_and_never_its_target():
         'Exception calling "Delete" with "1" argument(s): "Could not find a part of the path \'C:\\nowhere\'."']
 
 
+def test_file_get_attributes_answers_as_getfileattributesex_and_findfirstfile():
+    # .NET Framework's File.GetAttributes (referencesource file.cs): the item's attributes, a missing file
+    # FileNotFoundException, a missing folder on the way DirectoryNotFoundException, a wildcard the first match of
+    # FindFirstFile; ansible.windows' Test-AnsiblePath relies on these (win_powershell creates/removes).
+    node = fresh_node()
+    run(node, "[System.IO.File]::WriteAllText('C:\\a.txt', 'x')")
+    assert run(node, "[string][System.IO.File]::GetAttributes('C:\\a.txt'); "
+                     "[string][System.IO.File]::GetAttributes('C:\\Windows'); "
+                     "[int][System.IO.File]::GetAttributes('C:\\Win*')") == ['Archive', 'Directory', '16']
+    errors = {text: run(node, "try { [void][System.IO.File]::GetAttributes('%s') } "
+                              "catch { $_.Exception.InnerException.GetType().FullName }" % text)
+              for text in ('C:\\missing.txt', 'C:\\Missing\\file.txt', 'Cert:\\LocalMachine\\My')}
+    assert errors == {'C:\\missing.txt': ['System.IO.FileNotFoundException'],
+                      'C:\\Missing\\file.txt': ['System.IO.DirectoryNotFoundException'],
+                      'Cert:\\LocalMachine\\My': ['System.NotSupportedException']}
+    assert 'short names' in run_on_node(node, "[System.IO.File]::GetAttributes('C:\\Nothing*')").unsupported
+
+
 def test_new_item_makes_links_to_existing_folders():
     node = linked_node()
     assert run(node, "(New-Item -ItemType SymbolicLink -Path C:\\pod\\second -Value C:\\data).LinkType; "

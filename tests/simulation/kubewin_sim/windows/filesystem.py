@@ -52,6 +52,7 @@ a reader polling it between the steps of a cmdlet would find it.
 import base64
 import datetime
 import hashlib
+import re
 import time
 
 from ..pwsh import operators as ops
@@ -1373,6 +1374,7 @@ def _file_statics(node):
 
     return {
         'Exists': lambda path: not is_null(path) and (lookup(node, path) or {'dir': True})['dir'] is False,
+        'GetAttributes': lambda path: get_attributes(node, path),
         'Replace': file_replace,
         'ReadAllText': read_all_text,
         'ReadAllLines': read_all_lines,
@@ -1386,6 +1388,60 @@ def _file_statics(node):
         # File.Open(path, mode) opens for reading and writing, sharing nothing (.NET API reference).
         'Open': lambda path, mode, access=3, share=0: open_file(node, path, mode, access, share),
     }
+
+
+# File.GetAttributes(path) (microsoft/referencesource mscorlib/system/io/file.cs GetAttributes, FillAttributeInfo;
+# __error.cs WinIOError): Path.GetFullPath (path.cs: a colon past the drive is NotSupportedException "The given path's
+# format is not supported.", '"', '<', '>', '|' or a control character ArgumentException "Illegal characters in
+# path."), then GetFileAttributesEx; where that fails otherwise than with ERROR_FILE_NOT_FOUND or ERROR_PATH_NOT_FOUND
+# (a wildcard is an invalid name there), FindFirstFile, whose first match answers. ERROR_FILE_NOT_FOUND is
+# FileNotFoundException "Could not find file '<path>'.", ERROR_PATH_NOT_FOUND (a folder on the way is missing)
+# DirectoryNotFoundException "Could not find a part of the path '<path>'.". FindFirstFile also matches 8.3 short
+# names and applies the DOS rules to '?' and '.', which the model does not have: a wildcard the model cannot match
+# on a long name is refused, as is one in a folder of the path, and a relative path (the process's current
+# directory is not modelled).
+def get_attributes(node, path):
+    if is_null(path):
+        raise PSError('Value cannot be null.\r\nParameter name: path', 'System.ArgumentNullException')
+    text = to_string(path)
+    if not text.strip():
+        raise PSError('The path is not of a legal form.', 'System.ArgumentException')
+    if ':' in text[2:]:
+        raise PSError("The given path's format is not supported.", 'System.NotSupportedException')
+    if any(char in '"<>|' or ord(char) < 32 for char in text):
+        raise PSError('Illegal characters in path.', 'System.ArgumentException')
+    rooted = text[1:3] in (':\\', ':/') or (text[:1] in '\\/' and text[1:2] not in '\\/')
+    if not rooted:
+        raise Unsupported('[IO.File]::GetAttributes of %r (a path not rooted at a drive: the process\'s current '
+                          'directory, UNC shares are not modelled)' % text)
+    full = normalize(text)
+    folder, _separator, leaf = full.rpartition('\\')
+    if any(char in folder for char in '*?'):
+        raise Unsupported('[IO.File]::GetAttributes of %s (a wildcard in a folder of the path)' % full)
+    entry = _find_first(node, full) if any(char in leaf for char in '*?') else lookup(node, full)
+    if entry is None:
+        parent = parent_of(full)
+        if parent is None or lookup(node, parent) is None or not lookup(node, parent)['dir']:
+            raise PSError("Could not find a part of the path '%s'." % full, 'System.IO.DirectoryNotFoundException')
+        raise PSError("Could not find file '%s'." % full, 'System.IO.FileNotFoundException')
+    return FILE_ATTRIBUTES(attributes_of(entry))
+
+
+def _find_first(node, full):
+    """FindFirstFile of a path whose last segment has * or ?: the first item of its folder (by name) whose long name
+    matches; None when its folder is missing (ERROR_PATH_NOT_FOUND)."""
+    parent = parent_of(full)
+    pattern = full.rsplit('\\', 1)[-1]
+    if parent is None or lookup(node, parent) is None:
+        return None
+    matcher = re.compile(''.join('.*' if char == '*' else '.' if char == '?' else re.escape(char) for char in pattern),
+                         re.IGNORECASE | re.DOTALL)
+    items = sorted(children(node, parent), key=lambda entry: entry['path'].lower())
+    found = next((entry for entry in items if matcher.fullmatch(entry['path'].rsplit('\\', 1)[-1])), None)
+    if found is None:
+        raise Unsupported('[IO.File]::GetAttributes of %s: no long name matches, and FindFirstFile would also try the '
+                          '8.3 short names and the DOS wildcard rules, which the model does not have' % full)
+    return found
 
 
 def _directory_statics(node):
