@@ -328,8 +328,11 @@ def test_a_thrown_error_fails_the_task_with_its_record():
     result = invoke(node(), "'output 1'\nthrow 'exception'\n'output 2'")
     record, = result['error']
     assert (result['failed'], result['output']) == (True, ['output 1'])
+    # The thrown value is the record's TargetObject (ExceptionHandlingOps.ConvertToException's SetTargetObject,
+    # PowerShell/PowerShell 60b3b304f2 engine/runtime/Operations/MiscOps.cs), so CategoryInfo names it and its type.
     assert record['category_info'] == {'activity': '', 'category': 'OperationStopped', 'category_id': 14,
-                                       'reason': 'RuntimeException', 'target_name': '', 'target_type': ''}
+                                       'reason': 'RuntimeException', 'target_name': 'exception',
+                                       'target_type': 'String'}
 
 
 # -- output -----------------------------------------------------------------------------------------------------
