@@ -131,3 +131,16 @@ def test_every_cmdlet_declares_the_kind_its_reference_page_shows():
         if (cmdlet.kind == commands.CDXML) != generated:
             wrong.append(cmdlet.name)
     assert wrong == []
+
+
+def test_foreach_object_runs_its_script_blocks_under_whatif():
+    # ForEachObjectCommand (engine/InternalCommands.cs, PowerShell/PowerShell 60b3b304f2) declares SupportsShouldProcess
+    # but calls ShouldProcess only for -MemberName: its script blocks run whatever $WhatIfPreference says, -WhatIf on
+    # the call is the terminating error NoShouldProcessForScriptBlockSet, and -MemberName under -WhatIf does nothing.
+    node = fresh_node()
+    assert run(node, "$WhatIfPreference = $true; 1, 2 | ForEach-Object { $_ * 2 }") == ['2', '4']
+    refused = run_on_node(node, "1 | ForEach-Object { $_ } -WhatIf; 'after'")
+    assert (refused.output, refused.errors) == (
+        ['after'], ['The -WhatIf and -Confirm parameters are not supported for script blocks.'])
+    assert run(node, "'abc' | ForEach-Object -MemberName ToUpper -WhatIf; 'abc' | ForEach-Object -MemberName ToUpper") == [
+        'ABC']

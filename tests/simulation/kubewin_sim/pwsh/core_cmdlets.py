@@ -97,9 +97,21 @@ def _collect(out):
 
 class _ForEachObject(_Streaming):
     """ForEach-Object (reference/5.1): -Begin once, -Process (one block or several) or -MemberName per object, -End
-    once; what the blocks write goes on at once."""
+    once; what the blocks write goes on at once.
+
+    -WhatIf (ForEachObjectCommand, engine/InternalCommands.cs at PowerShell/PowerShell 60b3b304f2): the cmdlet declares
+    SupportsShouldProcess, but with script blocks it never calls ShouldProcess, so $WhatIfPreference changes nothing
+    there and -WhatIf or -Confirm on the call is the terminating error NoShouldProcessForScriptBlockSet; -MemberName
+    asks ShouldProcess before each property or method, so under -WhatIf it does nothing (its "What if:" text, a
+    resource string of its own, is not written)."""
 
     def begin(self):
+        if self.params.get('MemberName') is None and any(to_bool(self.ctx.common.get(name, False))
+                                                          for name in ('WhatIf', 'Confirm')):
+            raise PSError('The -WhatIf and -Confirm parameters are not supported for script blocks.',
+                          'System.InvalidOperationException',
+                          'NoShouldProcessForScriptBlockSet,Microsoft.PowerShell.Commands.ForEachObjectCommand',
+                          'InvalidOperation')
         process = self.params.get('Process')
         self.blocks = enumerate_value(process) if is_enumerable(process) else ([process] if process is not None else [])
         if self.params.get('Begin') is not None:
@@ -107,6 +119,8 @@ class _ForEachObject(_Streaming):
 
     def each(self, item):
         member = self.params.get('MemberName')
+        if member is not None and not isinstance(member, ScriptBlock) and self.ctx.what_if():
+            return  # ShouldProcess answered no
         if member is not None and not isinstance(member, ScriptBlock):
             from .members import is_method  # pylint: disable=import-outside-toplevel
             if _has_property(item, to_string(member)) or not is_method(item, to_string(member)):
@@ -682,7 +696,10 @@ CONSTRUCTORS = {
 }
 
 
-CORE_CMDLETS = [Cmdlet(name, function) for name, function in (
+# The cmdlets whose model decides what -WhatIf leaves undone (pwsh/commands.py): ForEach-Object's script blocks run.
+WHATIF_MODELLED = ('ForEach-Object',)
+
+CORE_CMDLETS = [Cmdlet(name, function, models_what_if=name in WHATIF_MODELLED) for name, function in (
     ('Where-Object', _streaming(_WhereObject)),
     ('ForEach-Object', _streaming(_ForEachObject)),
     ('Select-Object', _streaming(_select_stage)),
