@@ -10,6 +10,8 @@ PLAYBOOK = '''
         files: ['C:\\etc\\kubernetes\\kubelet.conf']
     - name: What the plan and prerequisites roles hand the node
       ansible.builtin.set_fact:
+        # The plan role's node_name: kubewin_node_name, else the inventory name lower-cased (_node_plan.node_name).
+        plan_node: {node_name: "{{ inventory_hostname | lower }}"}
         plan_paths: {kubernetes_config_dir: 'C:\\etc\\kubernetes', kubelet_dir: 'C:\\var\\lib\\kubelet'}
         prerequisites_versions: {kubernetes_version: 1.32.13, installed_version: "{{ installed }}",
                                  upgrade: "{{ installed != '1.32.13' }}"}
