@@ -130,7 +130,7 @@ def _tls_bootstrap(node, service):
     bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
     if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
         pair = '(client certificate and key of system:node:%s)\n' % hostname
-        stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.gmtime())
+        stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.gmtime(node.date()))
         node.write_file(ntpath.join(cert_dir, 'kubelet-client-%s.pem' % stamp), content=pair)
         current = ntpath.join(cert_dir, 'kubelet-client-current.pem')
         node.write_file(current, content=pair)

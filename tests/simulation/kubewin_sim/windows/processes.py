@@ -452,7 +452,10 @@ def win32_process_create(ctx, instance, arguments):
     if node.profile.get('worker_vanishes'):
         node.record('process %d (%s) died before it ran' % (record['id'], line))
     else:
-        exit_code = host.run_program(words[0], words[1:], None).exit_code
+        # It runs alongside the session (node.py, SimNode.alongside): its sleeps are its own time, and a network drop
+        # it causes lasts, for the session's next call, from the moment it happens.
+        with node.alongside():
+            exit_code = host.run_program(words[0], words[1:], None).exit_code
         record['exit_code'] = exit_code
         node.record('process %d (%s) exited with code %d' % (record['id'], line, exit_code))
     return CimMethodResult(0, ProcessId=UInt32(record['id']))
