@@ -48,7 +48,10 @@ CONVERGE_SKIPPED_BUDGET = 13
 EARLY_END_DECISION = 'Take the node state snapshot and decide whether the node is converged'
 # The services reset.yml removes (roles/reset); the container runtime stays unless reset_container_runtime.
 RESET_REMOVES_SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
-VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
+# What changes on a node without a change of its Windows state: the simulation's counters and its clock.
+VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until', 'refused_in_drop', 'clock_offset')
+# How long, on a restarted node's simulated clock, it has to answer again (its pods' network drops included).
+REBOOT_ANSWER_SECONDS = 600
 
 
 def node_states(sim, hosts):
@@ -112,13 +115,19 @@ def prepare(sim, data):
 
 def reboot_node(sim, host):
     """An unplanned restart of one converged node, without Ansible (kubewin_sim/windows/boot.py): what Windows keeps
-    and what its Automatic services redo when they start. The state directory is where flanneld and kube-proxy find
-    the simulated cluster."""
+    and what its Automatic services redo when they start, then its kubelet's pods (the cluster's controllers run),
+    and the time it takes until it answers again, which passes on its simulated clock (a calico-node-windows pod
+    recreating the vSwitch drops its network): the run after it meets the node back, as an operator's does. The
+    state directory is where flanneld and kube-proxy find the simulated cluster."""
     previous = os.environ.get('KUBEWIN_SIM_STATE_DIR')
     os.environ['KUBEWIN_SIM_STATE_DIR'] = sim.state_dir
     try:
         with sim.edit_node(host) as node:
             node.reboot()
+        with sim.edit_cluster():
+            pass
+        with sim.edit_node(host) as node:
+            node.wait_until_reachable(REBOOT_ANSWER_SECONDS)
     finally:
         if previous is None:
             os.environ.pop('KUBEWIN_SIM_STATE_DIR')

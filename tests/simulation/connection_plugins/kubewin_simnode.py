@@ -9,7 +9,12 @@ description:
     group makes the fake C(ansible.windows) modules act on that host's simulated node.
   - Works under C(delegate_to) a Windows node, e.g. from a control-plane host.
   - While the simulated node is cut off by a network drop, every command fails with a
-    connection error, as a WinRM connection would.
+    connection error, as a WinRM connection would. The drop is measured on the node's simulated
+    clock, which each refused attempt moves on by the least the collection's reconnect loop waits
+    after it (its backoff without jitter), so the drop ends after the same attempts however loaded
+    the test machine is.
+  - Names the task's host (the inventory host, also under C(delegate_to)) to the fake modules, so
+    that the simulated cluster's kubelets act in their own node's tasks only (kubewin_sim/hostprocess.py).
   - A pipelined module of the fake collections (tests/simulation/collections) runs in the worker
     process instead of a new Python (kubewin_sim/inprocess.py); other commands run as with
     C(ansible.builtin.local).
@@ -47,6 +52,7 @@ options:
       - name: kubewin_sim_cluster
 '''
 
+import itertools
 import json
 import os
 import time
@@ -54,13 +60,23 @@ import time
 from ansible.errors import AnsibleConnectionFailure
 from ansible.plugins.connection.local import Connection as LocalConnection
 from ansible.utils.display import Display
+from ansible_collections.kubewin.node.plugins.plugin_utils import _reconnect
 
-from kubewin_sim import calls, cluster as sim_cluster, fake, inprocess, node as sim_node
+from kubewin_sim import calls, cluster as sim_cluster, fake, hostprocess, inprocess, node as sim_node
 from kubewin_sim import windows as sim_windows
 
 display = Display()
 
 WINDOWS_GROUP = 'windows_nodes'
+
+
+def reconnect_wait(refused):
+    """The least the collection's reconnect loop (plugins/plugin_utils/_reconnect.py, wait_for) waits after its
+    ``refused``-th failed attempt (0 the first): its backoff without the jitter, which only adds to it. A drop is
+    measured on the node's clock, which each refused attempt moves on by this wait: the node answers again after
+    the attempts whose waits add up to the drop, and the module's own budget, on the controller's clock, still
+    decides whether it waits that long (it sleeps at least as long as the node's clock moves)."""
+    return next(itertools.islice(_reconnect.backoff_delays(jitter=0), refused, None))
 
 
 class Connection(LocalConnection):
@@ -76,6 +92,7 @@ class Connection(LocalConnection):
 
     def _enter(self):
         """Point the fake modules at this host's node, or fail as WinRM would during a drop."""
+        os.environ[hostprocess.TASK_HOST_ENV] = self.get_option('host_name')
         host = self._node_host()
         if host is None:
             os.environ.pop(fake.HOST_ENV, None)
@@ -96,8 +113,11 @@ class Connection(LocalConnection):
             sim_node.create_on_first_contact(state_dir, host, self.get_option('profile'), self.get_option('management_ip'))
         elif not existing.reachable():
             with sim_node.open_node(state_dir, host) as node:
-                node.data['unreachable_attempts'] += 1
-            raise AnsibleConnectionFailure('kubewin_simnode: %s did not answer (simulated network drop)' % host)
+                refused = not node.reachable()
+                if refused:
+                    node.refuse_connection(reconnect_wait)
+            if refused:
+                raise AnsibleConnectionFailure('kubewin_simnode: %s did not answer (simulated network drop)' % host)
         os.environ[fake.HOST_ENV] = host
 
     def exec_command(self, cmd, in_data=None, sudoable=True):

@@ -17,6 +17,14 @@ DaemonSets get their status, expired bootstrap tokens are deleted and
 cluster-info is signed for every signing token (as kube-controller-manager's
 tokencleaner and bootstrapsigner do). The Tigera operator's custom resources
 exist only once a test installs them (tigera.py).
+
+The cluster's clock is simulated as a node's is (node.py; tests/simulation/README.md, "Time"): ``clock_offset`` in
+cluster.json is the simulated time the API server has lived through, moved on by every request of a client
+(``count_call``: REQUEST_SECONDS) and by the waits of the fake kubernetes.core modules (k8s_modules.py: their
+``wait_sleep`` per poll). The kubelets' back-off is measured on it (``elapsed``), so it ends after the same
+requests and waits whatever the test machine's load. Its date (creationTimestamp, the tokencleaner's "now") is the
+test machine's time when the access began plus that offset, as the controller's own clock is the one bootstrap
+tokens' expirations are minted with (the control_plane role's bootstrap_token filter).
 """
 
 import base64
@@ -43,6 +51,9 @@ from kubewin_sim.k8s_objects import (
     parse_label_selector, strategic_merge, json_merge,
 )
 
+# The simulated time one request of a client takes on the cluster's clock: the least an Ansible task that makes
+# it takes, so that a pod's back-off ends while a play polls with until/retries as it would in real time.
+REQUEST_SECONDS = 1.0
 CLUSTER_FILE = 'cluster.json'
 LOCK_FILE = 'cluster.lock'
 PROFILE_ENV = 'KUBEWIN_SIM_CLUSTER'
@@ -110,8 +121,8 @@ class SimulationError(Exception):
     """The simulation itself was misused."""
 
 
-def now_rfc3339(timestamp=None):
-    moment = datetime.datetime.fromtimestamp(time.time() if timestamp is None else timestamp, datetime.timezone.utc)
+def rfc3339(timestamp):
+    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
     return moment.strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
@@ -134,8 +145,9 @@ def minor_of(version):
 
 # -- the cluster as kubeadm init and the flannel manifest leave it -------------------------------
 
-def _self_signed_ca():
-    """The cluster CA certificate (PEM) as kubeadm makes it: RSA 2048, CN=kubernetes, 10 years."""
+def _self_signed_ca(created):
+    """The cluster CA certificate (PEM) as kubeadm makes it, ``created`` (epoch seconds) five minutes after it was
+    issued: RSA 2048, CN=kubernetes, 10 years."""
     # Imported here: only cluster creation needs cryptography.
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
@@ -144,7 +156,7 @@ def _self_signed_ca():
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, 'kubernetes')])
-    issued = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)
+    issued = datetime.datetime.fromtimestamp(created, datetime.timezone.utc) - datetime.timedelta(minutes=5)
     certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
                    .serial_number(x509.random_serial_number()).not_valid_before(issued)
                    .not_valid_after(issued + datetime.timedelta(days=3650))
@@ -373,9 +385,10 @@ def initial_state(profile):
         'counters': {'pods': 0, 'service_ips': 100},
         'faults': {'not_ready': [], 'drop_labels': {}, 'created_meanwhile': []},
         'calls': {'total': 0, 'by_kind': {}},
+        'clock_offset': 0.0,
     }
     cluster = Cluster(data, None)
-    for obj in initial_objects(profile, _self_signed_ca()):
+    for obj in initial_objects(profile, _self_signed_ca(cluster.date())):
         if obj['kind'] == 'Node':
             cidr = cluster._pod_cidr(obj['metadata']['name'])  # pylint: disable=protected-access
             if cidr:
@@ -394,6 +407,23 @@ class Cluster:
     def __init__(self, data, state_dir):
         self.data = data
         self.state_dir = state_dir
+        # The test machine's time when this access began (the base of the cluster's date, see the docstring).
+        self.reached_at = time.time()
+        # Simulated Windows nodes whose kubelet could not act in this access: another holder had the node's lock.
+        self.held_nodes = set()
+
+    # -- the clock --------------------------------------------------------------------------------
+
+    def elapsed(self):
+        """The simulated seconds the cluster has lived through."""
+        return self.data.get('clock_offset', 0.0)
+
+    def date(self):
+        """The cluster's date, in seconds since the epoch (UTC)."""
+        return self.reached_at + self.elapsed()
+
+    def pass_time(self, seconds):
+        self.data['clock_offset'] = self.elapsed() + max(0.0, float(seconds))
 
     @property
     def profile(self):
@@ -412,9 +442,11 @@ class Cluster:
             self.create(definition)
 
     def count_call(self, kind):
+        """One request of a client (a kubernetes.core module run): counted, and it takes REQUEST_SECONDS."""
         calls = self.data['calls']
         calls['total'] += 1
         calls['by_kind'][kind] = calls['by_kind'].get(kind, 0) + 1
+        self.pass_time(REQUEST_SECONDS)
 
     # -- kinds and keys -------------------------------------------------------------------------
 
@@ -484,7 +516,7 @@ class Cluster:
         _normalize_secret(obj)
         self._validate(obj, None)
         self._default(obj)
-        metadata.update(uid=str(uuid.uuid4()), creationTimestamp=now_rfc3339(), resourceVersion=self._next_version())
+        metadata.update(uid=str(uuid.uuid4()), creationTimestamp=rfc3339(self.date()), resourceVersion=self._next_version())
         if kind in GENERATION_KINDS:
             metadata['generation'] = 1
         self._store(kind)[key] = obj
@@ -648,7 +680,7 @@ class Cluster:
                 return
         else:
             metadata.setdefault('uid', str(uuid.uuid4()))
-            metadata.setdefault('creationTimestamp', now_rfc3339())
+            metadata.setdefault('creationTimestamp', rfc3339(self.date()))
         metadata['resourceVersion'] = self._next_version()
         store[key] = obj
 
@@ -675,7 +707,7 @@ class Cluster:
 
     def _clean_tokens(self):
         """kube-controller-manager's tokencleaner: expired bootstrap tokens are deleted."""
-        now = time.time()
+        now = self.date()
         for key, data in list(self._bootstrap_tokens()):
             expiration = data.get('expiration')
             if expiration:
@@ -689,7 +721,7 @@ class Cluster:
     def expire_bootstrap_tokens(self):
         """The fault ``expire_tokens`` (kubewin_sim/fake.py): every bootstrap token reaches its expiration now, as one
         minted early in a long run does; the tokencleaner deletes them on the next reconcile."""
-        past = now_rfc3339(time.time() - 1)
+        past = rfc3339(self.date() - 1)
         for key, _data in list(self._bootstrap_tokens()):
             secret = copy.deepcopy(self._store('Secret')[key])
             secret['data']['expiration'] = b64(past)

@@ -17,7 +17,9 @@ What is modelled, with its sources:
   ``value`` or ``valueFrom.fieldRef`` (spec.nodeName, status.podIP, metadata.name, metadata.namespace) as the kubelet
   resolves them (kubernetes.io, "Expose Pod Information to Containers Through Environment Variables").
 - A container that exits is restarted with a back-off of 10 s, doubled up to five minutes, CrashLoopBackOff meanwhile
-  (kubernetes.io, "Pod Lifecycle", Container restart policy). Deleting the pod starts a new one at once.
+  (kubernetes.io, "Pod Lifecycle", Container restart policy). Deleting the pod starts a new one at once. The back-off
+  is measured on the cluster's simulated clock (cluster.py: API requests and the clients' waits move it on), so a
+  container is tried again after the same requests and waits whatever the test machine's load.
 
 The container's command is powershell.exe, run as the program it is (windows/powershell_exe.py: -Command text run in a
 fresh session of the engine with the container's environment, `& <script path>` running a script file of the sandbox,
@@ -26,7 +28,21 @@ program the script runs that does not end (kube-proxy) is modelled by its start-
 container whose process ends with exit code 0 is taken as running, any other code is the container's exit code.
 
 The node is changed under its lock, taken without waiting: while a module holds it (a script runs on the node), the
-pod stays ContainerCreating and starts at a later reconcile.
+pod stays ContainerCreating and starts at a later reconcile (``Cluster.held_nodes`` names such nodes, so that a
+client's wait does not spend its time on the simulation's own lock).
+
+When the kubelet acts (the simulation's rule, not Kubernetes'): a real kubelet starts a pod whenever it sees it, after
+pulling its images, with no regard for what Ansible is doing on the node; the simulation starts it at once. So that
+the moment is the same in every run, during a playbook run (the connection plugin names the task's host in
+``$KUBEWIN_SIM_TASK_HOST``) the containers of a node's pods run only in an API access made for a task of that node
+(typically its play's wait for the pod, delegated to the control plane) or for a host that is not a simulated
+Windows node (a control-plane play); an access made for another Windows node's task leaves them as they are. Else
+a pod could start, and a calico-node-windows pod drop its node's network, between two remote calls of one of the
+node's tasks, at a moment that depends on how fast the other hosts' tasks run. Outside a playbook (tests, the e2e
+harness) every node's kubelet acts in every access.
+
+A container's processes run alongside the node's calls (SimNode.alongside): the time they spend (a start script's
+sleeps) is theirs, and a network drop they cause is measured from the moment they cause it.
 """
 
 import copy
@@ -35,13 +51,14 @@ import json
 import ntpath
 import os
 import re
-import time
 
 from kubewin_sim import calico_windows
 from kubewin_sim import node as sim_node
 from kubewin_sim import programs
 from kubewin_sim.k8s_objects import fits_node
 
+# The inventory host of the task a playbook run is in (connection_plugins/kubewin_simnode.py sets it).
+TASK_HOST_ENV = 'KUBEWIN_SIM_TASK_HOST'
 HOSTPROCESS_CONTAINERD = (1, 6)
 BACKOFF_FIRST, BACKOFF_MAX = 10, 300
 SANDBOX_ROOT = 'C:\\C'
@@ -157,17 +174,24 @@ def _kubelet(cluster, pod, node):
     # When the kubelet tries a crashed container again: its own memory, not a field of the pod.
     retries = cluster.data.setdefault('hostprocess_retry_at', {})
     retry_at = retries.get(pod['metadata'].get('uid'))
-    if 'waiting' in state and state['waiting']['reason'] == 'CrashLoopBackOff' and retry_at and time.time() < retry_at:
+    if 'waiting' in state and state['waiting']['reason'] == 'CrashLoopBackOff' and retry_at \
+            and cluster.elapsed() < retry_at:
         return
     host = _host_file(cluster.state_dir, node['metadata']['name'])
     if host is None:
         return
+    if not _kubelet_acts(cluster.state_dir, host):
+        if not statuses:
+            _waiting(pod, node, 'ContainerCreating', '')
+        return
     with sim_node.open_node_if_free(cluster.state_dir, host) as sim:
         if sim is None:
+            cluster.held_nodes.add(node['metadata']['name'])
             if not statuses:
                 _waiting(pod, node, 'ContainerCreating', '')
             return
-        failure = _run_container(cluster, pod, node, sim)
+        with sim.alongside():
+            failure = _run_container(cluster, pod, node, sim)
     if failure is None:
         container = pod['spec']['containers'][0]
         pod['status'] = {'phase': 'Running', 'hostIP': _address(node), 'podIP': _address(node),
@@ -182,7 +206,15 @@ def _kubelet(cluster, pod, node):
     _waiting(pod, node, 'CrashLoopBackOff', 'back-off %ds restarting failed container=%s pod=%s'
              % (backoff, pod['spec']['containers'][0]['name'], pod['metadata']['name']), restarts + 1,
              {'terminated': {'exitCode': exit_code, 'reason': 'Error', 'message': message}})
-    retries[pod['metadata'].get('uid')] = time.time() + backoff
+    retries[pod['metadata'].get('uid')] = cluster.elapsed() + backoff
+
+
+def _kubelet_acts(state_dir, host):
+    """Whether the kubelet of the simulated node ``host`` acts in this API access (see "When the kubelet acts")."""
+    task_host = os.environ.get(TASK_HOST_ENV)
+    if not task_host or task_host.lower() == host.lower():
+        return True
+    return _host_file(state_dir, task_host.lower()) is None
 
 
 def _host_file(state_dir, name):

@@ -5,6 +5,11 @@ modules' validation passes here; options the simulation does not implement fail
 the task when set instead of being ignored silently (tests/simulation/README.md
 lists what is honoured). Authentication options are accepted and ignored: there is
 one cluster, in ``$KUBEWIN_SIM_STATE_DIR/cluster.json``.
+
+The ``wait`` of k8s and k8s_info polls as the real module does (kubernetes.core module_utils/k8s/waiter.py: a read,
+then ``wait_sleep`` seconds of sleep, until the condition holds or ``wait_timeout`` seconds have passed), on the
+cluster's simulated clock (cluster.py): each sleep moves that clock on at once instead of passing on the test
+machine, so a wait ends after the same polls whatever the machine's load, and the duration it reports is simulated.
 """
 
 import copy
@@ -15,7 +20,7 @@ import time
 import yaml
 
 from kubewin_sim import fake
-from kubewin_sim.cluster import open_cluster
+from kubewin_sim.cluster import REQUEST_SECONDS, open_cluster
 from kubewin_sim.k8s_objects import ApiError, meaningful_diff
 
 AUTH_SPEC = {
@@ -174,17 +179,38 @@ def satisfied(obj, condition):
     return _ready(obj)
 
 
-def wait_for(module, kind, namespace, name, condition, absent=False):
-    """Poll the cluster (a fresh lock and reconcile each time) until the object is as wanted."""
-    started = time.monotonic()
-    deadline = started + module.params['wait_timeout']
+# The test machine's seconds a poll pauses when a kubelet could not act because another holder had its node's lock
+# (hostprocess.py, Cluster.held_nodes): the simulation's own lock, so neither the cluster's time nor the wait's.
+HELD_PAUSE_SECONDS = 0.2
+
+
+def poll(params, read):
+    """Poll the cluster (a fresh lock and reconcile each time) until ``read(cluster)`` gives (True, value) or
+    ``wait_timeout`` seconds have passed on the cluster's clock; between two polls the client sleeps ``wait_sleep``
+    seconds (at least a request's, cluster.REQUEST_SECONDS), which the cluster's clock lives through at once.
+    Returns (done, value, seconds waited)."""
+    sleep = max(float(params['wait_sleep']), REQUEST_SECONDS)
+    waited = 0
     while True:
         with open_cluster(state_dir()) as cluster:
-            obj = cluster.get(kind, namespace, name)
-        done = obj is None if absent else satisfied(obj, condition)
-        if done or time.monotonic() >= deadline:
-            return done, obj, round(time.monotonic() - started)
-        time.sleep(max(0.2, module.params['wait_sleep']))
+            done, value = read(cluster)
+            held = bool(cluster.held_nodes)
+            if not done and waited < params['wait_timeout'] and not held:
+                cluster.pass_time(sleep)
+        if done or waited >= params['wait_timeout']:
+            return done, value, round(waited)
+        if held:
+            time.sleep(HELD_PAUSE_SECONDS)
+        else:
+            waited += sleep
+
+
+def wait_for(module, kind, namespace, name, condition, absent=False):
+    """Poll the cluster until the object is as wanted: (done, the object, seconds waited)."""
+    def read(cluster):
+        obj = cluster.get(kind, namespace, name)
+        return (obj is None if absent else satisfied(obj, condition)), obj
+    return poll(module.params, read)
 
 
 # -- kubernetes.core.k8s -------------------------------------------------------------------------------
@@ -331,11 +357,11 @@ def run_k8s_info(module):
             api_failure(module, 'get', error)
     if not params['wait']:
         module.exit_json(changed=False, api_found=True, resources=resources)
-    deadline = time.monotonic() + params['wait_timeout']
-    while not resources and time.monotonic() < deadline:
-        time.sleep(max(0.2, params['wait_sleep']))
-        with open_cluster(state_dir()) as cluster:
-            resources = _find(cluster, params)
+    if not resources:
+        def found(cluster):
+            items = _find(cluster, params)
+            return bool(items), items
+        resources = poll(params, found)[1]
     waited = []
     for resource in resources:
         metadata = resource['metadata']

@@ -7,10 +7,20 @@ read and change: OS build, features and pending reboot, adapters and their IPv4
 configuration, HNS networks and endpoints, services, files (the file system of
 windows/filesystem.py), machine environment variables, firewall rules, and the
 counters of remote calls the tests assert on.
+
+The node's clock (tests/simulation/README.md, "Time"): ``clock_offset`` is the simulated time the node has
+lived through, in seconds: what takes time on Windows (a sleep, a download, a service's start, a wait for a
+reboot, the wait of a client that could not connect) moves it on at once, by what it takes; nothing else does.
+It is the node's performance counter (Stopwatch) and the clock a network drop is measured on, so a run's outcome
+does not depend on how fast the test machine runs it. The node's date (Get-Date, file times, the last boot) is the
+test machine's time when the call reached the node (``SimNode.reached_at``, fixed for the whole call) plus that
+offset: a date read inside a call moves with simulated time only, and the node stays as far ahead of the
+controller's clock as the simulated time it lived through (what doctor.yml's clock-skew check measures).
 """
 
 import contextlib
 import copy
+import datetime
 import fcntl
 import hashlib
 import ipaddress
@@ -77,6 +87,8 @@ def new_guid():
 
 def initial_state(hostname, profile):
     profile = dict(DEFAULT_PROFILE, **(profile or {}))
+    # The node's date when it is created: the test machine's (its clock_offset is 0).
+    created = time.time()
     address = profile.get('ip') or '10.0.0.10'
     interface = ipaddress.ip_interface('%s/%s' % (address, profile['prefix_length']))
     gateway = profile.get('gateway') or str(interface.network.network_address + 1)
@@ -91,7 +103,7 @@ def initial_state(hostname, profile):
             'display_version': DISPLAY_VERSIONS.get(build, ''),
             'edition': 'ServerDatacenter',
             'installation_type': 'Server',
-            'last_boot': time.time() - 3600,
+            'last_boot': created - 3600,
         },
         'features': dict(profile['features']),
         'reboot_pending': False,
@@ -103,12 +115,16 @@ def initial_state(hostname, profile):
         'hns': {'networks': [], 'endpoints': [], 'policy_lists': []},
         'services': {},
         # Files and folders as windows/filesystem.py keeps them: a fresh installation's folders.
-        'fs': _fresh_file_system(),
+        'fs': _fresh_file_system(created),
         # The machine environment variables an operator set (Session Manager\Environment).
         'environment': _initial_environment(profile),
         'firewall_rules': {},
         'operations': {},
+        # The simulated seconds the node has lived through (its clock; see the module docstring).
+        'clock_offset': 0.0,
+        # The clock_offset from which the node answers again, and the refused attempts since the drop began.
         'unreachable_until': 0,
+        'refused_in_drop': 0,
         'calls': {'total': 0, 'by_kind': {}},
         'unreachable_attempts': 0,
         'log': [],
@@ -177,9 +193,9 @@ def _initial_environment(profile):
     return environment
 
 
-def _fresh_file_system():
+def _fresh_file_system(created):
     from kubewin_sim.windows import filesystem  # pylint: disable=import-outside-toplevel  # windows imports node
-    return filesystem.fresh_tree()
+    return filesystem.fresh_tree(created)
 
 
 class SimNode:
@@ -187,6 +203,8 @@ class SimNode:
 
     def __init__(self, data):
         self.data = data
+        # The test machine's time when this call reached the node (the base of the node's date, see the docstring).
+        self.reached_at = time.time()
 
     # -- bookkeeping ------------------------------------------------------------------
 
@@ -203,11 +221,64 @@ class SimNode:
         self.data['log'].append(message)
         del self.data['log'][:-200]
 
-    def reachable(self, now=None):
-        return (now or time.time()) >= self.data['unreachable_until']
+    # -- the clock ----------------------------------------------------------------------
+
+    def elapsed(self):
+        """The node's performance counter: the simulated seconds it has lived through."""
+        return self.data.get('clock_offset', 0.0)
+
+    def date(self):
+        """The node's date, in seconds since the epoch (UTC)."""
+        return self.reached_at + self.elapsed()
+
+    def date_iso(self):
+        """The node's date in ISO 8601 with its UTC offset, as the program models stamp their log lines."""
+        return datetime.datetime.fromtimestamp(self.date(), datetime.timezone.utc).isoformat()
+
+    def pass_time(self, seconds):
+        """Let ``seconds`` pass on the node at once (a sleep, a transfer that takes that long)."""
+        self.data['clock_offset'] = self.elapsed() + max(0.0, float(seconds))
+
+    @contextlib.contextmanager
+    def alongside(self):
+        """Run something that runs alongside the node's calls (a process started outside the session, a pod's
+        container): it lives through its own time from now, and the node's clock, as the next call finds it, has
+        not moved for it. A network drop it causes is measured from the moment it happens in it."""
+        before = self.elapsed()
+        try:
+            yield self
+        finally:
+            self.data['clock_offset'] = before
+
+    # -- the network ----------------------------------------------------------------------
+
+    def reachable(self):
+        return self.elapsed() >= self.data['unreachable_until']
 
     def drop_network(self, seconds):
-        self.data['unreachable_until'] = max(self.data['unreachable_until'], time.time() + seconds)
+        """The node is cut off for ``seconds`` of its clock from now."""
+        self.data['unreachable_until'] = max(self.data['unreachable_until'], self.elapsed() + seconds)
+        self.data['refused_in_drop'] = 0
+
+    def refuse_connection(self, waits):
+        """A connection attempt while the node is cut off: refused. The client waits before it tries again, and
+        the node lives through that wait: ``waits(n)`` is how long a client waits after its n-th refused attempt
+        (0 the first) of this drop, so the drop ends after the attempts whose waits add up to its length,
+        however long the test machine takes for them."""
+        refused = self.data.get('refused_in_drop', 0)
+        self.data['refused_in_drop'] = refused + 1
+        self.data['unreachable_attempts'] += 1
+        self.pass_time(waits(refused))
+
+    def wait_until_reachable(self, timeout):
+        """Wait for the node to answer, for at most ``timeout`` seconds of its clock: the seconds waited, or None
+        when it stays cut off longer (a reboot that does not come back in time)."""
+        remaining = self.data['unreachable_until'] - self.elapsed()
+        if remaining > timeout:
+            self.pass_time(timeout)
+            return None
+        self.pass_time(remaining)
+        return max(0.0, remaining)
 
     # -- features and reboots ---------------------------------------------------------
 

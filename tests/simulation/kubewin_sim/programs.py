@@ -22,7 +22,6 @@ the reason itself goes to the node's log (``node.data['log']``).
 """
 
 import contextvars
-import datetime
 import ntpath
 import os
 import re
@@ -314,7 +313,7 @@ def program_load_balancers(node):
 def started(node, name, service):
     """What a program that reached Running leaves behind in its first second: a line in its log
     (the dockerd service writes to the Application event log), and kube-proxy's load balancers."""
-    stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    stamp = node.date_iso()
     argv = split_command_line(service.get('command_line') or '')
     nssm = nssm_settings(service)
     program = nssm['application'] if nssm else (argv[0] if argv else '')

@@ -6,7 +6,7 @@ files running services hold. The Windows model's services area (windows/services
 
 A service's state is ``stopped``, ``start_pending``, ``running`` or ``stop_pending`` (SERVICE_STATUS dwCurrentState,
 "SERVICE_STATUS structure", Win32 services reference). A program that starts well reports Running at once; what a
-program does later by itself happens on the node's clock (windows/system.py ``node_seconds``) when ``settle`` runs
+program does later by itself happens on the node's clock (node.py ``SimNode.date``) when ``settle`` runs
 (windows/services.py before each read, and ``windows.catch_up`` before each script):
 
 - ``pending_until``: a program still starting (StartPending) until then, Running afterwards (the profile's
@@ -143,14 +143,9 @@ def _listed(node, fault, name):
     return name.lower() in [entry.lower() for entry in node.profile.get(fault, [])]
 
 
-def _node_seconds(node):
-    from kubewin_sim.windows import system  # pylint: disable=import-outside-toplevel  # windows imports this module
-    return system.node_seconds(node)
-
-
 def _schedule_after_start(node, name, service, programs):
     """StartPending for a while or without end, and an exit after Running, as the profile's faults say."""
-    now = _node_seconds(node)
+    now = node.date()
     exits = node.profile.get('program_exits_after_running') or {}
     seconds = [exits[digest] for digest in ((node.file(program) or {}).get('sha256') for program in programs)
                if digest in exits]
@@ -167,7 +162,7 @@ def _schedule_after_start(node, name, service, programs):
 def settle(node):
     """What the services' programs did by themselves up to the node's clock: a start that ended, a program that
     exited after it reported Running."""
-    now = _node_seconds(node)
+    now = node.date()
     for name, service in node.data['services'].items():
         until = service.get('pending_until')
         if service.get('state') == 'start_pending' and until is not None and until <= now:
@@ -227,7 +222,7 @@ def _tls_bootstrap(node, service):
     bootstrap = _flag(service['command_line'], '--bootstrap-kubeconfig')
     if kubeconfig and bootstrap and node.file(kubeconfig) is None and node.file(bootstrap) is not None:
         pair = '(client certificate and key of system:node:%s)\n' % hostname
-        stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.gmtime())
+        stamp = time.strftime('%Y-%m-%d-%H-%M-%S', time.gmtime(node.date()))
         node.write_file(ntpath.join(cert_dir, 'kubelet-client-%s.pem' % stamp), content=pair)
         current = ntpath.join(cert_dir, 'kubelet-client-current.pem')
         node.write_file(current, content=pair)

@@ -22,12 +22,11 @@ The node keeps ``data['windows_update'] = {'updates': [...]}``, each update ``{i
 categories: ['Security Updates', ...], reboot_required, browse_only, hidden, downloaded, installed_at,
 install_hresult (a failing install), install_error (its name and text in wuerror.h, which the action plugin
 reports; without it the plugin's text for an HRESULT it does not know)}``. A restart that an update needs is due until the node boots after its
-install: ``installed_at`` against ``os.last_boot``, which the simulated reboot (node.reboot) moves on. So the
-simulated reboot finishes a pending install without knowing about updates.
+install: ``installed_at`` (the node's date, SimNode.date) against ``os.last_boot``, which the simulated reboot
+(node.reboot) moves on. So the simulated reboot finishes a pending install without knowing about updates.
 """
 
 import re
-import time
 
 # win_updates.ps1: the short names it accepts for backwards compatibility.
 CATEGORY_ALIASES = {
@@ -120,7 +119,7 @@ def run_round(node, params, check_mode):
             answer['installed'][update['id']] = {'result_code': FAILED, 'hresult': hresult,
                                                  'failure_msg': '%s (%s 0x%08X)' % (text, name, hresult)}
         else:
-            update['installed_at'] = time.time()
+            update['installed_at'] = node.date()
             answer['installed'][update['id']] = {'result_code': SUCCEEDED, 'hresult': 0}
         node.record('Windows Update: %s %s' % ('failed to install' if hresult else 'installed', update['title']))
     answer['changed'] = True

@@ -265,3 +265,52 @@ def test_a_create_another_client_won_meanwhile_is_a_warning_without_change(state
         again = k8s_modules.perform(Module(), cluster, json.loads(json.dumps(definition)))
         assert again['changed'] is False and again['method'] == 'update'
         assert again['result']['metadata']['name'] == 'windows-2022'
+
+
+# -- the cluster's clock (tests/simulation/README.md, "Time") -------------------------------------------
+
+def test_a_wait_polls_on_the_clusters_clock(state, monkeypatch):
+    # kubernetes.core's waiter: read, sleep wait_sleep, until wait_timeout. Here the sleeps pass on the cluster's
+    # simulated clock at once: 600 s of waiting are 121 polls, whatever the test machine does meanwhile.
+    monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', state)
+    polls = []
+
+    def read(cluster):
+        polls.append(cluster.elapsed())
+        return False, None
+
+    started = time.monotonic()
+    done, _value, waited = k8s_modules.poll({'wait_timeout': 600, 'wait_sleep': 5}, read)
+    assert (done, waited, len(polls)) == (False, 600, 121)
+    assert polls == [5.0 * n for n in range(121)]
+    assert time.monotonic() - started < 60, 'no sleep on the test machine'
+
+
+def test_a_wait_ends_at_the_poll_that_finds_the_condition(state, monkeypatch):
+    monkeypatch.setenv('KUBEWIN_SIM_STATE_DIR', state)
+    done, value, waited = k8s_modules.poll({'wait_timeout': 120, 'wait_sleep': 2},
+                                           lambda cluster: (cluster.elapsed() >= 7, cluster.elapsed()))
+    assert (done, value, waited) == (True, 8.0, 8)
+
+
+def test_a_request_takes_a_second_of_the_clusters_clock(state):
+    with open_cluster(state) as cluster:
+        before = cluster.elapsed()
+        cluster.count_call('k8s_info:Node')
+        assert cluster.elapsed() == before + sim_cluster.REQUEST_SECONDS
+
+
+def test_a_token_expires_when_the_clusters_time_reaches_it(state):
+    with open_cluster(state) as cluster:
+        # RFC 3339 in whole seconds: an expiration from the whole second before the cluster's date.
+        expiration = sim_cluster.rfc3339(int(cluster.date()) + 60)
+        cluster.create({'apiVersion': 'v1', 'kind': 'Secret', 'type': 'bootstrap.kubernetes.io/token',
+                        'metadata': {'name': 'bootstrap-token-cccccc', 'namespace': 'kube-system'},
+                        'stringData': {'token-id': 'cccccc', 'token-secret': '0123456789abcdef',
+                                       'expiration': expiration, 'usage-bootstrap-authentication': 'true'}})
+        cluster.pass_time(58)
+    with open_cluster(state) as cluster:
+        assert cluster.get('Secret', 'kube-system', 'bootstrap-token-cccccc') is not None
+        cluster.pass_time(3)
+    with open_cluster(state) as cluster:
+        assert cluster.get('Secret', 'kube-system', 'bootstrap-token-cccccc') is None

@@ -4,6 +4,7 @@ meets the prerequisites, and its kube-proxy programs the node's Service load bal
 
 import os
 import sys
+import time
 
 import pytest
 
@@ -11,6 +12,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..',
 
 # pylint: disable=wrong-import-position
 from ansible_collections.kubewin.node.plugins.plugin_utils import _kube_proxy_daemonset  # noqa: E402
+from kubewin_sim import hostprocess  # noqa: E402
 from kubewin_sim.cluster import KUBELET_KUBECONFIG, open_cluster  # noqa: E402
 from kubewin_sim.node import open_node, peek  # noqa: E402
 
@@ -132,3 +134,53 @@ def test_the_pod_reports_kube_proxy_s_own_exit_code(state):
     status = pods(state)['win1']['status']['containerStatuses'][0]
     assert status['state']['waiting']['reason'] == 'CrashLoopBackOff'
     assert status['lastState']['terminated']['exitCode'] == 2
+
+
+def test_the_back_off_ends_on_the_clusters_clock_not_the_test_machines(state):
+    windows_node(state, 'win1', '10.127.130.38', kube_proxy=False)
+    apply_daemonset(state)
+    with open_node(state, 'win1') as node:
+        node.write_file('C:\\k\\kube-proxy.exe', content='kube-proxy')
+        node.write_file('C:\\etc\\kubernetes\\kube-proxy.conf', content='apiVersion: v1\nkind: Config\n')
+    time.sleep(0.2)
+    with open_cluster(state) as cluster:
+        # The first back-off is 10 s: 9.5 s of requests and waits later the kubelet still waits ...
+        cluster.pass_time(9.5)
+    assert pods(state)['win1']['status']['containerStatuses'][0]['state']['waiting']['reason'] == 'CrashLoopBackOff'
+    with open_cluster(state) as cluster:
+        cluster.pass_time(0.5)
+    # ... and at 10 s it tries again, now with kube-proxy there.
+    assert pods(state)['win1']['status']['phase'] == 'Running'
+    assert pods(state)['win1']['status']['containerStatuses'][0]['restartCount'] == 1
+
+
+def test_during_a_playbook_run_a_nodes_pods_start_in_its_own_tasks_only(state, monkeypatch):
+    # (hostprocess.py, "When the kubelet acts".) An API access made for win2's task leaves win1's new pod
+    # ContainerCreating; one made for win1's task, or for the control plane's, starts it.
+    windows_node(state, 'win1', '10.127.130.38')
+    windows_node(state, 'win2', '10.127.130.39')
+    monkeypatch.setenv(hostprocess.TASK_HOST_ENV, 'win2')
+    apply_daemonset(state)
+    found = pods(state)
+    assert found['win2']['status']['phase'] == 'Running'
+    waiting = found['win1']['status']['containerStatuses'][0]['state']['waiting']
+    assert (found['win1']['status']['phase'], waiting['reason']) == ('Pending', 'ContainerCreating')
+    assert programmed(state, 'win1') == []
+    monkeypatch.setenv(hostprocess.TASK_HOST_ENV, 'WIN1')
+    assert pods(state)['win1']['status']['phase'] == 'Running'
+    assert programmed(state, 'win1') == vips(state)
+
+
+def test_an_access_for_a_host_that_is_not_a_windows_node_lets_every_kubelet_act(state, monkeypatch):
+    windows_node(state, 'win1', '10.127.130.38')
+    monkeypatch.setenv(hostprocess.TASK_HOST_ENV, 'cp1')
+    apply_daemonset(state)
+    assert pods(state)['win1']['status']['phase'] == 'Running'
+
+
+def test_a_pods_start_script_sleeps_alongside_the_nodes_calls(state):
+    windows_node(state, 'win1', '10.127.130.38')
+    before = peek(state, 'win1').elapsed()
+    apply_daemonset(state)
+    assert pods(state)['win1']['status']['phase'] == 'Running'
+    assert peek(state, 'win1').elapsed() == before, 'the container\'s time is its own'

@@ -577,7 +577,8 @@ HNS_EFFECTS = {'hns', 'adapters', 'log', 'unreachable_until'}
 
 def run_script(node, name, parameters, effects=HNS_EFFECTS):
     """A script as win_powershell runs it: its includes expanded, $Ansible.Result its JSON answer. Nothing on the
-    node but ``effects`` (HNS and what it drives) changes."""
+    node but ``effects`` (HNS and what it drives) changes; the node's clock moves on (the run's writes take time)."""
+    effects = set(effects) | {'clock_offset'}
     from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # pylint: disable=import-outside-toplevel
     before = json.loads(json.dumps(node.data))
     result = invoke(node, _pwsh.load_script(name), parameters, error_action='stop')

@@ -30,9 +30,12 @@ unplanned reboot, Windows Update). Sources, one per behaviour:
   as the System event log would hold it.
 - **Features** whose install or removal is pending complete, and the pending-reboot markers go; the file renames
   scheduled for the boot (PendingFileRenameOperations, windows/registry.py) are carried out.
+- **The time a restart takes** is the node profile's ``reboot_seconds`` (2 by default) of its simulated clock
+  (node.py): the last boot time (Win32_OperatingSystem.LastBootUpTime) is the node's date at the end of it.
 """
 
-import time
+# A restart's length on the node's clock when its profile does not say (node.py DEFAULT_PROFILE has no entry for it).
+DEFAULT_REBOOT_SECONDS = 2
 
 # KB4482887 (March 2019) is the first Windows Server 2019 update whose external HNS networks persist.
 PERSISTENT_FROM = {17763: 348}
@@ -80,7 +83,8 @@ def restart(node):
     # The session manager carries out the renames MoveFileEx scheduled for this boot (registry.py).
     from . import registry  # pylint: disable=import-outside-toplevel
     registry.complete_file_renames(node)
-    node.data['os']['last_boot'] = time.time()
+    node.pass_time(node.profile.get('reboot_seconds', DEFAULT_REBOOT_SECONDS))
+    node.data['os']['last_boot'] = node.date()
 
     hns = node.data['hns']
     hns['policy_lists'] = []

@@ -15,8 +15,8 @@ WriteAllText without an encoding writes UTF-8 without a byte order mark, with on
 
 The tree lives in ``node.data['fs']`` (from initial_state, a fresh installation's: C:\\, C:\\Windows, C:\\Program Files and
 C:\\ProgramData with their default ACLs), one entry per item keyed by its lower-case path:
-``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (epoch seconds), 'owner',
-'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. A file may be
+``{'path', 'dir', 'data' (base64 of the bytes, files), 'created', 'written' (the node's date, SimNode.date, in epoch
+seconds), 'owner', 'protected', 'rules' (explicit rules [sid, mask, inheritance, propagation, type]), 'held'}``. A file may be
 a stand-in instead: ``'stand_in': {'sha256', 'size'}`` and no bytes, for a binary the simulated web serves
 by its pinned digest (an upstream release whose bytes the tests do not have, see web.py): its length and
 SHA-256 are those, and anything that reads its bytes is an engine gap (Unsupported), never made up. ``held`` is
@@ -53,7 +53,6 @@ import base64
 import datetime
 import hashlib
 import re
-import time
 
 from ..pwsh import operators as ops
 from ..pwsh.types import NetType, enum_type, register
@@ -96,10 +95,23 @@ ANSI = 'cp1252'
 
 # --- the tree -------------------------------------------------------------------------------------------
 
-def fresh_tree():
-    """The items of a fresh installation (DEFAULT_ITEMS), a day old."""
+# The time a write of a file or folder takes on the node's simulated clock (node.py). On Windows two writes are never
+# at the same moment, and a file's times tell them apart (NTFS keeps them in 100-nanosecond units: FILETIME); a
+# millisecond still does after the node's date, epoch seconds in a double, becomes a DateTime's microseconds.
+WRITE_SECONDS = 0.001
+
+
+def _write_moment(node):
+    """The node's date after a write took its time."""
+    node.pass_time(WRITE_SECONDS)
+    return node.date()
+
+
+def fresh_tree(created):
+    """The items of a fresh installation (DEFAULT_ITEMS), a day older than ``created`` (the node's date, epoch
+    seconds, when its state was made)."""
     fs = {}
-    now = time.time() - 86400
+    now = created - 86400
     for path, owner, protected, rules in DEFAULT_ITEMS:
         fs[path.lower()] = {'path': path, 'dir': True, 'data': None, 'created': now, 'written': now,
                             'owner': owner, 'protected': protected, 'rules': rules, 'held': None}
@@ -110,7 +122,7 @@ def tree(node):
     fs = node.data.get('fs')
     if fs is None:
         # A node saved before the file system was part of its state.
-        fs = node.data['fs'] = fresh_tree()
+        fs = node.data['fs'] = fresh_tree(node.date())
     return fs
 
 
@@ -430,7 +442,7 @@ def create(node, path, directory, data=b'', owner=CREATOR, stand_in=None):
         entry = lookup(node, parent)
         if entry is None or not entry['dir']:
             raise _part_not_found(path)
-    now = time.time()
+    now = _write_moment(node)
     entry = tree(node).get(path.lower())
     if entry is not None and not entry['dir'] and not directory:
         entry['data'] = base64.b64encode(data).decode('ascii')
@@ -1220,7 +1232,8 @@ class FileStream:
     NET = 'System.IO.FileStream'
     PROPERTIES = ('CanRead', 'CanSeek', 'CanWrite', 'Length', 'Name', 'Position')
 
-    def __init__(self, entry, access=1):
+    def __init__(self, node, entry, access=1):
+        self._node = node
         self._entry = entry
         self.Name = entry['path']
         self.Position = Int64(0)
@@ -1236,7 +1249,7 @@ class FileStream:
 
     def _store(self, data):
         self._entry['data'] = base64.b64encode(data).decode('ascii')
-        self._entry['written'] = time.time()
+        self._entry['written'] = _write_moment(self._node)
 
     def Seek(self, offset, origin):  # pylint: disable=invalid-name
         base = {0: 0, 1: int(self.Position), 2: len(self._data)}[int(origin)]
@@ -1308,13 +1321,13 @@ def open_file(node, path, mode, access, share):
             raise PSError('Combining FileMode: %s with FileAccess: Read is invalid.' % {1: 'CreateNew', 2: 'Create'}[mode],
                           'System.ArgumentException')
         entry = create(node, path, False)
-        return FileStream(entry, access)
+        return FileStream(node, entry, access)
     kind = held(node, entry)
     if kind in ('open', 'append') and not share & _SHARE_WRITE:
         raise _in_use(entry['path'])
     if access & 2 and kind in ('open', 'image'):
         raise _in_use(entry['path'])
-    stream = FileStream(entry, access)
+    stream = FileStream(node, entry, access)
     if mode == _CREATE:
         stream.SetLength(0)
     return stream

@@ -12,19 +12,13 @@ what it leaves on the node in its first second (its log line, the load balancers
 exit code 0 as though the process had then been stopped. What stops it (the pod deleted) is outside the engine run.
 """
 
-import datetime
-
 from .. import programs
 
 
-def _stamp():
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
-
-
-def flags_logged(argv):
+def flags_logged(node, argv):
     """At start kube-proxy logs every flag it was given, one 'FLAG: --name="value"' line each (cmd/kube-proxy/app,
-    cliflag.PrintFlags at verbosity 1 and up)."""
-    return ['I%s FLAG: %s="%s"' % ((_stamp(),) + tuple(word.split('=', 1))) for word in argv[1:] if '=' in word]
+    cliflag.PrintFlags at verbosity 1 and up), stamped with the node's date."""
+    return ['I%s FLAG: %s="%s"' % ((node.date_iso(),) + tuple(word.split('=', 1))) for word in argv[1:] if '=' in word]
 
 
 def _environment(host, environment):
@@ -43,11 +37,11 @@ def kube_proxy(host, words, input_items, environment=None):  # pylint: disable=u
     # kube-proxy loads its kubeconfig before anything else and exits when it cannot (cmd/kube-proxy/app, createClient
     # through client-go's clientcmd, which reports the file's os.Stat error).
     if kubeconfig and host.node.file(kubeconfig) is None:
-        return ProgramResult(flags_logged(argv), ['E%s run.go: "command failed" err="stat %s: The system cannot find the '
-                                                  'file specified."' % (_stamp(), kubeconfig)], 1)
+        return ProgramResult(flags_logged(node, argv), ['E%s run.go: "command failed" err="stat %s: The system cannot '
+                                                        'find the file specified."' % (node.date_iso(), kubeconfig)], 1)
     network = programs.option(argv, '--network-name') or (_environment(host, environment) or {}).get('KUBE_NETWORK')
-    stamp = _stamp()
-    flags = flags_logged(argv)
+    stamp = node.date_iso()
+    flags = flags_logged(node, argv)
     if network and not any(n['name'].lower() == network.lower() for n in node.data['hns']['networks']):
         line = ('kube-proxy: Unable to find HNS Network specified, please check network name and CNI deployment '
                 '(hnsNetworkName=%s)' % network)

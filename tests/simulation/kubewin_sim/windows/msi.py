@@ -188,16 +188,20 @@ class _Log:
 
     def __init__(self, node, path):
         self.node, self.path, self.lines = node, path, []
-        stamp = time.strftime('%d/%m/%Y  %H:%M:%S', time.gmtime())
+        stamp = self._stamp()
         self.lines.append('=== Verbose logging started: %s  Build type: SHIP UNICODE 5.00.10011.00  '
                           'Calling process: C:\\Windows\\system32\\msiexec.exe ===' % stamp)
+
+    def _stamp(self):
+        """The node's date as the log's banner lines write it."""
+        return time.strftime('%d/%m/%Y  %H:%M:%S', time.gmtime(self.node.date()))
 
     def write(self, line):
         self.lines.append(line)
 
     def close(self, exit_code):
         self.lines.append('MainEngineThread is returning %d' % exit_code)
-        self.lines.append('=== Verbose logging stopped: %s ===' % time.strftime('%d/%m/%Y  %H:%M:%S', time.gmtime()))
+        self.lines.append('=== Verbose logging stopped: %s ===' % self._stamp())
         if self.path:
             filesystem.write_file(self.node, self.path, ('\r\n'.join(self.lines) + '\r\n').encode('ascii', 'replace'))
 

@@ -349,7 +349,7 @@ def _start(host, file_path, words, holds_handle, redirect=None, environment=None
     if path is None:
         return None
     process_id = _FIRST_ID + 4 * len(_processes(host))
-    started = system.node_seconds(host.node)
+    started = host.node.date()
     if (redirect or {}).get('stdin'):
         process = Process(process_id, path, None, holds_handle, redirect,
                           run=lambda data: host.run_program(path, words, data, environment), started=started)
@@ -494,14 +494,14 @@ def win32_process_create(ctx, instance, arguments):
     node = host.node
     created = node.data.setdefault('processes', [])
     record = {'id': _CREATED_FIRST_ID + 4 * len(created), 'command_line': line, 'program': words[0],
-              'state': 'running', 'started': system.node_seconds(node), 'exit_code': None}
+              'state': 'running', 'started': node.date(), 'exit_code': None}
     created.append(record)
     return CimMethodResult(0, ProcessId=UInt32(record['id']))
 
 
 def _due(node):
     """The processes Create started whose program has not run and whose start-up is over by the node's clock."""
-    now = system.node_seconds(node)
+    now = node.date()
     return [record for record in node.data.get('processes', [])
             if record.get('state') == 'running' and 'program' in record and not record.get('ran')
             and now >= record['started'] + PROCESS_START_SECONDS]
@@ -525,7 +525,10 @@ def run_due(node):
                 _reuse_id(node, record['id'])
             continue
         words = split_command_line(record['command_line'])
-        exit_code = WindowsHost(node).run_program(words[0], words[1:], None).exit_code
+        # It runs alongside the session (node.py, SimNode.alongside): its sleeps are its own time, and a network drop
+        # it causes lasts, for the session's next call, from the moment it happens.
+        with node.alongside():
+            exit_code = WindowsHost(node).run_program(words[0], words[1:], None).exit_code
         record.update(state='exited', exit_code=exit_code)
         node.record('process %d (%s) exited with code %d' % (record['id'], record['command_line'], exit_code))
 
@@ -534,7 +537,7 @@ def _reuse_id(node, process_id):
     """Another program starts and gets the id of a process that is gone (Windows reuses process ids)."""
     node.data['processes'].append({'id': process_id, 'command_line': 'C:\\Windows\\System32\\conhost.exe 0x4',
                                    'program': 'C:\\Windows\\System32\\conhost.exe', 'state': 'running',
-                                   'started': system.node_seconds(node), 'exit_code': None, 'ran': True})
+                                   'started': node.date(), 'exit_code': None, 'ran': True})
 
 
 def taskkill_exe(host, words, input_items, environment=None):  # pylint: disable=unused-argument

@@ -18,15 +18,16 @@ at zero, Restart starts it again from zero. A TimeSpan counts 100-nanosecond tic
 properties are Doubles, Days/Hours/Minutes/Seconds/Milliseconds its Int32 components, and [string] of it the
 constant ("c") format [-][d.]hh:mm:ss[.fffffff] ("Standard TimeSpan format strings").
 
-The node's clock is the test machine's, its time zone UTC. Start-Sleep advances a simulated clock instead of
-sleeping, so a polling loop in a script ends as it would on Windows, at once; so does whatever else takes time on
-the node in the model (a download of the simulated web at the rate it is served: windows/downloads.py), through
-``pass_time``. A stopwatch reads the test machine's monotonic clock plus that simulated time, as one on Windows
-reads the performance counter: it measures the script's own run time and every simulated wait.
+The node's clock is simulated (node.py, SimNode.elapsed and SimNode.date; tests/simulation/README.md, "Time"), its
+time zone UTC. Start-Sleep moves it on instead of sleeping, so a polling loop in a script ends as it would on
+Windows, at once; so does whatever else takes time on the node in the model (a download of the simulated web at the
+rate it is served: windows/downloads.py), through ``pass_time``. Nothing else moves it: the engine's own run time
+is not the node's, so a script's figures do not depend on how fast the test machine runs it. A stopwatch reads the
+node's performance counter (``_monotonic``: the simulated seconds the node has lived through), Get-Date the node's
+date (``_now``).
 """
 
 import datetime
-import time
 
 from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import (AUTOMATION_NULL, Int64, UInt32, UInt64, PSError, Unsupported, enumerate_value, is_enumerable,
@@ -92,21 +93,17 @@ class DateTime(datetime.datetime):
 
 def pass_time(node, seconds):
     """Let ``seconds`` pass on the node's clock at once (a sleep, a transfer that takes that long)."""
-    node.data['clock_offset'] = node.data.get('clock_offset', 0) + float(seconds)
+    node.pass_time(seconds)
 
 
 def _monotonic(node):
-    """The node's performance counter, in seconds: never set back, moved on by ``pass_time`` too."""
-    return time.monotonic() + node.data.get('clock_offset', 0)
-
-
-def node_seconds(node):
-    """The node's clock in seconds since the epoch (UTC), as Get-Date reads it: moved on by ``pass_time`` too."""
-    return time.time() + node.data.get('clock_offset', 0)
+    """The node's performance counter, in seconds: the simulated time it has lived through (never set back)."""
+    return node.elapsed()
 
 
 def _now(node):
-    return DateTime.of(datetime.datetime.fromtimestamp(node_seconds(node), datetime.timezone.utc).replace(tzinfo=None))
+    """The node's date as Get-Date returns it: a local System.DateTime (the node's time zone is UTC)."""
+    return DateTime.of(datetime.datetime.fromtimestamp(node.date(), datetime.timezone.utc).replace(tzinfo=None))
 
 
 class Win32OperatingSystem(CimInstance):

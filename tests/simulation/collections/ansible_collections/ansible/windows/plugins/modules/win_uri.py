@@ -9,7 +9,6 @@ otherwise the request fails to connect, as it would on Windows. Any other addres
 unreachable: nothing in the simulation leaves the machine.
 """
 
-import time
 from urllib.parse import urlsplit
 
 from ansible.module_utils.basic import AnsibleModule
@@ -72,16 +71,18 @@ def main():
     if module.params['url_method'].upper() != 'GET' or module.params['dest'] or module.params['body'] is not None:
         module.fail_json(msg='the simulated win_uri answers only GET requests without body or dest', **result)
     host, state_dir = fake.current_host()
-    started = time.monotonic()
     with open_node(state_dir, host) as node:
         node.count_call('win_uri')
+        started = node.elapsed()
         try:
             status, body = answer(host, node, url)
         except ConnectionError as error:
             module.fail_json(msg='Unhandled exception occurred when sending web request. Exception: %s' % error,
                              **result)
+        # The request's time on the node's simulated clock (node.py): nothing in the answer takes time there.
+        elapsed = round(node.elapsed() - started, 3)
     result.update(status_code=status, status_description='OK', content_length=len(body.encode('utf-8')),
-                  content_type='text/html', response_uri=url, elapsed=round(time.monotonic() - started, 3))
+                  content_type='text/html', response_uri=url, elapsed=elapsed)
     if module.params['return_content']:
         result['content'] = body
     if status not in module.params['status_code']:
