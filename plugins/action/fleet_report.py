@@ -11,14 +11,11 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged, _fleet_report, _node_plan
+from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _fleet_decisions, _fleet_report, _node_plan
 
 display = Display()
 
 WINDOWS_GROUP = 'windows_nodes'
-# The control-plane play adds the nodes it leaves out of the node play (they ended early) to this group; when every
-# node ended early that play has nothing to do (kubewin.node.early_end), and every node is converged.
-ENDED_EARLY_GROUP = 'kubewin_converged'
 # The verify role's Node objects of the Windows nodes, on the host it ran on.
 NODE_OBJECTS = 'verify_windows_nodes'
 
@@ -54,8 +51,8 @@ class ActionModule(ActionBase):
         # after a failure or an unreachable connection are no longer among the play's hosts.
         targeted = [host for host in task_vars.get('ansible_play_hosts_all') or [] if host in groups.get(WINDOWS_GROUP, [])]
         finished = set(task_vars.get('ansible_play_hosts') or [])
-        early_end = _converged.early_end(hostvars, groups)
-        ended_early = set(early_end['hosts'] if early_end['fleet'] else groups.get(ENDED_EARLY_GROUP) or [])
+        # The nodes that skipped the node play because they ended early (kubewin.node.fleet_decisions).
+        ended_early = set(_fleet_decisions.fleet_decisions(hostvars, groups)['converged'])
         # The verify role ran where the cluster-side plays run (kubewin.node.cluster_api).
         if args['node_objects'] is not None:
             node_objects = {node['metadata']['name']: node for node in args['node_objects']}

@@ -92,7 +92,7 @@ author:
 EXAMPLES = r'''
 # The last play of playbooks/site.yml
 - name: Report on the Windows nodes
-  hosts: "{{ ['localhost'] + groups.get('windows_nodes', []) }}"
+  hosts: windows_nodes:localhost
   gather_facts: false
   tasks:
     - name: Print and write the fleet report
