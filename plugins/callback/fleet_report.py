@@ -17,7 +17,8 @@ description:
     callbacks, which it does after a stopped run too), from what the run left in the host variables. It acts only
     on a playbook that has a M(kubewin.node.fleet_report) task, and only when that task did not start; it uses the
     task's own arguments (C(playbook), C(dest), C(started), ...), templated as the task would have been, with the
-    variables of the first host of its play that did not fail.
+    variables of the first host of its play that did not fail. A run that stopped before any Windows node took
+    part (the first play refused the inventory) has no report.
   - In that report, a Windows node with a failed task or an unreachable connection is C(failed), with what it did
     before (its changes and remote calls); one that ended early is C(converged); any other is C(stopped) (it did not
     fail, but the run stopped before its end), and the title says that the run stopped before its end.
@@ -100,6 +101,8 @@ class CallbackModule(CallbackBase):
             args = self._arguments(task, variables)
             windows_nodes = variables['groups'].get(_fleet_decisions.WINDOWS_GROUP, [])
             targeted = [host for host in variables['ansible_play_hosts_all'] if host in windows_nodes]
+            if not any(host in stats.processed for host in targeted):
+                return  # the run stopped before any Windows node took part (a refused plan): nothing to report
             document = _fleet_report.fleet_document(args, variables['hostvars'], variables['groups'], targeted, failed,
                                                     self._check_mode(task), complete=False)
             _fleet_report.publish(document, args['dest'])
