@@ -6,19 +6,12 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api, _converged
+from ansible_collections.kubewin.node.plugins.plugin_utils import _cluster_api
 
 
-def cluster_api(hostvars: t.Mapping, groups: t.Mapping, unless_fleet_ended_early: bool = False) -> dict[str, t.Any]:
-    """The host, kubeconfig and become of the cluster-side steps (plugin_utils/_cluster_api.py).
-
-    With ``unless_fleet_ended_early``, no hosts when every Windows node ended early (_converged.early_end): the
-    cluster plays of site.yml then have nothing to do.
-    """
-    access = _cluster_api.cluster_api(hostvars, groups)
-    if unless_fleet_ended_early and _converged.early_end(hostvars, groups)['fleet']:
-        access = dict(access, hosts=[])
-    return access
+def cluster_api(hostvars: t.Mapping, groups: t.Mapping) -> dict[str, t.Any]:
+    """The host, kubeconfig and become of the cluster-side steps (plugin_utils/_cluster_api.py)."""
+    return _cluster_api.cluster_api(hostvars, groups)
 
 
 class FilterModule:

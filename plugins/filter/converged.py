@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, kubewin.node contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The early end of converged nodes, for the plays after the snapshot; docs in converged_nodes.yml and early_end.yml."""
+"""Which converged nodes skip the node play of site.yml; the documentation is in converged_nodes.yml."""
 
 from __future__ import annotations
 
@@ -15,13 +15,8 @@ def converged_nodes(hosts, hostvars, credentials=None):
     return _converged.converged_hosts(decisions, credentials)
 
 
-def early_end(hostvars, groups):
-    """Which Windows nodes ended early, and whether all of them did (then the cluster plays have nothing to do)."""
-    return _converged.early_end(hostvars, groups)
-
-
 class FilterModule:
     """kubewin.node early-end filters."""
 
     def filters(self) -> dict[str, t.Callable[..., t.Any]]:
-        return {'converged_nodes': converged_nodes, 'early_end': early_end}
+        return {'converged_nodes': converged_nodes}

@@ -18,7 +18,8 @@ description:
   - C(status) is C(ok), C(converged) for a node that ended its run early because its snapshot matched the record
     of its last full run (M(kubewin.node.node_converged); it changed nothing and cost the one call of its
     snapshot), or C(failed) for a node Ansible took out of the run after a failed task or an unreachable
-    connection.
+    connection. In the report the P(kubewin.node.fleet_report#callback) callback writes when the run stopped
+    before this task, a node that did not fail is C(stopped) (C(converged) when it ended early).
   - C(Ready), the versions and the podCIDR come from the Node objects the C(kubewin.node.verify) role read
     (C(verify_windows_nodes) on O(control_plane)) when the run verified; otherwise C(Ready) is empty, the runtime
     is the plan's and the Kubernetes version the one of the kubelet installed on the node (its snapshot), and
@@ -81,8 +82,12 @@ notes:
   - Ansible drops the facts of a failed or unreachable task, so a C(failed) node's row lacks what that last task
     did and the calls it made.
   - A run that stops before its last play (every node of a batch failed, or the node play's
-    C(kubewin_max_fail_percentage) was exceeded) prints no report.
+    C(kubewin_max_fail_percentage) was exceeded) never runs this task; the P(kubewin.node.fleet_report#callback)
+    callback, when enabled (C(callbacks_enabled) in C(ansible.cfg)), writes the report then, with this task's
+    arguments.
 seealso:
+  - plugin: kubewin.node.fleet_report
+    plugin_type: callback
   - module: kubewin.node.node_converged
   - module: kubewin.node.node_info
 author:
@@ -92,7 +97,7 @@ author:
 EXAMPLES = r'''
 # The last play of playbooks/site.yml
 - name: Report on the Windows nodes
-  hosts: "{{ ['localhost'] + groups.get('windows_nodes', []) }}"
+  hosts: windows_nodes:localhost
   gather_facts: false
   tasks:
     - name: Print and write the fleet report
@@ -119,6 +124,10 @@ report:
     totals:
       description: C(nodes), C(changes), C(calls), and C(by_status), the number of nodes per status.
       type: dict
+    complete:
+      description: Whether the run got to this task; false in the report the P(kubewin.node.fleet_report#callback)
+        callback writes when the run stopped before it.
+      type: bool
 text:
   description: The report as printed.
   returned: success

@@ -11,9 +11,10 @@ version_added: 0.1.0
 description:
   - Decides on the controller, without contacting the node, whether the node is in the state the last full run
     of C(playbooks/site.yml) left it in, with the same inputs. In C(site.yml), a converged node skips the
-    prerequisites play (P(kubewin.node.early_end#filter)), and the control-plane play leaves the node out of the
-    node play when the credentials it hands out have the digest the record holds
-    (P(kubewin.node.converged_nodes#filter)); when every node is converged, the cluster plays have nothing to do.
+    prerequisites play, and the control-plane play leaves the node out of the node play when the credentials it
+    hands out have the digest the record holds (P(kubewin.node.converged_nodes#filter)); when every node is
+    converged, the cluster plays have nothing to do (P(kubewin.node.fleet_decisions#filter) says which hosts each
+    play touches).
     The prerequisites role has M(kubewin.node.node_info) decide the same (its
     O(kubewin.node.node_info#module:decide)) in the task that takes the snapshot, so that a node on which nothing
     changed costs one remote call and one task result. The prerequisites role on its own ends a converged node's

@@ -13,7 +13,9 @@ the answer arrives, with a message naming the script and the field, e.g.
 
 ``_pwsh.run_script`` calls ``check`` on every decoded result; a detached
 worker's result (returned through ``detached_status``) is checked against its
-own contract by ``_node_action.NodeAction.run_detached``.
+own contract by ``_node_action.NodeAction.run_detached``. ``ScriptError``, the
+error of a node script, is defined here, below ``_pwsh``, so that the two modules
+do not import each other; callers name it ``_pwsh.ScriptError``.
 
 The schemas say what the Python consumers (and the roles reading the
 ``kubewin_node`` fact) rely on: lists that are iterated must be lists, keys
@@ -25,7 +27,17 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh
+from ansible.errors import AnsibleError
+
+
+class ScriptError(AnsibleError):
+    """A node script failed; carries the script name and PowerShell's error record."""
+
+    def __init__(self, script, reason, error_record=None):
+        self.script = script
+        self.reason = reason
+        self.error_record = error_record or {}
+        super().__init__('%s: %s' % (script, reason))
 
 # -- the schema language ---------------------------------------------------------
 
@@ -517,12 +529,12 @@ CONTRACTS = {
 
 
 def check(script, document):
-    """Return ``document`` when it is what script ``script`` promises, else raise _pwsh.ScriptError naming the field."""
+    """Return ``document`` when it is what script ``script`` promises, else raise ScriptError naming the field."""
     if script not in CONTRACTS:
-        raise _pwsh.ScriptError(script, 'has no result contract (plugins/plugin_utils/_contracts.py)')
+        raise ScriptError(script, 'has no result contract (plugins/plugin_utils/_contracts.py)')
     root, schema = CONTRACTS[script]
     try:
         schema.validate(document, [root] if root else [])
     except Mismatch as exc:
-        raise _pwsh.ScriptError(script, '%s %s' % (format_path(exc.path), exc.message))
+        raise ScriptError(script, '%s %s' % (format_path(exc.path), exc.message))
     return document

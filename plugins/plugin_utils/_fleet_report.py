@@ -2,8 +2,11 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The fleet report: one row per Windows node saying where a run left it, and what the run cost.
 
-Internal to kubewin.node, not a public API. The public interface is the ``kubewin.node.fleet_report``
-module, which the last play of the playbooks runs on the controller.
+Internal to kubewin.node, not a public API. The public interfaces are the ``kubewin.node.fleet_report``
+module, which the last play of the playbooks runs on the controller, and the ``kubewin.node.fleet_report``
+callback, which writes the same report when a run stopped before that play (every node of a batch failed, or
+``kubewin_max_fail_percentage`` was exceeded: ansible-core's PlaybookExecutor then runs no later play). Both build
+it with ``fleet_document`` and print and write it with ``publish``.
 
 Pure functions of what the run left in the host variables; nothing here contacts a host:
 
@@ -21,9 +24,28 @@ Pure functions of what the run left in the host variables; nothing here contacts
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _adopt, _converged, _credentials
+from ansible.utils.display import Display
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import (
+    _activity, _adopt, _cluster_api, _converged, _credentials, _fleet_decisions, _node_plan)
+
+display = Display()
+
+# The options of the kubewin.node.fleet_report module (plugins/modules/fleet_report.py documents them); the callback
+# validates the arguments of the playbook's report task with them too.
+ARGUMENT_SPEC = {
+    'playbook': {'type': 'str', 'required': True},
+    'dest': {'type': 'path', 'default': ''},
+    'started': {'type': 'float'},
+    'control_plane': {'type': 'str'},
+    'node_objects': {'type': 'list', 'elements': 'dict'},
+}
+# The verify role's Node objects of the Windows nodes, on the host it ran on.
+NODE_OBJECTS = 'verify_windows_nodes'
 
 # The ansible.windows tasks the roles run on a Windows node outside the kubewin.node modules, by the
 # variable each registers: (module, what it manages). Each is one remote call when it ran, but
@@ -59,6 +81,7 @@ COLUMNS = (('node', 'node'), ('status', 'status'), ('windows', 'Windows'), ('run
 OK = 'ok'
 CONVERGED = 'converged'  # ended early: its snapshot matched the record of its last full run
 FAILED = 'failed'  # failed or unreachable: Ansible took it out of the run
+STOPPED = 'stopped'  # did not fail, but the run stopped (other nodes failed) before its report play
 
 
 def _windows(snapshot):
@@ -182,16 +205,20 @@ def _takeover(plan):
     return {key: plan.get(key) for key in ('layout', 'description', 'items', 'refusals')}
 
 
-def status_of(host, finished, ended_early):
-    """The status of a node: ``finished`` hosts are those still in the run at its end."""
-    if host not in finished:
+def status_of(host, failed, ended_early, complete=True):
+    """The status of a node: ``failed`` hosts are those Ansible took out of the run; ``complete`` says whether the
+    run got to its report play."""
+    if host in failed:
         return FAILED
-    return CONVERGED if host in ended_early else OK
+    if host in ended_early:
+        return CONVERGED
+    return OK if complete else STOPPED
 
 
-def report(playbook, rows, check_mode=False, generated=''):
+def report(playbook, rows, check_mode=False, generated='', complete=True):
     """The whole report as one JSON-ready document."""
-    return {'playbook': playbook, 'check_mode': bool(check_mode), 'generated': generated, 'nodes': list(rows),
+    return {'playbook': playbook, 'check_mode': bool(check_mode), 'generated': generated, 'complete': bool(complete),
+            'nodes': list(rows),
             'totals': {'nodes': len(rows), 'changes': sum(row['changed_tasks'] for row in rows),
                        'calls': sum(row['calls'] for row in rows),
                        'by_status': {status: sum(1 for row in rows if row['status'] == status)
@@ -214,6 +241,8 @@ def _cells(row):
 
 def _title(document):
     mode = ', check mode: changes are predictions' if document['check_mode'] else ''
+    if not document.get('complete', True):
+        mode += ', the run stopped before its end'
     return 'Fleet report of %s (%s%s)' % (document['playbook'], document['generated'] or 'this run', mode)
 
 
@@ -245,6 +274,8 @@ def _details(document):
                                         ', '.join(row['changes'])))
         elif row['status'] == CONVERGED:
             lines.append('%s ended early: its snapshot matches the record of its last full run' % row['node'])
+        if row['status'] == STOPPED:
+            lines.append('%s did not finish: the run stopped when other nodes failed' % row['node'])
     return lines
 
 
@@ -275,3 +306,50 @@ def markdown(document):
 
 def json_text(document):
     return json.dumps(document, indent=1, sort_keys=True) + '\n'
+
+
+def node_variables(host_vars):
+    """The variables the report reads of a node, each only when the run left it (no templating of the rest)."""
+    names = ('ansible_facts',) + NODE_VARIABLES + tuple(DIRECT_RESULTS)
+    return {name: host_vars[name] for name in names if name in host_vars}
+
+
+def _node_objects(hostvars, control_plane):
+    """The Node objects the verify role read, by name; none when it did not run."""
+    if not control_plane or control_plane not in hostvars or NODE_OBJECTS not in hostvars[control_plane]:
+        return {}
+    return {node['metadata']['name']: node for node in hostvars[control_plane][NODE_OBJECTS] or []}
+
+
+def fleet_document(args, hostvars, groups, targeted, failed, check_mode=False, complete=True):
+    """The report of the Windows nodes ``targeted`` (in the play's order), ``failed`` those Ansible took out of the
+    run; ``args`` are the module's, validated (ARGUMENT_SPEC); ``complete`` whether the run got to its report play."""
+    # The nodes that skipped the node play because they ended early (kubewin.node.fleet_decisions).
+    ended_early = set(_fleet_decisions.fleet_decisions(hostvars, groups)['converged'])
+    if args.get('node_objects') is not None:
+        node_objects = {node['metadata']['name']: node for node in args['node_objects']}
+    else:
+        # The verify role ran where the cluster-side plays run (kubewin.node.cluster_api).
+        node_objects = _node_objects(hostvars, args.get('control_plane')
+                                     or _cluster_api.cluster_api(hostvars, groups)['host'] or None)
+    rows = [node_row(host, node_variables(hostvars[host]), node_objects.get(_node_plan.node_name(host, hostvars[host])),
+                     status_of(host, failed, ended_early, complete), args.get('started'), check_mode)
+            for host in targeted]
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
+    return report(args['playbook'], rows, check_mode, generated, complete)
+
+
+def publish(document, dest):
+    """Print the report and write it into the folder ``dest`` as <playbook>.md and .json (nothing when ``dest`` is
+    empty); the paths written. Raises OSError when the folder cannot be written."""
+    text_form = text(document)
+    display.display('\n' + text_form)
+    paths = []
+    if dest:
+        os.makedirs(dest, exist_ok=True)
+        for suffix, content in (('md', markdown(document)), ('json', json_text(document))):
+            path = os.path.join(dest, '%s.%s' % (document['playbook'], suffix))
+            with open(path, 'w', encoding='utf-8') as handle:
+                handle.write(content)
+            paths.append(path)
+    return text_form, paths

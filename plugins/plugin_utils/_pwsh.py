@@ -34,21 +34,14 @@ import re
 from ansible.errors import AnsibleConnectionFailure, AnsibleError
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts
+# The error of a node script is defined by _contracts, which this module builds on (and which must not import it
+# back: tests/unit/plugins/plugin_utils/test_import_graph.py); callers name it _pwsh.ScriptError.
+from ansible_collections.kubewin.node.plugins.plugin_utils._contracts import ScriptError
 
 SCRIPT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'scripts')
 MARKER = '# kubewin-script: '
 _INCLUDE = re.compile(r'^# kubewin-include: ([a-z0-9_]+)[ \t]*$', re.MULTILINE)
 _NAME = re.compile(r'^[a-z0-9_]+$')
-
-
-class ScriptError(AnsibleError):
-    """A node script failed; carries the script name and PowerShell's error record."""
-
-    def __init__(self, script, reason, error_record=None):
-        self.script = script
-        self.reason = reason
-        self.error_record = error_record or {}
-        super().__init__('%s: %s' % (script, reason))
 
 
 @functools.lru_cache(maxsize=None)

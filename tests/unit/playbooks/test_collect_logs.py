@@ -28,3 +28,7 @@ def test_the_fleet_report_names_a_node_that_did_not_answer(tmp_path):
     assert [(row['node'], row['status'], row['calls']) for row in collect.report['nodes']] == [
         ('win1', 'ok', 1), ('win2', 'failed', 0)]
     assert '| win2 | failed |' in (tmp_path / 'reports' / 'collect_logs.md').read_text()
+    # The run got to its report play: the report task printed the report, and the kubewin.node.fleet_report callback
+    # (which the checkout's ansible.cfg enables) did not print it again.
+    assert collect.result('Print and write the fleet report', 'win1')['status'] == 'ok'
+    assert collect.output.count('Fleet report of collect_logs (') == 1 and collect.report['complete'], collect.output

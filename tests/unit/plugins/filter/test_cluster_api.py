@@ -61,20 +61,10 @@ def test_the_role_defaults_and_the_plays_use_the_filter():
             assert _template(defaults[role][name], control_plane) == {'host': 'cp1', 'kubeconfig': '/etc/kubernetes/admin.conf',
                                                                       'become': True}[key]
     plays = yaml.safe_load((ROOT / 'playbooks' / 'site.yml').read_text(encoding='utf-8'))
-    names = ('Prepare the control plane for Windows nodes', 'Verify the Windows nodes')
+    names = ('Check the cluster against the plan before any Windows node changes',
+             'Prepare the control plane for Windows nodes', 'Verify the Windows nodes')
     cluster_plays = [play for play in plays if play['name'] in names]
-    assert len(cluster_plays) == 2
+    assert len(cluster_plays) == 3
     for play in cluster_plays:
-        # A syntax check (ansible-lint's) templates hosts without hostvars. The control-plane play has nothing to do
-        # when every Windows node ended early (kubewin.node.early_end).
-        option = '' if play['name'] == names[1] else ', unless_fleet_ended_early=true'
-        assert play['hosts'] == '{{ (hostvars | default({}) | kubewin.node.cluster_api(groups%s)).hosts }}' % option
+        # Their hosts are kubewin.node.fleet_decisions' (test_fleet_decisions.py), made of this filter's.
         assert play['become'] == '{{ %s.become }}' % expression
-
-
-def test_unless_the_fleet_ended_early_no_hosts_when_every_windows_node_did():
-    ended = {'prerequisites_converged': {'converged': True}}
-    hostvars = {'win1': ended, 'win2': ended, 'cp1': {}}
-    assert filter_module.cluster_api(hostvars, GROUPS, unless_fleet_ended_early=True)['hosts'] == []
-    assert filter_module.cluster_api(hostvars, GROUPS)['hosts'] == ['cp1']
-    assert filter_module.cluster_api(dict(hostvars, win2={}), GROUPS, unless_fleet_ended_early=True)['hosts'] == ['cp1']

@@ -3,7 +3,6 @@
 import copy
 import json
 
-from ansible_collections.kubewin.node.plugins.filter.converged import early_end
 from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _snapshot
 
 RECORD = _converged.RECORD_PATH
@@ -173,8 +172,8 @@ def test_the_early_end_of_the_fleet_needs_every_windows_node_converged():
     converged = {'prerequisites_converged': {'converged': True}}
     groups = {'windows_nodes': ['win1', 'win2'], 'kube_control_plane': ['cp1']}
     both = {'win1': converged, 'win2': converged, 'cp1': {}}
-    assert early_end(both, groups) == {'hosts': ['win1', 'win2'], 'fleet': True}
+    assert _converged.early_end(both, groups) == {'hosts': ['win1', 'win2'], 'fleet': True}
     # A node whose decision says otherwise, or that has none (its snapshot failed; --limit left it out).
     for win2 in ({'prerequisites_converged': {'converged': False}}, {}):
-        assert early_end(dict(both, win2=win2), groups) == {'hosts': ['win1'], 'fleet': False}
-    assert early_end({}, {'windows_nodes': []}) == {'hosts': [], 'fleet': False}
+        assert _converged.early_end(dict(both, win2=win2), groups) == {'hosts': ['win1'], 'fleet': False}
+    assert _converged.early_end({}, {'windows_nodes': []}) == {'hosts': [], 'fleet': False}

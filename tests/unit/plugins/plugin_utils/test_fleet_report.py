@@ -107,9 +107,38 @@ def test_a_reboot_in_check_mode_costs_no_call():
 
 
 def test_status_failed_for_nodes_out_of_the_run_converged_for_those_that_ended_early():
-    finished = {'win1', 'win2'}
-    assert [_fleet_report.status_of(host, finished, {'win2'}) for host in ('win1', 'win2', 'win3')] == [
+    failed = {'win3'}
+    assert [_fleet_report.status_of(host, failed, {'win2'}) for host in ('win1', 'win2', 'win3')] == [
         'ok', 'converged', 'failed']
+    # The run stopped before its report play (other nodes failed): a node that neither failed nor ended early did not
+    # finish.
+    assert [_fleet_report.status_of(host, failed, {'win2'}, complete=False) for host in ('win1', 'win2', 'win3')] == [
+        'stopped', 'converged', 'failed']
+
+
+def test_the_document_of_a_run_says_which_nodes_failed_ended_early_or_did_not_finish(tmp_path):
+    """fleet_document, as the module and the callback build the report: the rows of the targeted nodes from the host
+    variables, the nodes that skipped the node play from kubewin.node.fleet_decisions."""
+    converged = {'prerequisites_converged': {'converged': True, 'reasons': []}}
+    hostvars = {'win1': variables(), 'win2': dict(variables(), **converged), 'win3': variables(), 'cp1': {},
+                'localhost': {}}
+    groups = {'windows_nodes': ['win1', 'win2', 'win3'], 'kube_control_plane': ['cp1'], 'kubewin_converged': ['win2']}
+    args = {'playbook': 'site', 'dest': str(tmp_path / 'reports'), 'started': STARTED, 'control_plane': None,
+            'node_objects': [NODE]}
+    document = _fleet_report.fleet_document(args, hostvars, groups, ['win1', 'win2', 'win3'], {'win3'}, complete=False)
+    assert [(row['node'], row['status']) for row in document['nodes']] == [
+        ('win1', 'stopped'), ('win2', 'converged'), ('win3', 'failed')]
+    # What the failed node did before it failed: its activity.
+    assert document['nodes'][2]['calls'] == 6 and document['nodes'][2]['changes']
+    assert document['nodes'][0]['ready'] == 'True' and not document['complete']
+
+    text, paths = _fleet_report.publish(document, args['dest'])
+    assert text.splitlines()[0].endswith(', the run stopped before its end)')
+    assert 'win1 did not finish: the run stopped when other nodes failed' in text.splitlines()
+    assert paths == [str(tmp_path / 'reports' / 'site.md'), str(tmp_path / 'reports' / 'site.json')]
+    assert json.loads((tmp_path / 'reports' / 'site.json').read_text()) == document
+    complete = _fleet_report.fleet_document(args, hostvars, groups, ['win1'], set())
+    assert complete['complete'] and complete['nodes'][0]['status'] == 'ok'
 
 
 def test_the_activity_fact_records_only_work_and_is_capped():
