@@ -141,8 +141,8 @@ MAX_NODE_SUBNET_BITS_IPV6 = 16
 DUAL_STACK_REFUSALS = {
     "overlay": "Overlay (VXLAN) networks on Windows do not support dual-stack networking (kubernetes/website "
                "dual-stack.md, \"Windows support\"; microsoft/Windows-Containers#82)",
-    "flannel": "flannel on Windows has no IPv6 path: its host-gw backend leases one IPv4 subnet and creates an HNS "
-               "network with that one subnet (flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go)",
+    "flannel": "flannel on Windows has no IPv6 path: host-gw leases one IPv4 subnet and makes an HNS network of it "
+               "(flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go)",
     "calico": "Calico for Windows lists \"IPv6 and dual stack\" as not supported (tigera/docs "
               "windows-calico/limitations.mdx, \"Networking\")",
     "ovn": "ovn_cni.exe's configuration (the source documents' example) has one host-local subnet, and no upstream "
@@ -151,8 +151,7 @@ DUAL_STACK_REFUSALS = {
               "networking#61: l2bridge only, one IPv4 and one IPv6 address per endpoint); with Docker the collection "
               "runs win-bridge with one IPv4 subnet",
 }
-DUAL_STACK_WHERE = ("dual-stack runs on l2bridge with l2bridge_routing static_routes or upstream and containerd "
-                    "(sdnbridge)")
+DUAL_STACK_WHERE = "dual-stack runs on l2bridge with static routes or upstream routing, on containerd"
 # Services a service range must hold besides the kubernetes API's and the cluster DNS's addresses: the
 # collection's own floor (kube-apiserver takes any range; a /28, 14 addresses, is the smallest that passes). The
 # ClusterIP allocator hands out neither the network nor the broadcast address of an IPv4 range
@@ -914,7 +913,8 @@ def _dual_stack(topology: str, routing: str | None, cluster6, service6, manageme
     elif routing == "flannel":
         reason = DUAL_STACK_REFUSALS["flannel"]
     if reason:
-        where = "l2bridge with l2bridge_routing flannel" if topology == "l2bridge" else f"topology {topology}"
+        # Worded without the plan's key names, which the preflight turns into longer inventory variable names.
+        where = "l2bridge with flannel" if topology == "l2bridge" else f"{topology} networks"
         raise IPPlanError(f"{present[0][0]} {present[0][1]} makes the plan dual-stack, which {where} cannot run: "
                           f"{reason}; {DUAL_STACK_WHERE}")
     missing = [key for key, network in given.items() if network is None]
@@ -1170,6 +1170,22 @@ def normalize_plan(plan: t.Any) -> dict[str, t.Any]:
     normalized = settings.as_dict()
     normalized["nodes"] = [node.as_dict() for node in nodes]
     return normalized
+
+
+def is_dual_stack(plan: t.Any) -> bool:
+    """Whether a plan, checked or not, asks for dual-stack (an IPv6 range in cluster_cidr); plan_settings holds it to
+    the rules. The version policy reads it before the plan is checked, so that both report at once."""
+    value = plan.get("cluster_cidr") if isinstance(plan, Mapping) else None
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
+    return any(isinstance(item, str) and ":" in item for item in items)
+
+
+def split_families(value: str | None) -> tuple[str | None, str | None]:
+    """A normalized value (one per family, IPv4 first, comma-separated) as (IPv4, IPv6 or None)."""
+    if value is None:
+        return None, None
+    first, _, second = value.partition(",")
+    return first, second or None
 
 
 def _check_topology_argument(settings: PlanSettings, topology: t.Any) -> None:

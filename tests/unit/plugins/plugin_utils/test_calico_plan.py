@@ -105,7 +105,7 @@ def test_bgp_is_the_other_backend():
     ({"calico_backend": "bgp", "vxlan_port": 4790}, ["vxlan_port 4790 is not 4789"]),
     ({"calico_backend": "ipip"}, ["calico_backend must be one of vxlan, bgp; got 'ipip'"]),
     ({"cluster_cidr": "fd00:10::/56"}, ["cluster_cidr fd00:10::/56 is IPv6 only", "IPv6-only networking"]),
-    ({"cluster_cidr": "192.168.0.0/16,fd00:10::/56"}, ["makes the plan dual-stack, which topology calico cannot run",
+    ({"cluster_cidr": "192.168.0.0/16,fd00:10::/56"}, ["makes the plan dual-stack, which calico networks cannot run",
                                                         "\"IPv6 and dual stack\" as not supported",
                                                         "windows-calico/limitations.mdx"]),
     ({"extra_exceptions": ["10.200.0.0/16"]}, ["extra_exceptions 10.200.0.0/16 cannot be applied",

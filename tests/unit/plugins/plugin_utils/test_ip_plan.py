@@ -319,7 +319,7 @@ def test_ipv6_only_is_refused_clearly(key, value):
 def test_a_dual_stack_pair_on_flannel_is_refused_naming_why():
     rejects(
         plan(cluster_cidr="10.244.0.0/16,fd00:10:244::/56"),
-        "cluster_cidr fd00:10:244::/56 makes the plan dual-stack, which l2bridge with l2bridge_routing flannel cannot "
+        "cluster_cidr fd00:10:244::/56 makes the plan dual-stack, which l2bridge with flannel cannot "
         "run: flannel on Windows has no IPv6 path",
         "flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go",
     )
@@ -1174,10 +1174,10 @@ def test_the_ipv6_range_may_come_first_and_in_capitals():
 
 @pytest.mark.parametrize(("changes", "fragments"), [
     ({"topology": "overlay", "l2bridge_routing": None},
-     ["makes the plan dual-stack, which topology overlay cannot run", "Overlay (VXLAN) networks on Windows do not "
+     ["makes the plan dual-stack, which overlay networks cannot run", "Overlay (VXLAN) networks on Windows do not "
       "support dual-stack", "microsoft/Windows-Containers#82"]),
-    ({"topology": "ovn", "l2bridge_routing": None}, ["which topology ovn cannot run"]),
-    ({"l2bridge_routing": "flannel"}, ["which l2bridge with l2bridge_routing flannel cannot run"]),
+    ({"topology": "ovn", "l2bridge_routing": None}, ["which ovn networks cannot run"]),
+    ({"l2bridge_routing": "flannel"}, ["which l2bridge with flannel cannot run"]),
     ({"service_cidr": "10.96.0.0/12"}, ["cluster_cidr fd00:10:244::/56, management_cidr fd00:127:130::/64 are IPv6, "
                                         "but service_cidr has no IPv6 range"]),
     ({"management_cidr": "10.127.130.0/24"}, ["but management_cidr has no IPv6 range"]),
