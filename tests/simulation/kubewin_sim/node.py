@@ -555,7 +555,14 @@ def create_on_first_contact(state_dir, host, profile, address):
     if os.path.exists(state_path(state_dir, host)):
         return
     profile = dict(profile or {})
-    profile.setdefault('ip', address)
+    # A dual-stack node's kubewin_management_ip has an address per family (a list, or comma-separated): the IPv4 one
+    # is the adapter's ``ip``, the IPv6 one its ``ipv6`` (prefix 64 unless the profile gives ``ipv6`` itself).
+    members = address if isinstance(address, (list, tuple)) else str(address or '').split(',')
+    members = [str(member).strip() for member in members if str(member).strip()]
+    ipv6 = [member for member in members if ':' in member]
+    profile.setdefault('ip', next((member for member in members if ':' not in member), None))
+    if ipv6:
+        profile.setdefault('ipv6', '%s/64' % ipv6[0])
     with open_node(state_dir, host, profile=profile):
         pass
 
