@@ -289,6 +289,13 @@ def network_families(node, network_name):
     return ('IPv4',)
 
 
+def kube_proxy_vips(node, cluster):
+    """The ClusterIPs the node's kube-proxy service programs load balancers for: the Services' addresses in the families
+    of its HNS network."""
+    service = node.data['services'].get(sim_cluster.KUBE_PROXY_SERVICE) or {}
+    return service_vips(cluster, network_families(node, _network_name(service)))
+
+
 def program_load_balancers(node, network_name=None):
     """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP of each Service, in the
     families its network carries (network_families)."""
