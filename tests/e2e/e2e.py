@@ -144,6 +144,8 @@ def _dual_stack_workload(cluster, builds):
         cluster.create({'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name, 'namespace': 'default'},
                         'spec': {'selector': {'e2e': 'dual-stack'}, 'ipFamilies': [family],
                                  'ports': [{'port': 80}]}})
+    # The controllers (pods, endpoints) run now, so that the state check mode is compared with is the converged one.
+    cluster.reconcile()
 
 
 class _Program:
