@@ -520,10 +520,6 @@ class PlanSettings:
     ipv6: IPv6Ranges | None = None
 
     @property
-    def families(self) -> tuple[str, ...]:
-        return FAMILIES if self.ipv6 is not None else ("IPv4",)
-
-    @property
     def uses_flannel(self) -> bool:
         return self.l2bridge_routing == "flannel"
 
@@ -1020,7 +1016,7 @@ class Node:
         }
 
 
-def _families_given(settings: PlanSettings, key: str, value: t.Any, pair: tuple[t.Any, t.Any], what: str) -> None:
+def _families_given(settings: PlanSettings, key: str, pair: tuple[t.Any, t.Any], what: str) -> None:
     """A node's value has an IPv6 member exactly when the plan is dual-stack."""
     if settings.ipv6 is None and pair[1] is not None:
         raise IPPlanError(f"{key} {pair[1]} is IPv6, but the plan is IPv4-only (cluster_cidr has no IPv6 range); "
@@ -1047,7 +1043,7 @@ def node_management_ip(settings: PlanSettings, key: str, value: t.Any) -> tuple[
     """A node's addresses on the management network, (IPv4, IPv6 or None): inside management_cidr, host addresses.
     The kubelet's --node-ip takes both on a dual-stack node (dual-stack.md, "Configure IPv4/IPv6 dual-stack")."""
     pair = parse_addresses(key, value)
-    _families_given(settings, key, value, pair, "address")
+    _families_given(settings, key, pair, "address")
     _management_address(key, pair[0], settings.management)
     if pair[1] is not None:
         _management_address(key, pair[1], settings.ipv6.management)
@@ -1085,7 +1081,7 @@ def node_pod_network(settings: PlanSettings, key: str, value: t.Any) -> tuple[t.
             f"leases the node's pod CIDR"
         )
     pair = parse_ranges(key, value)
-    _families_given(settings, key, value, pair, "range")
+    _families_given(settings, key, pair, "range")
     _node_subnet(key, pair[0], settings.cluster, settings.node_prefix_length, "node_prefix_length")
     if pair[1] is not None:
         _node_subnet(key, pair[1], settings.ipv6.cluster, settings.ipv6.node_prefix_length, "node_prefix_length_ipv6")
