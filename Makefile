@@ -73,7 +73,7 @@ sanity: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 molecule: $(VENV)/.dev-stamp $(COLLECTIONS)/.stamp
 	cd extensions && $(BIN)/molecule test -s default
 
-E2E_INVENTORIES := l2bridge-flannel l2bridge-static overlay overlay-docker ovn
+E2E_INVENTORIES := l2bridge-flannel l2bridge-static l2bridge-dualstack overlay overlay-docker ovn
 E2E_OUT := tests/output/e2e
 
 # site.yml against simulated fleets (tests/e2e/README.md): every shipped inventory, and the

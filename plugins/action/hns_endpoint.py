@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
-from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError, parse_ipv4_address
+from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError, parse_address, parse_ipv4_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 
@@ -15,6 +15,7 @@ class ActionModule(NodeAction):
         'name': {'type': 'str', 'required': True},
         'network': {'type': 'str', 'required': True},
         'ip_address': {'type': 'str'},
+        'ipv6_address': {'type': 'str'},
         'attach_host': {'type': 'bool', 'default': True},
         'state': {'type': 'str', 'choices': ['present', 'absent'], 'default': 'present'},
     }
@@ -25,6 +26,8 @@ class ActionModule(NodeAction):
         if args['state'] == 'present':
             try:
                 parse_ipv4_address('ip_address', args['ip_address'])
+                if args['ipv6_address']:
+                    parse_address('ipv6_address', args['ipv6_address'], ('IPv6',))
             except IPPlanError as exc:
                 raise NodeActionError(str(exc))
 
@@ -46,6 +49,9 @@ class ActionModule(NodeAction):
                 parameters.update(NetworkId=op['network_id'], IPAddress=args['ip_address'])
             elif op['op'] == 'attach':
                 parameters['AttachId'] = op['id']
+        if args['ipv6_address']:
+            # Sent to a create, and to an attach, which turns on the endpoint's IPv6 forwarding too.
+            parameters['IPv6Address'] = args['ipv6_address']
         if args['state'] == 'absent':
             parameters = {'RemoveIds': parameters['RemoveIds']}
         return {'state': self.run_script('hns_endpoint_apply', parameters)['state']}
@@ -59,10 +65,12 @@ class ActionModule(NodeAction):
             if endpoints:
                 raise NodeActionError('HNS endpoint %r still exists after removal' % args['name'])
             return
-        if len(endpoints) != 1 or endpoints[0].get('ip_address') != args['ip_address']:
+        wanted = (args['ip_address'], args['ipv6_address'])
+        if len(endpoints) != 1 or (endpoints[0].get('ip_address'), endpoints[0].get('ipv6_address')) != wanted:
             raise NodeActionError('expected one HNS endpoint %r with IP %s after the change, found %s'
-                                  % (args['name'], args['ip_address'],
-                                     [(e['id'], e.get('ip_address')) for e in endpoints] or 'none'))
+                                  % (args['name'], ' and '.join(a for a in wanted if a),
+                                     [(e['id'], e.get('ip_address'), e.get('ipv6_address')) for e in endpoints]
+                                     or 'none'))
         if args['attach_host'] and not endpoints[0].get('host_attached'):
             raise NodeActionError('HNS endpoint %r is not attached to the host compartment after the change'
                                   % args['name'])

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
-from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import IPPlanError, parse_ipv4_address, parse_ipv4_network
+from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import (
+    IPPlanError, parse_address, parse_ipv4_address, parse_ipv4_network, parse_network,
+)
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 # The host vNIC gets its address back within seconds; the worker waits at most this long.
@@ -19,6 +21,8 @@ class ActionModule(NodeAction):
         'type': {'type': 'str', 'choices': ['L2Bridge', 'Overlay', 'Transparent']},
         'address_prefix': {'type': 'str'},
         'gateway': {'type': 'str'},
+        'ipv6_address_prefix': {'type': 'str'},
+        'ipv6_gateway': {'type': 'str'},
         'adapter_name': {'type': 'str'},
         'vsid': {'type': 'int'},
         'state': {'type': 'str', 'choices': ['present', 'absent'], 'default': 'present'},
@@ -34,12 +38,29 @@ class ActionModule(NodeAction):
             prefix = parse_ipv4_network('address_prefix', args['address_prefix'])
             if args['gateway'] and parse_ipv4_address('gateway', args['gateway']) not in prefix:
                 raise NodeActionError('gateway %s is outside address_prefix %s' % (args['gateway'], prefix))
+            self._validate_ipv6(args)
         except IPPlanError as exc:
             raise NodeActionError(str(exc))
         if args['vsid'] is not None and not 1 <= args['vsid'] <= 16777215:
             raise NodeActionError('vsid %d is outside 1-16777215 (a 24-bit VXLAN network id)' % args['vsid'])
         if args['reconnect_timeout'] < 1:
             raise NodeActionError('reconnect_timeout must be at least 1 second')
+
+    @staticmethod
+    def _validate_ipv6(args):
+        """A dual-stack network's IPv6 subnet: L2Bridge only (microsoft/windows-container-networking#61, "Only l2bridge
+        network is supported"), created with HNS's IPv6 flag as hns.psm1 New-HnsNetwork -IPv6 does."""
+        if not args['ipv6_address_prefix']:
+            if args['ipv6_gateway']:
+                raise NodeActionError('ipv6_gateway %s needs ipv6_address_prefix' % args['ipv6_gateway'])
+            return
+        if args['type'] != 'L2Bridge':
+            raise NodeActionError('ipv6_address_prefix is for L2Bridge networks, the only ones Windows container '
+                                  'networking runs dual-stack (microsoft/windows-container-networking#61), not %s'
+                                  % args['type'])
+        prefix = parse_network('ipv6_address_prefix', args['ipv6_address_prefix'], ('IPv6',))
+        if args['ipv6_gateway'] and parse_address('ipv6_gateway', args['ipv6_gateway'], ('IPv6',)) not in prefix:
+            raise NodeActionError('ipv6_gateway %s is outside ipv6_address_prefix %s' % (args['ipv6_gateway'], prefix))
 
     def plan(self, args, state):
         try:
@@ -68,6 +89,8 @@ class ActionModule(NodeAction):
                     parameters['Gateway'] = create['gateway']
                 if create['vsid'] is not None:
                     parameters['Vsid'] = create['vsid']
+                if create['ipv6_address_prefix']:
+                    parameters.update(Ipv6AddressPrefix=create['ipv6_address_prefix'], Ipv6Gateway=create['ipv6_gateway'])
             applied = self.run_script('hns_network_apply', parameters)
             return {'disruptive': False, 'ip_restored': False, 'state': applied['state']}
 

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, kubewin.node contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""kubewin.node.node_routes: the exact set of persistent static IPv4 routes to other nodes' pod CIDRs."""
+"""kubewin.node.node_routes: the exact set of persistent static routes to other nodes' pod CIDRs (IPv4, and IPv6 on a
+dual-stack node: each family's route goes through the peer's address of that family)."""
 
 from __future__ import annotations
 
@@ -35,28 +36,37 @@ class ActionModule(NodeAction):
             raise NodeActionError('scope is required when the plan (plan_cluster.cluster_cidr) is not known: give '
                                   'the range whose routes this module owns, usually the cluster (pod) range')
         try:
-            self._scope = ipaddress.IPv4Network(scope)
+            # One range per family, comma-separated as the plan's cluster_cidr is on a dual-stack plan.
+            self._scope = [ipaddress.ip_network(part.strip()) for part in scope.split(',')]
         except ValueError as exc:
-            raise NodeActionError('scope %r is not an IPv4 network in CIDR form: %s' % (scope, exc))
+            raise NodeActionError('scope %r is not a network in CIDR form (or one per IP family, comma-separated): %s'
+                                  % (scope, exc))
         if not 0 <= args['metric'] <= 65535:
             raise NodeActionError('metric %d is outside 0-65535' % args['metric'])
         seen = set()
         for route in args['routes']:
             try:
-                destination = ipaddress.IPv4Network(route['destination'])
-                ipaddress.IPv4Address(route['next_hop'])
+                destination = ipaddress.ip_network(route['destination'])
+                if ipaddress.ip_address(route['next_hop']).version != destination.version:
+                    raise ValueError('the next hop is not of the destination\'s IP family')
             except ValueError as exc:
                 raise NodeActionError('route %s via %s: %s' % (route['destination'], route['next_hop'], exc))
-            if not destination.subnet_of(self._scope):
+            if not self._within_scope(destination):
                 raise NodeActionError('route destination %s is outside scope %s; the module only manages routes '
-                                      'within its scope' % (destination, self._scope))
+                                      'within its scope' % (destination, self._scope_text()))
             if destination in seen:
                 raise NodeActionError('route destination %s is given twice' % destination)
             seen.add(destination)
 
+    def _within_scope(self, network):
+        return any(network.version == scope.version and network.subnet_of(scope) for scope in self._scope)
+
+    def _scope_text(self):
+        return ','.join(str(scope) for scope in self._scope)
+
     def _in_scope(self, route):
         try:
-            return ipaddress.IPv4Network(route['destination']).subnet_of(self._scope)
+            return self._within_scope(ipaddress.ip_network(route['destination']))
         except ValueError:
             return False
 
@@ -65,18 +75,19 @@ class ActionModule(NodeAction):
         """The adapter the next hop is reached through: interface_alias, else the one on the next hop's subnet."""
         if args['interface_alias']:
             return args['interface_alias']
-        hop = ipaddress.IPv4Address(next_hop)
+        hop = ipaddress.ip_address(next_hop)
+        family = 'ipv4' if hop.version == 4 else 'ipv6'
         for adapter in adapters:
-            for entry in adapter.get('ipv4') or []:
+            for entry in adapter.get(family) or []:
                 if entry['address'].startswith('169.254.'):
                     continue
-                if hop in ipaddress.IPv4Interface('%s/%s' % (entry['address'], entry['prefix_length'])).network:
+                if hop in ipaddress.ip_interface('%s/%s' % (entry['address'], entry['prefix_length'])).network:
                     return adapter['name']
         raise NodeActionError('next hop %s is on the subnet of no adapter of the node (adapters: %s); set '
                               'interface_alias' % (next_hop, ', '.join(a['name'] for a in adapters) or 'none'))
 
     def desired(self, args, adapters):
-        return [{'destination': str(ipaddress.IPv4Network(route['destination'])), 'next_hop': route['next_hop'],
+        return [{'destination': str(ipaddress.ip_network(route['destination'])), 'next_hop': route['next_hop'],
                  'interface_alias': self._interface_for(args, adapters, route['next_hop']), 'metric': args['metric'],
                  'via_node': route['via_node']}
                 for route in args['routes']]
@@ -106,7 +117,8 @@ class ActionModule(NodeAction):
     def apply(self, args, plan, state):
         remove = [{k: op[k] for k in ('destination', 'next_hop', 'interface_index')}
                   for op in plan.operations if op['op'] == 'remove']
-        add = [{k: op[k] for k in ('destination', 'next_hop', 'interface_alias', 'metric')}
+        add = [dict({k: op[k] for k in ('destination', 'next_hop', 'interface_alias', 'metric')},
+                    family='IPv6' if ':' in op['destination'] else 'IPv4')
                for op in plan.operations if op['op'] == 'add']
         # Lists of dicts bind to the script's [hashtable[]] parameters (win_powershell's AddParameters).
         return {'state': self.run_script('node_routes_apply', {'Remove': remove, 'Add': add})['state']}
@@ -115,7 +127,7 @@ class ActionModule(NodeAction):
         again = self.plan(args, state)
         if again.changed:
             raise NodeActionError('the routes within %s are not as configured after the change: still to do %s'
-                                  % (self._scope, again.operations))
+                                  % (self._scope_text(), again.operations))
 
     def report(self, args, state, plan):
-        return {'routes': [route for route in state['routes'] if self._in_scope(route)], 'scope': str(self._scope)}
+        return {'routes': [route for route in state['routes'] if self._in_scope(route)], 'scope': self._scope_text()}

@@ -26,6 +26,10 @@ options:
   ip_address:
     description: IPv4 address of the endpoint. Required with O(state=present).
     type: str
+  ipv6_address:
+    description: The endpoint's IPv6 address on a dual-stack network (hcsshim HNSEndpoint C(IPv6Address)); the host
+      endpoint then forwards IPv6 as well as IPv4.
+    type: str
   attach_host:
     description: Attach the endpoint to the host compartment (compartment 1) and enable forwarding on it.
     type: bool

@@ -36,6 +36,15 @@ options:
       - Gateway address of the subnet.
       - Defaults to the first address after the network address for L2Bridge and Overlay networks.
     type: str
+  ipv6_address_prefix:
+    description:
+      - The IPv6 subnet of a dual-stack C(L2Bridge) network (a node's IPv6 pod CIDR), created beside the IPv4 one with
+        HNS's C(IPv6) flag, as C(New-HnsNetwork -IPv6) of microsoft/SDN's hns.psm1 does. L2Bridge only
+        (microsoft/windows-container-networking#61).
+    type: str
+  ipv6_gateway:
+    description: Gateway of the IPv6 subnet; defaults to its network + 1.
+    type: str
   adapter_name:
     description: Network adapter to bind the network to. Defaults to the adapter that holds the default route.
     type: str

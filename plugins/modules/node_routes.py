@@ -6,12 +6,13 @@ from __future__ import annotations
 
 DOCUMENTATION = r'''
 module: node_routes
-short_description: Manage the static IPv4 routes to other nodes' pod subnets on a Windows node
+short_description: Manage the static routes to other nodes' pod subnets on a Windows node
 version_added: 0.1.0
 description:
-  - Makes the static IPv4 routes of a node within O(scope) exactly O(routes) - for l2bridge without
+  - Makes the static routes of a node within O(scope) exactly O(routes) - for l2bridge without
     flannel, one route to every other node's pod CIDR through that node's management address
-    (P(kubewin.node.static_routes#filter) computes them).
+    (P(kubewin.node.static_routes#filter) computes them). On a dual-stack plan each node has a pod CIDR of
+    each family, and its IPv6 route goes through the peer's IPv6 address.
   - Routes are written to the routing table in use and to the persistent store that Windows restores
     at boot, so they survive reboots. A wanted route that is only in one of the two stores is removed
     and added again in both.
@@ -40,12 +41,12 @@ options:
   interface_alias:
     description:
       - Interface the routes leave through.
-      - Defaults, per route, to the adapter whose IPv4 subnet holds the next hop - the management adapter,
+      - Defaults, per route, to the adapter whose subnet of the next hop's family holds it - the management adapter,
         which once the vSwitch exists is its host vNIC C(vEthernet (<adapter>)).
     type: str
   scope:
     description:
-      - The range whose static routes this module owns.
+      - The range whose static routes this module owns; one per IP family, comma-separated, on a dual-stack plan.
       - Defaults to C(plan_cluster.cluster_cidr), the cluster range the C(plan) role hands every node; without
         that fact it is required.
     type: str

@@ -287,6 +287,8 @@ OS = obj(required={
 })
 
 IPV4_ADDRESS = obj(required={'address': STR, 'prefix_length': INT}, optional={'origin': nullable(STR)})
+# An adapter's IPv6 addresses but its link-local one (lib/netconfig.ps1 Get-KubeWinIPv6Addresses), the same shape.
+IPV6_ADDRESS = IPV4_ADDRESS
 
 ADAPTER = obj(required={
     'name': STR,
@@ -298,7 +300,7 @@ ADAPTER = obj(required={
     'dhcp': BOOL,
 }, optional={
     'description': nullable(STR), 'if_index': INT, 'mac_address': nullable(STR), 'status': nullable(STR),
-    'virtual': BOOL,
+    'virtual': BOOL, 'ipv6': list_of(IPV6_ADDRESS),
 })
 
 ROUTE = obj(required={
@@ -326,7 +328,7 @@ ENDPOINT = obj(required={
     'network_name': nullable(STR),
     'ip_address': nullable(STR),
     'host_attached': BOOL,
-}, optional={'mac_address': nullable(STR), 'is_remote': BOOL})
+}, optional={'mac_address': nullable(STR), 'is_remote': BOOL, 'ipv6_address': nullable(STR)})
 
 POLICY_LIST = obj(required={'id': STR, 'vips': list_of(STR), 'endpoints': list_of(STR)})
 

@@ -28,6 +28,8 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._versions import (
     pause_image,
     supported_range_text,
     windows_build_label,
+    winkernel_dual_stack_fixed,
+    winkernel_dual_stack_releases,
 )
 
 
@@ -141,12 +143,32 @@ def _ip_address(key: str, value: t.Any) -> str:
         raise FlagsError(f"{key} must be an IP address, got {value!r}") from None
 
 
-def _ipv4_network(key: str, value: t.Any) -> str:
+def _one_per_family(key: str, items: list[t.Any], value: t.Any) -> str:
+    """Values of a dual-stack flag, one per IP family and IPv4 first, as kube-proxy's --cluster-cidr and the kubelet's
+    --node-ip take them (kubernetes/website dual-stack.md, "Configure IPv4/IPv6 dual-stack")."""
+    families = [item.version for item in items]
+    if len(items) > 2 or len(set(families)) != len(families) or 4 not in families:
+        raise FlagsError(f"{key} takes an IPv4 value, or an IPv4 and an IPv6 one (dual-stack), got {value!r}")
+    return ",".join(str(item) for item in sorted(items, key=lambda item: item.version))
+
+
+def _ip_addresses(key: str, value: t.Any) -> str:
+    """One address per IP family (the kubelet's --node-ip)."""
+    if not isinstance(value, str):
+        raise FlagsError(f"{key} must be an IP address, or an IPv4 and an IPv6 one comma-separated, got {value!r}")
+    return _one_per_family(key, [ipaddress.ip_address(_ip_address(key, part)) for part in value.split(",")], value)
+
+
+def _cluster_cidrs(key: str, value: t.Any) -> str:
+    """One CIDR per IP family (kube-proxy's --cluster-cidr)."""
+    wrong = f"{key} must be a CIDR such as 10.244.0.0/16 without host bits, got {value!r}"
+    if not isinstance(value, str):
+        raise FlagsError(wrong)
     try:
-        network = ipaddress.ip_network(value.strip() if isinstance(value, str) else value, strict=True)
-    except (ValueError, TypeError):
-        raise FlagsError(f"{key} must be a CIDR such as 10.244.0.0/16 without host bits, got {value!r}") from None
-    return str(network)
+        networks = [ipaddress.ip_network(part.strip(), strict=True) for part in value.split(",")]
+    except ValueError:
+        raise FlagsError(wrong) from None
+    return _one_per_family(key, networks, value)
 
 
 def _path(key: str, value: t.Any) -> str:
@@ -451,7 +473,9 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
         "--v": str(_verbosity(_given(data, "verbosity", 2))),
     }
     optional = {
-        "--node-ip": None if data.get("node_ip") is None else _ip_address("node_ip", data["node_ip"]),
+        # Both families on a dual-stack node; every supported release takes the pair without a feature gate
+        # (IPv6DualStack went GA in 1.23 and was removed in 1.25: kubernetes/website feature-gates-removed).
+        "--node-ip": None if data.get("node_ip") is None else _ip_addresses("node_ip", data["node_ip"]),
         "--cluster-dns": _cluster_dns(data),
         # The plan sizes each node's pod subnet for max_pods; the kubelet's own default is 110. kubeadm writes a
         # cluster-wide KubeletConfiguration (maxPods) for every node, and a command-line flag overrides the
@@ -521,6 +545,20 @@ def _kube_proxy_feature_gates(version: Version, topology: str, enable_dsr: bool)
     return ",".join(f"{name}={value}" for name, value in sorted(gates.items())) or None
 
 
+def _kube_proxy_cluster_cidr(value: t.Any, version: Version, topology: str) -> str:
+    """--cluster-cidr, with both families on a dual-stack node: winkernel runs a dual-stack proxier on l2bridge only
+    (kubernetes/kubernetes#101047: not on overlay), and keeps the families' load balancers apart only with #136241."""
+    cidrs = _cluster_cidrs("cluster_cidr", value)
+    if "," in cidrs:
+        if topology != "l2bridge":
+            raise FlagsError(f"cluster_cidr {cidrs} is dual-stack, which kube-proxy runs on l2bridge only, not {topology} "
+                             f"(kubernetes/kubernetes#101047: overlay networks on Windows do not support dual-stack)")
+        if not winkernel_dual_stack_fixed(version):
+            raise FlagsError(f"cluster_cidr {cidrs} is dual-stack, and kube-proxy {version} shares load balancers between "
+                             f"IPv4 and IPv6 Services (kubernetes/kubernetes#136240); use {winkernel_dual_stack_releases()}")
+    return cidrs
+
+
 def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     """kube-proxy's arguments and environment (winkernel mode); see kube_proxy_args.yml."""
     data = _check_keys("kube_proxy_args", data, KUBE_PROXY_KEYS, ("kubernetes_version", "cluster_cidr", "kubeconfig", "topology"))
@@ -553,7 +591,7 @@ def kube_proxy_args(data: t.Any) -> dict[str, t.Any]:
     windows_service, log_file, wrapper = _service(data, "kube-proxy", version)
     flags: dict[str, str | None] = {
         "--proxy-mode": "kernelspace",
-        "--cluster-cidr": _ipv4_network("cluster_cidr", data["cluster_cidr"]),
+        "--cluster-cidr": _kube_proxy_cluster_cidr(data["cluster_cidr"], version, topology),
         "--kubeconfig": _path("kubeconfig", data["kubeconfig"]),
         # winkernel reads --network-name first and falls back to KUBE_NETWORK (pkg/proxy/winkernel).
         "--network-name": network,

@@ -16,7 +16,8 @@ NETWORK_TYPES = {'l2bridge': 'L2Bridge', 'overlay': 'Overlay', 'transparent': 'T
 # Network types that bind an external vSwitch to a physical adapter; the first
 # of them on an adapter creates that vSwitch and drops the node's network.
 EXTERNAL_TYPES = {'l2bridge', 'l2tunnel', 'overlay', 'transparent'}
-NETWORK_KEYS = ('name', 'type', 'address_prefix', 'gateway', 'adapter', 'vsid')
+# ipv6_address_prefix and ipv6_gateway: the IPv6 subnet of a dual-stack L2Bridge network (None elsewhere).
+NETWORK_KEYS = ('name', 'type', 'address_prefix', 'gateway', 'ipv6_address_prefix', 'ipv6_gateway', 'adapter', 'vsid')
 
 
 class PlanError(Exception):
@@ -67,15 +68,23 @@ def ip_configuration(adapters, adapter_name):
     }
 
 
+def _is_ipv6(subnet):
+    return ':' in (subnet.get('address_prefix') or '')
+
+
 def describe_network(network):
-    """An HNS network in the shape of the module's options."""
-    subnet = (network.get('subnets') or [{}])[0]
+    """An HNS network in the shape of the module's options: its IPv4 subnet, and its IPv6 one when it has one."""
+    subnets = [subnet for subnet in network.get('subnets') or [] if subnet]
+    subnet = next((s for s in subnets if not _is_ipv6(s)), subnets[0] if subnets else {})
+    subnet6 = next((s for s in subnets if _is_ipv6(s) and s is not subnet), {})
     return {
         'id': network.get('id'),
         'name': network.get('name'),
         'type': NETWORK_TYPES.get((network.get('type') or '').lower(), network.get('type')),
         'address_prefix': subnet.get('address_prefix'),
         'gateway': subnet.get('gateway'),
+        'ipv6_address_prefix': subnet6.get('address_prefix'),
+        'ipv6_gateway': subnet6.get('gateway'),
         'adapter': network.get('adapter'),
         'vsid': subnet.get('vsid'),
     }
@@ -85,11 +94,15 @@ def desired_network(args, adapter):
     gateway = args.get('gateway')
     if not gateway and args['type'].lower() != 'transparent':
         gateway = pod_gateways(args['address_prefix'])['bridge_gateway']
+    ipv6_prefix = args.get('ipv6_address_prefix')
+    ipv6_gateway = args.get('ipv6_gateway') or (pod_gateways(ipv6_prefix)['bridge_gateway'] if ipv6_prefix else None)
     return {
         'name': args['name'],
         'type': NETWORK_TYPES[args['type'].lower()],
         'address_prefix': args['address_prefix'],
         'gateway': gateway,
+        'ipv6_address_prefix': ipv6_prefix,
+        'ipv6_gateway': ipv6_gateway,
         'adapter': adapter,
         'vsid': args.get('vsid'),
     }
@@ -98,7 +111,8 @@ def desired_network(args, adapter):
 def network_differences(current, desired):
     """Names of settings in which an existing network differs from the desired one."""
     differences = [] if (current['type'] or '').lower() == desired['type'].lower() else ['type']
-    differences += [key for key in ('address_prefix', 'gateway', 'vsid') if current.get(key) != desired.get(key)]
+    differences += [key for key in ('address_prefix', 'gateway', 'ipv6_address_prefix', 'ipv6_gateway', 'vsid')
+                    if current.get(key) != desired.get(key)]
     # Networks flannel creates do not always report their adapter; compare when known.
     if current.get('adapter') and desired.get('adapter') and current['adapter'] != desired['adapter']:
         differences.append('adapter')
@@ -151,6 +165,7 @@ def describe_endpoint(endpoint):
         'name': endpoint.get('name'),
         'network': endpoint.get('network_name'),
         'ip_address': endpoint.get('ip_address'),
+        'ipv6_address': endpoint.get('ipv6_address'),
         'host_attached': bool(endpoint.get('host_attached')),
     }
 
@@ -163,7 +178,8 @@ def plan_endpoint(args, hns):
     networks = networks_named(hns.get('networks') or [], args['network'])
     endpoints = [e for e in hns.get('endpoints') or [] if same_name(e.get('name'), args['name'])]
     current = describe_endpoint(endpoints[0]) if endpoints else None
-    before = {key: current[key] for key in ('name', 'network', 'ip_address', 'host_attached')} if current else {}
+    keys = ('name', 'network', 'ip_address', 'ipv6_address', 'host_attached')
+    before = {key: current[key] for key in keys} if current else {}
 
     if args['state'] == 'absent':
         return [{'op': 'remove', 'id': e['id']} for e in endpoints], before, {}, []
@@ -172,14 +188,15 @@ def plan_endpoint(args, hns):
         raise PlanError('%d HNS networks are named %r (ids: %s)' % (
             len(networks), args['network'], ', '.join(sorted(n['id'] for n in networks))))
     desired = {'name': args['name'], 'network': args['network'], 'ip_address': args['ip_address'],
-               'host_attached': args['attach_host']}
+               'ipv6_address': args.get('ipv6_address'), 'host_attached': args['attach_host']}
     if not networks:
         # In check mode the network may be created by an earlier task that did not run.
         return ([{'op': 'create', 'network_id': None, **desired}], before, desired,
                 ['HNS network %r does not exist (yet)' % args['network']])
     network_id = networks[0]['id']
     stale = [e for e in endpoints
-             if e['network_id'] != network_id or e.get('ip_address') != args['ip_address']]
+             if e['network_id'] != network_id or e.get('ip_address') != args['ip_address']
+             or e.get('ipv6_address') != args.get('ipv6_address')]
     keep = [e for e in endpoints if e not in stale]
     operations = [{'op': 'remove', 'id': e['id']} for e in stale + keep[1:]]
     if keep:

@@ -45,6 +45,9 @@ L2BRIDGE_ROUTINGS = ("flannel", "static_routes", "upstream")
 # with BGP or VXLAN"); the operator names them vxlan and windows-bgp (tigera/operator
 # pkg/render/windows.go, getWindowsBackend).
 CALICO_BACKENDS = ("vxlan", "bgp")
+# The IP families, spelled as Kubernetes spells them (Service.spec.ipFamilies). A plan is IPv4, or dual-stack: IPv4
+# and IPv6 (kubernetes/website concepts/services-networking/dual-stack.md, "Windows support": no IPv6-only).
+FAMILIES = ("IPv4", "IPv6")
 
 REQUIRED_KEYS = ("topology", "cluster_cidr", "service_cidr", "management_cidr")
 PLAN_KEYS = (
@@ -55,6 +58,7 @@ PLAN_KEYS = (
     "management_cidr",
     "extra_exceptions",
     "node_prefix_length",
+    "node_prefix_length_ipv6",
     "max_pods",
     "node_count",
     "vxlan_vni",
@@ -120,6 +124,34 @@ def default_max_pods(topology: str, node_prefix_length: int) -> int:
 
 # kube-apiserver refuses an IPv4 service range with a mask shorter than this.
 MIN_IPV4_SERVICE_PREFIX = 12
+# kube-apiserver refuses a service range with more than 20 host bits (cmd/kube-apiserver/app/options/validation.go,
+# validateMaxCIDRRange with maxCIDRBits 20; its test: "for 128-bit addresses, the mask must be >= 108"), the same rule
+# that gives IPv4 its /12.
+MIN_IPV6_SERVICE_PREFIX = 108
+# The node subnets of IPv6: kube-controller-manager's --node-cidr-mask-size-ipv6 defaults to /64 (dual-stack.md,
+# "Configure IPv4/IPv6 dual-stack"); the collection takes /64 or longer. Its node IPAM refuses a node mask more than 16
+# bits longer than an IPv6 cluster range (pkg/controller/nodeipam/ipam/cidrset/cidr_set.go, clusterSubnetMaxDiff: "the
+# subnet mask for IPv6 cluster cidr needs to be >= 48 as default mask size for IPv6 is 64").
+DEFAULT_NODE_PREFIX_LENGTH_IPV6 = 64
+MIN_NODE_PREFIX_LENGTH_IPV6 = 64
+MAX_NODE_SUBNET_BITS_IPV6 = 16
+# Where dual-stack is refused, and why (each with its source). Kubernetes documents dual-stack on Windows for l2bridge
+# only: "Overlay (VXLAN) networks on Windows do not support dual-stack networking" (kubernetes/website dual-stack.md,
+# "Windows support"; concepts/services-networking/windows-networking.md, "IPv4/IPv6 dual-stack").
+DUAL_STACK_REFUSALS = {
+    "overlay": "Overlay (VXLAN) networks on Windows do not support dual-stack networking (kubernetes/website "
+               "dual-stack.md, \"Windows support\"; microsoft/Windows-Containers#82)",
+    "flannel": "flannel on Windows has no IPv6 path: host-gw leases one IPv4 subnet and makes an HNS network of it "
+               "(flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go)",
+    "calico": "Calico for Windows lists \"IPv6 and dual stack\" as not supported (tigera/docs "
+              "windows-calico/limitations.mdx, \"Networking\")",
+    "ovn": "ovn_cni.exe's configuration (the source documents' example) has one host-local subnet, and no upstream "
+           "documents dual-stack for OVN on Windows",
+    "docker": "dual-stack on Windows is sdnbridge's enableDualStack with containerd (microsoft/windows-container-"
+              "networking#61: l2bridge only, one IPv4 and one IPv6 address per endpoint); with Docker the collection "
+              "runs win-bridge with one IPv4 subnet",
+}
+DUAL_STACK_WHERE = "dual-stack runs on l2bridge with static routes or upstream routing, on containerd"
 # Services a service range must hold besides the kubernetes API's and the cluster DNS's addresses: the
 # collection's own floor (kube-apiserver takes any range; a /28, 14 addresses, is the smallest that passes). The
 # ClusterIP allocator hands out neither the network nor the broadcast address of an IPv4 range
@@ -165,8 +197,7 @@ _CNI_NETWORK_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*")
 _DNS_LABEL = r"[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?"
 _DNS_SUBDOMAIN_RE = re.compile(rf"{_DNS_LABEL}(?:\.{_DNS_LABEL})*")
 _INTEGER_TEXT_RE = re.compile(r"[+-]?\d+")
-_PREFIX_TEXT_RE = re.compile(r"\d{1,2}")
-_IPV4_ONLY = "dual-stack/IPv6 is not supported yet (IPv4 only in this release)"
+_PREFIX_TEXT_RE = re.compile(r"\d{1,3}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,42 +229,124 @@ def _require_text(key: str, value: t.Any, expected: str) -> str:
     return value.strip()
 
 
-def _reject_non_ipv4(key: str, text: str) -> None:
+def family_of(value) -> str:
+    """IPv4 or IPv6, as Kubernetes names the families (Service.spec.ipFamilies)."""
+    return "IPv4" if value.version == 4 else "IPv6"
+
+
+def _address_or_none(text: str, families: t.Sequence[str] = FAMILIES):
+    for version, family in ((4, "IPv4"), (6, "IPv6")):
+        if family not in families:
+            continue
+        try:
+            # INET_PTON: no "10.1" or "010.0.0.1" shorthands for IPv4 (IPv6 has only one text form).
+            return netaddr.IPAddress(text, version, flags=netaddr.INET_PTON if version == 4 else 0)
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            continue
+    return None
+
+
+def _reject_other_family(key: str, text: str, families: t.Sequence[str], why: str) -> None:
     if "," in text:
-        raise IPPlanError(f"{key} {text!r} lists several ranges; {_IPV4_ONLY}")
-    if ":" in text:
-        raise IPPlanError(f"{key} {text} is IPv6; {_IPV4_ONLY}")
+        raise IPPlanError(f"{key} {text!r} lists several ranges; it takes one{why}")
+    if families == ("IPv4",) and ":" in text:
+        raise IPPlanError(f"{key} {text} is IPv6; {key} takes IPv4 only{why}")
 
 
-def _ipv4_address_or_none(text: str):
-    try:
-        return netaddr.IPAddress(text, 4, flags=netaddr.INET_PTON)
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return None
-
-
-def parse_ipv4_network(key: str, value: t.Any):
-    """Parse 'a.b.c.d/n' strictly; host bits are an error that names the canonical form."""
-    text = _require_text(key, value, "an IPv4 CIDR such as 10.244.0.0/16")
-    _reject_non_ipv4(key, text)
+def parse_network(key: str, value: t.Any, families: t.Sequence[str] = FAMILIES, why: str = ""):
+    """One CIDR of the given families, parsed strictly; host bits are an error that names the canonical form."""
+    ipv4_only = tuple(families) == ("IPv4",)
+    example = "10.244.0.0/16" if ipv4_only else "10.244.0.0/16 or fd00:10:244::/56"
+    text = _require_text(key, value, f"{'an IPv4 CIDR' if ipv4_only else 'a CIDR'} such as {example}")
+    _reject_other_family(key, text, tuple(families), why)
     address_text, slash, prefix_text = text.partition("/")
-    address = _ipv4_address_or_none(address_text)
-    if not slash or address is None or not _PREFIX_TEXT_RE.fullmatch(prefix_text) or int(prefix_text) > 32:
-        raise IPPlanError(f"{key} {text!r} is not an IPv4 CIDR (expected address/prefix, e.g. 10.244.0.0/16)")
-    network = netaddr.IPNetwork((address.value, int(prefix_text)))
+    # What the text looks like decides the family its error names: IPv6 is the family with colons.
+    family = "IPv6" if ":" in address_text else "IPv4"
+    address = _address_or_none(address_text, (family,))
+    bits = 128 if family == "IPv6" else 32
+    if not slash or address is None or not _PREFIX_TEXT_RE.fullmatch(prefix_text) or int(prefix_text) > bits:
+        raise IPPlanError(f"{key} {text!r} is not an {family} CIDR (expected address/prefix, e.g. "
+                          f"{'fd00:10:244::/56' if family == 'IPv6' else '10.244.0.0/16'})")
+    network = netaddr.IPNetwork((address.value, int(prefix_text)), version=address.version)
     canonical = network.cidr
     if network.value != canonical.value:
         raise IPPlanError(f"{key} {text} has host bits set; did you mean {canonical}?")
     return canonical
 
 
-def parse_ipv4_address(key: str, value: t.Any):
-    text = _require_text(key, value, "an IPv4 address such as 10.96.0.10")
-    _reject_non_ipv4(key, text)
-    address = _ipv4_address_or_none(text)
+def parse_ipv4_network(key: str, value: t.Any, why: str = ""):
+    """Parse 'a.b.c.d/n' strictly, for the ranges that exist in IPv4 only."""
+    return parse_network(key, value, ("IPv4",), why)
+
+
+def parse_address(key: str, value: t.Any, families: t.Sequence[str] = FAMILIES, why: str = ""):
+    ipv4_only = tuple(families) == ("IPv4",)
+    text = _require_text(key, value, "an IPv4 address such as 10.96.0.10" if ipv4_only else
+                         "an IP address such as 10.96.0.10 or fd00:10:96::a")
+    _reject_other_family(key, text, tuple(families), why)
+    family = "IPv6" if ":" in text else "IPv4"
+    address = _address_or_none(text, (family,))
     if address is None:
-        raise IPPlanError(f"{key} {text!r} is not an IPv4 address")
+        raise IPPlanError(f"{key} {text!r} is not an {family} address")
     return address
+
+
+def parse_ipv4_address(key: str, value: t.Any, why: str = ""):
+    return parse_address(key, value, ("IPv4",), why)
+
+
+def _one_per_family(key: str, items: t.Sequence[t.Any], what: str) -> tuple[t.Any, t.Any]:
+    """(the IPv4 value, the IPv6 value or None) of a key that takes one value per IP family, as Kubernetes' dual-stack
+    flags do (kubernetes/website concepts/services-networking/dual-stack.md, "Configure IPv4/IPv6 dual-stack":
+    --cluster-cidr=<IPv4 CIDR>,<IPv6 CIDR>, --node-ip with a comma-separated pair). IPv6 alone is refused: "Kubernetes on
+    Windows does not support single-stack IPv6-only networking" (same page, "Windows support")."""
+    by_family: dict[str, t.Any] = {}
+    for item in items:
+        family = family_of(item)
+        if family in by_family:
+            raise IPPlanError(f"{key} gives two {family} {what}s ({by_family[family]} and {item}); it takes one per IP "
+                              f"family: IPv4, or IPv4 and IPv6 for dual-stack")
+        by_family[family] = item
+    if "IPv4" not in by_family:
+        raise IPPlanError(f"{key} {by_family['IPv6']} is IPv6 only; Kubernetes on Windows does not support IPv6-only "
+                          f"networking (kubernetes/website dual-stack.md, \"Windows support\"): give an IPv4 {what} "
+                          f"first, and the IPv6 one with it for dual-stack")
+    return by_family["IPv4"], by_family.get("IPv6")
+
+
+def _listed(key: str, value: t.Any, expected: str) -> list[t.Any]:
+    """The items of a value that takes one per IP family: a list, or text with commas as Kubernetes' flags have it."""
+    if isinstance(value, str):
+        items: list[t.Any] = [part.strip() for part in value.split(",")]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise IPPlanError(f"{key} must be {expected}, got {value!r} ({kind_of(value)})")
+    if not 1 <= len(items) <= len(FAMILIES):
+        raise IPPlanError(f"{key} lists {len(items)} values; it takes one per IP family: IPv4, or IPv4 and IPv6 for "
+                          f"dual-stack")
+    return items
+
+
+def parse_ranges(key: str, value: t.Any) -> tuple[t.Any, t.Any]:
+    """(IPv4 range, IPv6 range or None) of kubewin_cluster_cidr, _service_cidr, _management_cidr, a node's _pod_cidr."""
+    expected = "an IPv4 CIDR such as 10.244.0.0/16, or one per IP family ([10.244.0.0/16, fd00:10:244::/56]) for dual-stack"
+    items = _listed(key, value, expected)
+    names = [key if len(items) == 1 else f"{key}[{index}]" for index in range(len(items))]
+    return _one_per_family(key, [parse_network(name, item) for name, item in zip(names, items)], "range")
+
+
+def parse_addresses(key: str, value: t.Any) -> tuple[t.Any, t.Any]:
+    """(IPv4 address, IPv6 address or None) of a node's kubewin_management_ip."""
+    items = _listed(key, value, "an IPv4 address such as 10.127.130.41, or one per IP family ([10.127.130.41, "
+                                "fd00:127:130::41]) for dual-stack")
+    names = [key if len(items) == 1 else f"{key}[{index}]" for index in range(len(items))]
+    return _one_per_family(key, [parse_address(name, item) for name, item in zip(names, items)], "address")
+
+
+def joined(*values: t.Any) -> str:
+    """Values of both families as Kubernetes' flags take them: comma-separated, IPv4 first; None ones left out."""
+    return ",".join(str(value) for value in values if value is not None)
 
 
 def coerce_int(key: str, value: t.Any, minimum: int, maximum: int | None = None) -> int:
@@ -364,12 +477,23 @@ def _inside(inner, outer) -> bool:
 
 def host_address(network, offset: int):
     """network + offset as an address, by integer arithmetic (never by editing the last octet)."""
-    return netaddr.IPAddress(network.first + offset, 4)
+    return netaddr.IPAddress(network.first + offset, network.version)
 
 
 # ---------------------------------------------------------------------------------------------
 # The plan's network settings (everything but the node inventory)
 # ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IPv6Ranges:
+    """The IPv6 half of a dual-stack plan: the IPv4 ranges stay in PlanSettings' own fields."""
+
+    cluster: t.Any
+    service: t.Any
+    management: t.Any
+    node_prefix_length: int
+    exceptions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -393,6 +517,7 @@ class PlanSettings:
     placeholder: t.Any
     cluster_domain: str
     exceptions: tuple[str, ...] | None
+    ipv6: IPv6Ranges | None = None
 
     @property
     def uses_flannel(self) -> bool:
@@ -415,12 +540,13 @@ class PlanSettings:
     def as_dict(self) -> dict[str, t.Any]:
         return {
             "topology": self.topology,
-            "cluster_cidr": str(self.cluster),
-            "service_cidr": str(self.service),
+            "cluster_cidr": joined(self.cluster, self.ipv6 and self.ipv6.cluster),
+            "service_cidr": joined(self.service, self.ipv6 and self.ipv6.service),
             "dns_service_ip": str(self.dns_service_ip),
-            "management_cidr": str(self.management),
+            "management_cidr": joined(self.management, self.ipv6 and self.ipv6.management),
             "extra_exceptions": [str(network) for network in self.extra_exceptions],
             "node_prefix_length": self.node_prefix_length,
+            "node_prefix_length_ipv6": self.ipv6 and self.ipv6.node_prefix_length,
             "max_pods": self.max_pods,
             "node_count": self.node_count,
             "vxlan_vni": self.vxlan_vni,
@@ -442,17 +568,17 @@ def _check_plan_keys(plan: Mapping) -> None:
         raise IPPlanError(f"the plan needs {', '.join(missing)}")
 
 
-def _service_range(plan: Mapping):
-    service = parse_ipv4_network("service_cidr", plan["service_cidr"])
-    if service.prefixlen < MIN_IPV4_SERVICE_PREFIX:
+def _check_service_range_size(service) -> None:
+    smallest = MIN_IPV4_SERVICE_PREFIX if service.version == 4 else MIN_IPV6_SERVICE_PREFIX
+    if service.prefixlen < smallest:
         raise IPPlanError(
             f"service_cidr {service} is too large: kube-apiserver refuses it "
-            f"(an IPv4 service range needs a mask of at least /{MIN_IPV4_SERVICE_PREFIX})"
+            f"(an {family_of(service)} service range needs a mask of at least /{smallest})"
         )
-    return service
 
 
 def _reject_range_overlaps(cluster, service, management) -> None:
+    """Within one family: ranges of different families never meet."""
     _reject_overlap("cluster_cidr", cluster, "service_cidr", service)
     _reject_overlap("management_cidr", management, "cluster_cidr", cluster)
     _reject_overlap("management_cidr", management, "service_cidr", service)
@@ -486,16 +612,20 @@ def _placeholder_range(plan: Mapping, topology: str, named_ranges: t.Sequence[tu
     return placeholder
 
 
-def _dns_service_ip(plan: Mapping, service):
+def _dns_service_ip(plan: Mapping, service, service6):
+    """kube-dns's address: the given one inside the service range of its family, else network + 10 of the IPv4 one
+    (kubeadm's default). The cluster DNS Service is single-stack, in its first family, unless made otherwise."""
     given = plan.get("dns_service_ip")
     if given is not None:
-        return parse_ipv4_address("dns_service_ip", given)
+        address = parse_address("dns_service_ip", given, ("IPv4", "IPv6") if service6 is not None else ("IPv4",),
+                                "" if service6 is not None else " in an IPv4-only plan")
+        return address, (service6 if address.version == 6 else service)
     if service.size <= DNS_SERVICE_IP_OFFSET + 1:
         raise IPPlanError(
             f"service_cidr {service} is too small for the default dns_service_ip "
             f"(network + {DNS_SERVICE_IP_OFFSET}); set dns_service_ip or use a larger range"
         )
-    return host_address(service, DNS_SERVICE_IP_OFFSET)
+    return host_address(service, DNS_SERVICE_IP_OFFSET), service
 
 
 def _check_dns_service_ip(dns, service) -> None:
@@ -509,7 +639,9 @@ def _check_dns_service_ip(dns, service) -> None:
             f"which kube-apiserver gives to the kubernetes API service"
         )
     if dns.value == service.last:
-        raise IPPlanError(f"dns_service_ip {dns} is the broadcast address of service_cidr {service}")
+        # kube-apiserver's ClusterIP allocator hands out neither end of a range (pkg/registry/core/service/ipallocator).
+        last = "broadcast address" if service.version == 4 else "last address"
+        raise IPPlanError(f"dns_service_ip {dns} is the {last} of service_cidr {service}")
 
 
 def _check_service_capacity(service) -> None:
@@ -522,22 +654,23 @@ def _check_service_capacity(service) -> None:
         )
 
 
-def _check_node_subnet_fits_pods(node_prefix_length: int, max_pods: int) -> None:
-    addresses = 2 ** (32 - node_prefix_length)
+def _check_node_subnet_fits_pods(node_prefix_length: int, max_pods: int, bits: int = 32,
+                                 key: str = "node_prefix_length") -> None:
+    addresses = 2 ** (bits - node_prefix_length)
     needed = max_pods + RESERVED_ADDRESSES_PER_NODE_SUBNET
     if addresses < needed:
-        longest = 32 - math.ceil(math.log2(needed))
+        longest = bits - math.ceil(math.log2(needed))
         raise IPPlanError(
-            f"node_prefix_length /{node_prefix_length} gives each node {addresses} addresses, fewer than "
+            f"{key} /{node_prefix_length} gives each node {addresses} addresses, fewer than "
             f"max_pods {max_pods} plus {RESERVED_ADDRESSES_PER_NODE_SUBNET} (network, bridge gateway, "
             f"host endpoint, broadcast) = {needed}; use /{longest} or shorter, or lower max_pods"
         )
 
 
-def _check_node_prefix_inside_cluster(cluster, node_prefix_length: int) -> None:
+def _check_node_prefix_inside_cluster(cluster, node_prefix_length: int, key: str = "node_prefix_length") -> None:
     if node_prefix_length <= cluster.prefixlen:
         raise IPPlanError(
-            f"node_prefix_length /{node_prefix_length} is not longer than the prefix of cluster_cidr "
+            f"{key} /{node_prefix_length} is not longer than the prefix of cluster_cidr "
             f"{cluster}: each node's pod subnet is carved out of the cluster range"
         )
 
@@ -668,6 +801,8 @@ def _network_name(plan: Mapping, topology: str, vxlan_vni: int) -> str | None:
 
 
 def _outbound_nat_exceptions(topology: str, cluster, service, management, extras) -> tuple[str, ...] | None:
+    """One family's ExceptionList (a dual-stack node has one OutBoundNAT policy per family: microsoft/windows-container-
+    networking example/l2bridgedualstack_host-local_ipam.conf)."""
     if topology == "ovn":
         return None
     if topology == "calico":
@@ -701,20 +836,26 @@ def _build_settings(plan: Mapping) -> PlanSettings:
     calico_backend = _calico_backend(plan, topology)
     network_name = _network_name(plan, topology, vxlan_vni)
 
-    cluster = parse_ipv4_network("cluster_cidr", plan["cluster_cidr"])
-    service = _service_range(plan)
-    management = parse_ipv4_network("management_cidr", plan["management_cidr"])
+    cluster, cluster6 = parse_ranges("cluster_cidr", plan["cluster_cidr"])
+    service, service6 = parse_ranges("service_cidr", plan["service_cidr"])
+    management, management6 = parse_ranges("management_cidr", plan["management_cidr"])
+    dual_stack = _dual_stack(topology, l2bridge_routing, cluster6, service6, management6)
     extras = tuple(
-        parse_ipv4_network(f"extra_exceptions[{index}]", value)
+        parse_network(f"extra_exceptions[{index}]", value, FAMILIES if dual_stack else ("IPv4",),
+                      "" if dual_stack else " in an IPv4-only plan")
         for index, value in enumerate(_require_list("extra_exceptions", _given_or_default(plan, "extra_exceptions")))
     )
+    extras4 = tuple(network for network in extras if network.version == 4)
+    for service_range in (service, service6):
+        if service_range is not None:
+            _check_service_range_size(service_range)
     _reject_range_overlaps(cluster, service, management)
     named_ranges = [("cluster_cidr", cluster), ("service_cidr", service), ("management_cidr", management)]
-    named_ranges += [(f"extra_exceptions[{index}]", network) for index, network in enumerate(extras)]
+    named_ranges += [(f"extra_exceptions[{index}]", network) for index, network in enumerate(extras) if network.version == 4]
     placeholder = _placeholder_range(plan, topology, named_ranges)
 
-    dns_service_ip = _dns_service_ip(plan, service)
-    _check_dns_service_ip(dns_service_ip, service)
+    dns_service_ip, dns_range = _dns_service_ip(plan, service, service6)
+    _check_dns_service_ip(dns_service_ip, dns_range)
     _check_service_capacity(service)
 
     _check_node_prefix_inside_cluster(cluster, node_prefix_length)
@@ -722,10 +863,17 @@ def _build_settings(plan: Mapping) -> PlanSettings:
     if node_count is not None:
         _check_sizing_rule(cluster, node_count, max_pods)
         _check_node_subnet_count(cluster, node_prefix_length, node_count)
+    ipv6 = None
+    if dual_stack:
+        ipv6 = _ipv6_ranges(plan, topology, (cluster6, service6, management6),
+                            tuple(network for network in extras if network.version == 6), max_pods, node_count)
+    elif plan.get("node_prefix_length_ipv6") is not None:
+        raise IPPlanError(f"node_prefix_length_ipv6 {plan['node_prefix_length_ipv6']} applies to a dual-stack plan "
+                          f"only (an IPv6 range in cluster_cidr); leave it unset")
     if topology == "overlay":
         _check_vxlan_port_for_flannel_windows(vxlan_port)
     if topology == "calico":
-        _check_calico_windows(vxlan_vni, vxlan_port, extras)
+        _check_calico_windows(vxlan_vni, vxlan_port, extras4)
 
     return PlanSettings(
         topology=topology,
@@ -744,8 +892,71 @@ def _build_settings(plan: Mapping) -> PlanSettings:
         calico_backend=calico_backend,
         placeholder=placeholder,
         cluster_domain=cluster_domain,
-        exceptions=_outbound_nat_exceptions(topology, cluster, service, management, extras),
+        exceptions=_outbound_nat_exceptions(topology, cluster, service, management, extras4),
+        ipv6=ipv6,
     )
+
+
+def _dual_stack(topology: str, routing: str | None, cluster6, service6, management6) -> bool:
+    """Whether the plan is dual-stack: an IPv6 range in each of the three, where Windows nodes can run it."""
+    given = {"cluster_cidr": cluster6, "service_cidr": service6, "management_cidr": management6}
+    present = [(key, network) for key, network in given.items() if network is not None]
+    if not present:
+        return False
+    reason = None
+    if topology != "l2bridge":
+        reason = DUAL_STACK_REFUSALS[topology]
+    elif routing == "flannel":
+        reason = DUAL_STACK_REFUSALS["flannel"]
+    if reason:
+        # Worded without the plan's key names, which the preflight turns into longer inventory variable names.
+        where = "l2bridge with flannel" if topology == "l2bridge" else f"{topology} networks"
+        raise IPPlanError(f"{present[0][0]} {present[0][1]} makes the plan dual-stack, which {where} cannot run: "
+                          f"{reason}; {DUAL_STACK_WHERE}")
+    missing = [key for key, network in given.items() if network is None]
+    if missing:
+        raise IPPlanError(
+            f"{', '.join(f'{key} {network}' for key, network in present)} {'is' if len(present) == 1 else 'are'} "
+            f"IPv6, but {' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no IPv6 range: a dual-stack "
+            f"plan gives one range per family in each of cluster_cidr, service_cidr and management_cidr "
+            f"(kube-apiserver's and kube-controller-manager's ranges, the nodes' addresses: kubernetes/website "
+            f"dual-stack.md)"
+        )
+    return True
+
+
+def _ipv6_node_prefix_length(plan: Mapping, cluster6, max_pods: int) -> int:
+    key = "node_prefix_length_ipv6"
+    given = plan.get(key)
+    length = coerce_int(key, DEFAULT_NODE_PREFIX_LENGTH_IPV6 if given is None else given, 1, 128)
+    if length < MIN_NODE_PREFIX_LENGTH_IPV6:
+        raise IPPlanError(
+            f"{key} /{length} is shorter than /{MIN_NODE_PREFIX_LENGTH_IPV6}: each node takes a /64 of the IPv6 "
+            f"cluster range (kube-controller-manager's --node-cidr-mask-size-ipv6 default) or a longer prefix"
+        )
+    _check_node_prefix_inside_cluster(cluster6, length, key)
+    if length - cluster6.prefixlen > MAX_NODE_SUBNET_BITS_IPV6:
+        raise IPPlanError(
+            f"{key} /{length} is more than {MAX_NODE_SUBNET_BITS_IPV6} bits longer than cluster_cidr {cluster6}: "
+            f"kube-controller-manager's node IPAM refuses it (pkg/controller/nodeipam/ipam/cidrset, "
+            f"clusterSubnetMaxDiff); use an IPv6 cluster range of /{length - MAX_NODE_SUBNET_BITS_IPV6} or larger"
+        )
+    _check_node_subnet_fits_pods(length, max_pods, 128, key)
+    return length
+
+
+def _ipv6_ranges(plan: Mapping, topology: str, ranges, extras6, max_pods: int, node_count: int | None) -> IPv6Ranges:
+    """The IPv6 half of a dual-stack plan, checked as the IPv4 ranges are."""
+    cluster6, service6, management6 = ranges
+    # Service capacity needs no check: an IPv6 service range holds 2 ** 20 addresses at least.
+    _reject_range_overlaps(cluster6, service6, management6)
+    node_prefix_length = _ipv6_node_prefix_length(plan, cluster6, max_pods)
+    if node_count is not None:
+        _check_sizing_rule(cluster6, node_count, max_pods)
+        _check_node_subnet_count(cluster6, node_prefix_length, node_count)
+    return IPv6Ranges(cluster=cluster6, service=service6, management=management6,
+                      node_prefix_length=node_prefix_length,
+                      exceptions=_outbound_nat_exceptions(topology, cluster6, service6, management6, extras6))
 
 
 def _cache_token(value: t.Any) -> t.Hashable:
@@ -793,35 +1004,69 @@ class Node:
     name: str
     management_ip: t.Any
     pod_cidr: t.Any
+    # The IPv6 ones of a dual-stack plan.
+    management_ip6: t.Any = None
+    pod_cidr6: t.Any = None
 
     def as_dict(self) -> dict[str, t.Any]:
         return {
             "name": self.name,
-            "management_ip": str(self.management_ip),
-            "pod_cidr": None if self.pod_cidr is None else str(self.pod_cidr),
+            "management_ip": joined(self.management_ip, self.management_ip6),
+            "pod_cidr": None if self.pod_cidr is None else joined(self.pod_cidr, self.pod_cidr6),
         }
 
 
-def node_management_ip(settings: PlanSettings, key: str, value: t.Any):
-    """A node's address on the management network: inside management_cidr and a host address."""
-    address = parse_ipv4_address(key, value)
-    management = settings.management
+def _families_given(settings: PlanSettings, key: str, pair: tuple[t.Any, t.Any], what: str) -> None:
+    """A node's value has an IPv6 member exactly when the plan is dual-stack."""
+    if settings.ipv6 is None and pair[1] is not None:
+        raise IPPlanError(f"{key} {pair[1]} is IPv6, but the plan is IPv4-only (cluster_cidr has no IPv6 range); "
+                          f"give the IPv4 {what} alone")
+    if settings.ipv6 is not None and pair[1] is None:
+        raise IPPlanError(f"{key} {joined(*pair)} has no IPv6 {what}: in a dual-stack plan each node gives one per "
+                          f"family, such as [{pair[0]}, {_example_ipv6(settings, what)}]")
+
+
+def _example_ipv6(settings: PlanSettings, what: str):
+    if what == "address":
+        return host_address(settings.ipv6.management, 41)
+    return netaddr.IPNetwork((settings.ipv6.cluster.first, settings.ipv6.node_prefix_length), version=6)
+
+
+def _management_address(key: str, address, management) -> None:
     if address not in management:
         raise IPPlanError(f"{key} {address} is outside management_cidr {management}")
     if management.size > 2 and address.value in (management.first, management.last):
         raise IPPlanError(f"{key} {address} is not a host address of management_cidr {management}")
-    return address
 
 
-def node_pod_network(settings: PlanSettings, key: str, value: t.Any):
-    """A node's pod CIDR (one node subnet of the cluster range), or None where flannel or Calico IPAM leases it."""
+def node_management_ip(settings: PlanSettings, key: str, value: t.Any) -> tuple[t.Any, t.Any]:
+    """A node's addresses on the management network, (IPv4, IPv6 or None): inside management_cidr, host addresses.
+    The kubelet's --node-ip takes both on a dual-stack node (dual-stack.md, "Configure IPv4/IPv6 dual-stack")."""
+    pair = parse_addresses(key, value)
+    _families_given(settings, key, pair, "address")
+    _management_address(key, pair[0], settings.management)
+    if pair[1] is not None:
+        _management_address(key, pair[1], settings.ipv6.management)
+    return pair
+
+
+def _node_subnet(key: str, network, cluster, node_prefix_length: int, prefix_key: str) -> None:
+    if not _inside(network, cluster):
+        raise IPPlanError(f"{key} {network} is outside cluster_cidr {cluster}")
+    if network.prefixlen != node_prefix_length:
+        raise IPPlanError(f"{key} {network} is a /{network.prefixlen}, but {prefix_key} is /{node_prefix_length}")
+
+
+def node_pod_network(settings: PlanSettings, key: str, value: t.Any) -> tuple[t.Any, t.Any]:
+    """A node's pod CIDRs, (IPv4, IPv6 or None): one node subnet of each cluster range; (None, None) where flannel or
+    Calico IPAM leases it."""
     if settings.uses_flannel:
         if value is not None:
             raise IPPlanError(
                 f"{key} {value} must not be given for {settings.describe_routing()}: flannel leases each "
                 f"node's pod CIDR itself (from the node's spec.podCIDR), so the plan must not fix one"
             )
-        return None
+        return None, None
     if settings.topology == "calico":
         if value is not None:
             # projectcalico/calico node/pkg/lifecycle/startup/startup_windows.go: EnsureBlock at start-up.
@@ -829,20 +1074,18 @@ def node_pod_network(settings: PlanSettings, key: str, value: t.Any):
                 f"{key} {value} must not be given for {settings.describe_routing()}: Calico IPAM gives each "
                 f"Windows node its block of the IP pool when calico-node-windows starts, so the plan must not fix one"
             )
-        return None
+        return None, None
     if value is None:
         raise IPPlanError(
             f"{key} is required for {settings.describe_routing()}: without flannel nothing else "
             f"leases the node's pod CIDR"
         )
-    network = parse_ipv4_network(key, value)
-    if not _inside(network, settings.cluster):
-        raise IPPlanError(f"{key} {network} is outside cluster_cidr {settings.cluster}")
-    if network.prefixlen != settings.node_prefix_length:
-        raise IPPlanError(
-            f"{key} {network} is a /{network.prefixlen}, but node_prefix_length is /{settings.node_prefix_length}"
-        )
-    return network
+    pair = parse_ranges(key, value)
+    _families_given(settings, key, pair, "range")
+    _node_subnet(key, pair[0], settings.cluster, settings.node_prefix_length, "node_prefix_length")
+    if pair[1] is not None:
+        _node_subnet(key, pair[1], settings.ipv6.cluster, settings.ipv6.node_prefix_length, "node_prefix_length_ipv6")
+    return pair
 
 
 def _node_label(index: int, name: t.Any) -> str:
@@ -862,9 +1105,10 @@ def _parse_node(settings: PlanSettings, index: int, entry: t.Any) -> Node:
     label = _node_label(index, name)
     if entry.get("management_ip") is None:
         raise IPPlanError(f"{label} needs a management_ip")
-    management_ip = node_management_ip(settings, f"{label} management_ip", entry["management_ip"])
-    pod_cidr = node_pod_network(settings, f"{label} pod_cidr", entry.get("pod_cidr"))
-    return Node(name=str(name), management_ip=management_ip, pod_cidr=pod_cidr)
+    management_ip, management_ip6 = node_management_ip(settings, f"{label} management_ip", entry["management_ip"])
+    pod_cidr, pod_cidr6 = node_pod_network(settings, f"{label} pod_cidr", entry.get("pod_cidr"))
+    return Node(name=str(name), management_ip=management_ip, pod_cidr=pod_cidr, management_ip6=management_ip6,
+                pod_cidr6=pod_cidr6)
 
 
 def _reject_duplicate_names(nodes: t.Sequence[Node]) -> None:
@@ -878,21 +1122,27 @@ def _reject_duplicate_names(nodes: t.Sequence[Node]) -> None:
 
 
 def _reject_duplicate_management_ips(nodes: t.Sequence[Node]) -> None:
-    owner: dict[int, str] = {}
+    owner: dict[t.Any, str] = {}
     for node in nodes:
-        address = node.management_ip.value
-        if address in owner:
-            raise IPPlanError(
-                f"nodes: management_ip {node.management_ip} is used by both {owner[address]!r} and {node.name!r}"
-            )
-        owner[address] = node.name
+        for address in (node.management_ip, node.management_ip6):
+            if address is None:
+                continue
+            if (address.version, address.value) in owner:
+                raise IPPlanError(
+                    f"nodes: management_ip {address} is used by both {owner[(address.version, address.value)]!r} and "
+                    f"{node.name!r}"
+                )
+            owner[(address.version, address.value)] = node.name
 
 
 def _reject_overlapping_pod_cidrs(nodes: t.Sequence[Node]) -> None:
-    clash = _first_overlap([(node.pod_cidr, node.name) for node in nodes if node.pod_cidr is not None])
-    if clash:
-        (first, first_name), (second, second_name) = clash
-        raise IPPlanError(f"nodes: pod_cidr {second} of {second_name!r} overlaps pod_cidr {first} of {first_name!r}")
+    for attribute in ("pod_cidr", "pod_cidr6"):
+        clash = _first_overlap([(getattr(node, attribute), node.name) for node in nodes
+                                if getattr(node, attribute) is not None])
+        if clash:
+            (first, first_name), (second, second_name) = clash
+            raise IPPlanError(
+                f"nodes: pod_cidr {second} of {second_name!r} overlaps pod_cidr {first} of {first_name!r}")
 
 
 def parse_nodes(settings: PlanSettings, raw_nodes: t.Any) -> list[Node]:
@@ -918,6 +1168,22 @@ def normalize_plan(plan: t.Any) -> dict[str, t.Any]:
     return normalized
 
 
+def is_dual_stack(plan: t.Any) -> bool:
+    """Whether a plan, checked or not, asks for dual-stack (an IPv6 range in cluster_cidr); plan_settings holds it to
+    the rules. The version policy reads it before the plan is checked, so that both report at once."""
+    value = plan.get("cluster_cidr") if isinstance(plan, Mapping) else None
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
+    return any(isinstance(item, str) and ":" in item for item in items)
+
+
+def split_families(value: str | None) -> tuple[str | None, str | None]:
+    """A normalized value (one per family, IPv4 first, comma-separated) as (IPv4, IPv6 or None)."""
+    if value is None:
+        return None, None
+    first, _, second = value.partition(",")
+    return first, second or None
+
+
 def _check_topology_argument(settings: PlanSettings, topology: t.Any) -> None:
     # Roles name the topology they render for, so a plan for another topology fails loudly.
     _coerce_choice("topology", topology, TOPOLOGIES)
@@ -933,7 +1199,8 @@ def exception_list(plan: t.Any, topology: str | None = None) -> list[str]:
         raise IPPlanError(
             "the ovn topology has no OutBoundNAT ExceptionList: ovn_cni.exe does not apply an OutBoundNAT policy"
         )
-    return list(settings.exceptions)
+    # A dual-stack plan: the IPv4 list, then the IPv6 one (each family's OutBoundNAT policy takes its own).
+    return list(settings.exceptions) + (list(settings.ipv6.exceptions) if settings.ipv6 else [])
 
 
 def _gateways(pod_network) -> dict[str, str]:
@@ -945,7 +1212,8 @@ def _gateways(pod_network) -> dict[str, str]:
 
 
 def pod_gateways(pod_cidr: t.Any) -> dict[str, str]:
-    return _gateways(parse_ipv4_network("pod_cidr", pod_cidr))
+    """The bridge gateway (network + 1) and host endpoint (network + 2) of one pod subnet, of either family."""
+    return _gateways(parse_network("pod_cidr", pod_cidr))
 
 
 def flannel_net_conf(plan: t.Any) -> dict[str, t.Any]:
@@ -980,11 +1248,14 @@ def static_routes(plan: t.Any, nodes: t.Any = None) -> dict[str, list[dict[str, 
     if not given:
         raise IPPlanError("static_routes needs the node list, in the plan's nodes or as its argument")
     by_destination = sorted(given, key=lambda node: node.pod_cidr.first)
+    # Each family's routes go through the peer's address of that family: the IPv4 ones first, then the IPv6 ones.
+    families = (("pod_cidr", "management_ip"), ("pod_cidr6", "management_ip6"))
     return {
         node.name: [
-            {"destination": str(peer.pod_cidr), "next_hop": str(peer.management_ip), "via_node": peer.name}
+            {"destination": str(getattr(peer, subnet)), "next_hop": str(getattr(peer, address)), "via_node": peer.name}
+            for subnet, address in families
             for peer in by_destination
-            if peer.name != node.name
+            if peer.name != node.name and getattr(peer, subnet) is not None
         ]
         for node in sorted(given, key=lambda node: node.name)
     }
@@ -1015,15 +1286,24 @@ def _provider_address_policy(management_ip) -> dict[str, t.Any]:
     return _endpoint_policy({"Type": "ProviderAddress", "Settings": {"ProviderAddress": str(management_ip)}})
 
 
-def _endpoint_policies(settings: PlanSettings, runtime: str, management_ip) -> list[dict[str, t.Any]]:
+def _endpoint_policies(settings: PlanSettings, runtime: str, addresses) -> list[dict[str, t.Any]]:
+    """``addresses``: the node's management addresses, (IPv4, IPv6 or None). A dual-stack node has each policy once
+    per family, the IPv4 one first (microsoft/windows-container-networking example/l2bridgedualstack_host-local_ipam.conf:
+    an OutBoundNAT with the IPv4 exceptions, one with the IPv6 ones, an SDNRoute per family)."""
+    management_ip, management_ip6 = addresses
+    ipv6 = settings.ipv6
     # Service traffic must leave through the host so kube-proxy's load balancers see it.
-    policies = [
-        _outbound_nat_policy(settings.exceptions, runtime),
-        _encapsulated_route_policy(str(settings.service), runtime),
-    ]
+    policies = [_outbound_nat_policy(settings.exceptions, runtime)]
+    if ipv6:
+        policies.append(_outbound_nat_policy(ipv6.exceptions, runtime))
+    policies.append(_encapsulated_route_policy(str(settings.service), runtime))
+    if ipv6:
+        policies.append(_encapsulated_route_policy(str(ipv6.service), runtime))
     if settings.topology == "l2bridge":
         # Pods reach their own node's management address through the host endpoint.
         policies.append(_encapsulated_route_policy(f"{management_ip}/32", runtime))
+        if ipv6:
+            policies.append(_encapsulated_route_policy(f"{management_ip6}/128", runtime))
     elif runtime == "containerd":
         # win-overlay adds this itself; sdnoverlay needs it spelled out.
         policies.append(_provider_address_policy(management_ip))
@@ -1084,10 +1364,29 @@ def _pod_ipam(pod_network) -> dict[str, t.Any]:
     }
 
 
-def _bridge_cni_config(settings: PlanSettings, runtime: str, management_ip, pod_network) -> dict[str, t.Any]:
+def _dual_stack_ipam(pod_networks) -> dict[str, t.Any]:
+    """host-local with one range set per family (containernetworking/plugins host-local: "ranges", a list of range
+    sets, one address from each), the host endpoint of each family as its gateway and default route. sdnbridge with
+    enableDualStack takes the subnets, routes and gateways from the IPAM result alone (microsoft/windows-container-
+    networking#61)."""
+    ranges, routes = [], []
+    for network in pod_networks:
+        gateway = _gateways(network)["endpoint_gateway"]
+        ranges.append([{"subnet": str(network), "rangeStart": str(host_address(network, 3)), "gateway": gateway}])
+        routes.append({"dst": "0.0.0.0/0" if network.version == 4 else "::/0", "gw": gateway})
+    return {"type": "host-local", "ranges": ranges, "routes": routes}
+
+
+def _bridge_cni_config(settings: PlanSettings, runtime: str, addresses, pod_networks) -> dict[str, t.Any]:
     config = _header(settings, runtime, settings.network_name, CNI_PLUGIN_TYPES[("l2bridge", runtime)])
-    config["ipam"] = _pod_ipam(pod_network)
-    config.update(_plugin_settings(settings, runtime, management_ip))
+    if settings.ipv6:
+        # sdnbridge's dual-stack mode (microsoft/windows-container-networking#61 and its example
+        # l2bridgedualstack_host-local_ipam.conf): off unless optionalFlags.enableDualStack.
+        config["optionalFlags"] = {"enableDualStack": True}
+        config["ipam"] = _dual_stack_ipam(pod_networks)
+    else:
+        config["ipam"] = _pod_ipam(pod_networks[0])
+    config.update(_plugin_settings(settings, runtime, addresses))
     return config
 
 
@@ -1116,10 +1415,13 @@ def cni_config(
             "pods write it on each node (from the Installation)"
         )
     runtime = _coerce_choice("runtime", runtime, CONTAINER_RUNTIMES)
-    address = node_management_ip(settings, "management_ip", management_ip)
-    pod_network = node_pod_network(settings, "pod_cidr", pod_cidr)
+    if settings.ipv6 and runtime != "containerd":
+        raise IPPlanError(f"container_runtime {runtime} cannot run a dual-stack node: {DUAL_STACK_REFUSALS[runtime]}; "
+                          f"{DUAL_STACK_WHERE}")
+    addresses = node_management_ip(settings, "management_ip", management_ip)
+    pod_networks = node_pod_network(settings, "pod_cidr", pod_cidr)
     if settings.uses_flannel:
-        return _flannel_cni_config(settings, runtime, address)
+        return _flannel_cni_config(settings, runtime, addresses)
     if settings.topology == "ovn":
-        return _ovn_cni_config(pod_network)
-    return _bridge_cni_config(settings, runtime, address, pod_network)
+        return _ovn_cni_config(pod_networks[0])
+    return _bridge_cni_config(settings, runtime, addresses, pod_networks)

@@ -204,27 +204,29 @@ KUBEADM_DEFAULT_SERVICE_SUBNET = "10.96.0.0/12"
 KUBEADM_DEFAULT_DNS_DOMAIN = "cluster.local"
 
 
-def _ipv4_ranges(text: str) -> list[ipaddress.IPv4Network] | None:
-    """The IPv4 ranges of a kubeadm subnet value (comma-separated for dual-stack); None when unparsable."""
+def _ranges(text: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network] | None:
+    """The ranges of a kubeadm subnet value (one per family, comma-separated for dual-stack); None when unparsable."""
     ranges = []
     for part in str(text).split(","):
         try:
-            network = ipaddress.ip_network(part.strip(), strict=False)
+            ranges.append(ipaddress.ip_network(part.strip(), strict=False))
         except ValueError:
             return None
-        if network.version == 4:
-            ranges.append(network)
     return ranges
 
 
 def _compare_range(field: str, cluster_value: t.Any, wanted: str, variable: str) -> str | None:
-    ranges = _ipv4_ranges(cluster_value)
-    wanted_network = ipaddress.ip_network(wanted, strict=False)
+    """Each range the plan has (one per family, comma-separated on a dual-stack plan) must be the cluster's range of
+    that family: IPv4-only Windows nodes can join a dual-stack cluster, dual-stack ones need a dual-stack cluster
+    (kubernetes/website dual-stack.md, "Configure IPv4/IPv6 dual-stack": the control plane's ranges of both
+    families)."""
+    ranges = _ranges(cluster_value)
+    wanted_networks = [ipaddress.ip_network(part.strip(), strict=False) for part in wanted.split(",")]
     if ranges is None:
         return f"{field}: cluster has {cluster_value!r}, which is not a CIDR list; Windows nodes need {wanted} ({variable})"
-    if not ranges:
+    if not any(network.version == 4 for network in ranges):
         return f"{field}: cluster has only {cluster_value} (no IPv4 range), Windows nodes need {wanted} ({variable})"
-    if wanted_network not in ranges:
+    if any(network not in ranges for network in wanted_networks):
         return f"{field}: cluster has {cluster_value}, Windows nodes need {wanted} ({variable})"
     return None
 

@@ -126,6 +126,8 @@ def plan_input(hostvars: t.Mapping, hosts: t.Sequence[str]) -> dict[str, t.Any]:
     versions['acknowledged_cves'] = list(cves or [])
     # The version policy holds kubewin_calico_version to the topology, on the controller and on each node.
     versions['topology'] = plan.get('topology')
+    # Dual-stack needs a kube-proxy with the winkernel fix and a Windows build with IPv6 (_versions._dual_stack_problems).
+    versions['dual_stack'] = _ip_plan.is_dual_stack(plan)
     # How kube-proxy runs (service or daemonset, _kube_proxy_daemonset.MODES): cluster-wide, since one DaemonSet
     # selects every Windows node; preflight checks the value against the topology and the runtimes.
     kube_proxy_mode = _same_everywhere(hostvars, hosts, 'kube_proxy_mode')
@@ -183,7 +185,9 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str],
                  node_names: t.Mapping[str, str] | None = None) -> dict[str, dict[str, t.Any]]:
     """Each node's network configuration, keyed by inventory name.
 
-    For every node: node_name (its Node's name, from ``node_names`` as plan_input gives them), management_ip, pod_cidr, container_runtime, cni_config (None for
+    For every node: node_name (its Node's name, from ``node_names`` as plan_input gives them), management_ip and
+    pod_cidr (IPv4), node_ip (the kubelet's --node-ip: both families on a dual-stack node), ipv6 (None, or the node's
+    IPv6 management_ip, pod_cidr and pod_gateways), container_runtime, cni_config (None for
     calico, whose CNI config the Tigera operator writes),
     pod_gateways (when the node's pod CIDR is known), flannel_net_conf (flannel
     topologies), static_routes (l2bridge with static routes) and exception_list
@@ -203,18 +207,26 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str],
     # In natural order of their names, which the summary and the picture show.
     for node in sorted(normalized['nodes'], key=lambda node: natural_key(node['name'])):
         name = node['name']
+        management_ip, management_ip6 = _ip_plan.split_families(node['management_ip'])
+        pod_cidr, pod_cidr6 = _ip_plan.split_families(node['pod_cidr'])
         runtime = container_runtimes.get(name, DEFAULT_CONTAINER_RUNTIME)
         # The operator's calico-node-windows writes Calico's CNI config, so the plan has none to hand over.
         cni = (None if topology == 'calico'
                else _ip_plan.cni_config(normalized, topology, runtime, node['management_ip'], node['pod_cidr']))
         result[name] = {
             'node_name': (node_names or {}).get(name) or node_name(name, {}),
-            'management_ip': node['management_ip'],
-            'pod_cidr': node['pod_cidr'],
+            'management_ip': management_ip,
+            # The kubelet's --node-ip: both addresses on a dual-stack node (kubernetes/website dual-stack.md).
+            'node_ip': node['management_ip'],
+            'pod_cidr': pod_cidr,
             'container_runtime': runtime,
             'cni_config': cni,
             'cni_config_text': None if cni is None else as_file_text(cni),
-            'pod_gateways': _ip_plan.pod_gateways(node['pod_cidr']) if node['pod_cidr'] else None,
+            'pod_gateways': _ip_plan.pod_gateways(pod_cidr) if pod_cidr else None,
+            # A dual-stack node's IPv6 side: its address, pod subnet and that subnet's gateways; None on IPv4 plans.
+            'ipv6': None if management_ip6 is None else {
+                'management_ip': management_ip6, 'pod_cidr': pod_cidr6,
+                'pod_gateways': _ip_plan.pod_gateways(pod_cidr6) if pod_cidr6 else None},
             'flannel_net_conf': net_conf,
             'flannel_net_conf_text': net_conf_text,
             'static_routes': routes[name] if routes is not None else None,

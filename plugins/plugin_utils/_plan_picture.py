@@ -184,14 +184,23 @@ class _Picture:
         return drawing.as_svg() + '\n'
 
 
-def _shared_parents(settings: _ip_plan.PlanSettings) -> list[tuple[t.Any, list[tuple[str, str, t.Any]]]]:
-    """The plan's ranges grouped by a common parent of at most MAX_PARENT_SPAN times the largest of them: each group of
-    two or more as (parent, [(kind, label, range), ...]), for one bar on one scale."""
+def _family_ranges(settings: _ip_plan.PlanSettings, family: str) -> list[tuple[str, str, t.Any]]:
+    """The plan's ranges of one IP family as (kind, label, range)."""
+    if family == 'IPv6':
+        ipv6 = settings.ipv6
+        return [('management', 'management', ipv6.management), ('cluster', 'cluster', ipv6.cluster),
+                ('service', 'service', ipv6.service)] + [
+            ('extra', 'extra', network) for network in settings.extra_exceptions if network.version == 6]
     ranges = [('management', 'management', settings.management), ('cluster', 'cluster', settings.cluster),
               ('service', 'service', settings.service)]
     if settings.placeholder is not None and settings.topology not in ('ovn', 'calico'):
         ranges.append(('placeholder', 'placeholder', settings.placeholder))
-    ranges += [('extra', 'extra', network) for network in settings.extra_exceptions]
+    return ranges + [('extra', 'extra', network) for network in settings.extra_exceptions if network.version == 4]
+
+
+def _shared_parents(ranges: t.Sequence[tuple[str, str, t.Any]]) -> list[tuple[t.Any, list[tuple[str, str, t.Any]]]]:
+    """Ranges of one family grouped by a common parent of at most MAX_PARENT_SPAN times the largest of them: each group
+    of two or more as (parent, [(kind, label, range), ...]), for one bar on one scale."""
     groups: list[tuple[t.Any, list[tuple[str, str, t.Any]]]] = []
     for entry in ranges:
         for index, (parent, members) in enumerate(groups):
@@ -204,9 +213,9 @@ def _shared_parents(settings: _ip_plan.PlanSettings) -> list[tuple[t.Any, list[t
     return [(parent, members) for parent, members in groups if len(members) > 1]
 
 
-def _address_space(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
+def _address_space(picture: _Picture, settings: _ip_plan.PlanSettings, family: str = 'IPv4') -> None:
     """The ranges that lie close together drawn on one scale, so that their containment and distance show."""
-    for parent, members in _shared_parents(settings):
+    for parent, members in _shared_parents(_family_ranges(settings, family)):
         picture.heading('Address space', str(parent), 'these ranges on one scale')
         picture.y += 8
         placed = _Marks(parent, MARGIN, BAR_WIDTH)
@@ -235,6 +244,8 @@ def _describe(settings: _ip_plan.PlanSettings, node_count: int) -> str:
         topology += ' (flannel vxlan)'
     elif topology == 'calico':
         topology += ' (%s)' % settings.calico_backend
+    if settings.ipv6 is not None:
+        topology += ', dual-stack'
     return 'kubewin.node IP plan: %s, %s' % (topology, _count(node_count, 'Windows node'))
 
 
@@ -249,6 +260,19 @@ def _labels(picture: _Picture, placed: _Marks, items: t.Sequence[tuple[int, int,
         picture.name(centre, top + 13, name, 11, slot - 6, text_anchor='middle', font_weight='bold')
         picture.text(centre, top + 26, what, 10, text_anchor='middle', font_family=MONOSPACE)
     picture.y = top + 26
+
+
+def _ipv6_cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node]) -> None:
+    """The IPv6 cluster range of a dual-stack plan (l2bridge without flannel: each node's subnet is the plan's)."""
+    ipv6 = settings.ipv6
+    subnets = 2 ** (ipv6.node_prefix_length - ipv6.cluster.prefixlen)
+    picture.heading('IPv6 cluster (pod) range', str(ipv6.cluster), 'node subnets /%d: %s' % (
+        ipv6.node_prefix_length, _count(subnets, 'subnet')))
+    placed = picture.range_bar(ipv6.cluster, 'cluster', [(node.pod_cidr6.first, node.pod_cidr6.last,
+                                                          '%s %s' % (node.name, node.pod_cidr6)) for node in nodes])
+    if len(nodes) <= LABELLED_SUBNETS:
+        _labels(picture, placed, [(node.pod_cidr6.first, node.pod_cidr6.last, node.name, str(node.pod_cidr6))
+                                  for node in nodes], COLORS['cluster'][1])
 
 
 def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node]) -> None:
@@ -280,10 +304,15 @@ def _cluster_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.
                      'pods from network + 3')
 
 
-def _service_range(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
-    picture.heading('Service range', str(settings.service), _count(settings.service.size, 'address'))
+def _service_range(picture: _Picture, settings: _ip_plan.PlanSettings, service=None, title: str = 'Service range') -> None:
+    """A service range (the IPv4 one unless given), with the cluster DNS address where it lies in it."""
+    service = settings.service if service is None else service
+    picture.heading(title, str(service), _count(service.size, 'address'))
+    if settings.dns_service_ip.version != service.version:
+        picture.range_bar(service, 'service')
+        return
     dns = settings.dns_service_ip.value
-    placed = picture.range_bar(settings.service, 'service', [(dns, dns, 'cluster DNS %s' % settings.dns_service_ip)])
+    placed = picture.range_bar(service, 'service', [(dns, dns, 'cluster DNS %s' % settings.dns_service_ip)])
     start, end = placed.span(dns, dns)
     middle = (start + end) / 2
     # The label hangs from the mark, to whichever side has room.
@@ -295,14 +324,18 @@ def _service_range(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
                                font_family=MONOSPACE, font_weight='normal'))
 
 
-def _management_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node]) -> None:
-    picture.heading('Management network', str(settings.management), '%s on it' % _count(len(nodes), 'node address'))
-    addresses = [(node.management_ip.value, node.management_ip.value, '%s %s' % (node.name, node.management_ip))
-                 for node in nodes]
-    placed = picture.range_bar(settings.management, 'management', addresses)
+def _management_range(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Sequence[_ip_plan.Node],
+                      family: str = 'IPv4') -> None:
+    management = settings.management if family == 'IPv4' else settings.ipv6.management
+    attribute = 'management_ip' if family == 'IPv4' else 'management_ip6'
+    title = 'Management network' if family == 'IPv4' else 'IPv6 management network'
+    picture.heading(title, str(management), '%s on it' % _count(len(nodes), 'node address'))
+    found = [(node.name, getattr(node, attribute)) for node in nodes]
+    addresses = [(address.value, address.value, '%s %s' % (name, address)) for name, address in found]
+    placed = picture.range_bar(management, 'management', addresses)
     if len(nodes) <= LABELLED_SUBNETS:
-        _labels(picture, placed, [(node.management_ip.value, node.management_ip.value, node.name,
-                                   str(node.management_ip)) for node in nodes], COLORS['management'][1])
+        _labels(picture, placed, [(address.value, address.value, name, str(address)) for name, address in found],
+                COLORS['management'][1])
 
 
 def _placeholder(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
@@ -343,9 +376,15 @@ def _exception_list(picture: _Picture, settings: _ip_plan.PlanSettings) -> None:
         picture.note('none: ovn_cni.exe applies no OutBoundNAT policy', 12, TEXT)
         return
     kinds = {str(settings.cluster): 'cluster', str(settings.service): 'service', str(settings.management): 'management'}
+    exceptions = list(settings.exceptions)
+    if settings.ipv6 is not None:
+        # One OutBoundNAT policy per family, each with its own list.
+        kinds.update({str(settings.ipv6.cluster): 'cluster', str(settings.ipv6.service): 'service',
+                      str(settings.ipv6.management): 'management'})
+        exceptions += settings.ipv6.exceptions
     picture.y += 8
     x = MARGIN
-    for cidr in settings.exceptions:
+    for cidr in exceptions:
         width = len(cidr) * 12 * MONOSPACE_EM + 16
         if x + width > WIDTH - MARGIN:
             x, picture.y = MARGIN, picture.y + 28
@@ -370,6 +409,12 @@ def _node_table(picture: _Picture, settings: _ip_plan.PlanSettings, nodes: t.Seq
         picture.text(columns[1], picture.y, str(node.management_ip), 12, font_family=MONOSPACE)
         picture.text(columns[2], picture.y, str(node.pod_cidr) if node.pod_cidr is not None else lessor,
                      12, font_family=MONOSPACE, fill=TEXT if node.pod_cidr is not None else QUIET)
+        if node.management_ip6 is not None:
+            # A dual-stack node's IPv6 address and pod subnet, on a row under its IPv4 ones.
+            picture.y += 16
+            picture.text(columns[1], picture.y, _fit(str(node.management_ip6), 12, columns[2] - columns[1] - 8), 12,
+                         font_family=MONOSPACE)
+            picture.text(columns[2], picture.y, str(node.pod_cidr6), 12, font_family=MONOSPACE)
     if len(nodes) > LISTED_NODES:
         picture.note('%s and %d more (summary.txt lists every node)' % (ELLIPSIS, len(nodes) - LISTED_NODES),
                      12, TEXT)
@@ -390,6 +435,11 @@ def plan_svg(plan: t.Any) -> str:
     _management_range(picture, settings, nodes)
     _cluster_range(picture, settings, nodes)
     _service_range(picture, settings)
+    if settings.ipv6 is not None:
+        _address_space(picture, settings, 'IPv6')
+        _management_range(picture, settings, nodes, 'IPv6')
+        _ipv6_cluster_range(picture, settings, nodes)
+        _service_range(picture, settings, settings.ipv6.service, 'IPv6 service range')
     # ovn_cni.exe uses the OVS bridge, and calico-node-windows creates its network itself.
     if settings.topology not in ('ovn', 'calico'):
         _placeholder(picture, settings)

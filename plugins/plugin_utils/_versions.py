@@ -644,6 +644,60 @@ def _calico_problems(topology: t.Any, given: t.Any, kubelet: Version, control_pl
 
 
 # ---------------------------------------------------------------------------------------------
+# IPv4/IPv6 dual-stack (the plan's l2bridge rules are _ip_plan's)
+# ---------------------------------------------------------------------------------------------
+
+# kube-proxy (winkernel) shared HNS load balancers between a Service's IPv4 and IPv6 addresses, programming IPv6
+# endpoints behind IPv4 VIPs and the reverse (kubernetes/kubernetes#136240), until #136241 gave each family its own
+# load balancer: in 1.36.0, and cherry-picked into 1.35.1 (#136373), 1.34.4 (#136374) and 1.33.8 (#136375) (their
+# CHANGELOG-1.3x.md: "Fixed an issue in the Windows kube-proxy (winkernel) where IPv4 and IPv6 Service load balancers
+# could be incorrectly shared"). No 1.32 or older release has it.
+WINKERNEL_DUAL_STACK_FIXED_IN = {(1, 33): 8, (1, 34): 4, (1, 35): 1}
+WINKERNEL_DUAL_STACK_FIXED_FROM = (1, 36)
+WINKERNEL_DUAL_STACK_FIX = "kubernetes/kubernetes#136241"
+# "On Windows, using IPv6 with Kubernetes require Windows Server, version 2004 (kernel version 10.0.19041.610) or
+# later" (kubernetes/website windows-networking, "IPv4/IPv6 dual-stack", as of 1.20); Microsoft's "What's new in
+# Windows Server 2022" lists IPv6 dual stack for L2bridge container networks. Of the releases Kubernetes 1.29 and
+# later support, Windows Server 2022 and 2025 qualify; Windows Server 2019 (17763) does not.
+DUAL_STACK_MIN_WINDOWS_BUILD = 19041
+
+
+def winkernel_dual_stack_fixed(version: Version) -> bool:
+    """Whether this kube-proxy keeps IPv4 and IPv6 load balancers apart (WINKERNEL_DUAL_STACK_FIXED_IN)."""
+    if version.minor_key >= WINKERNEL_DUAL_STACK_FIXED_FROM:
+        return True
+    first_patch = WINKERNEL_DUAL_STACK_FIXED_IN.get(version.minor_key)
+    return first_patch is not None and version.patch >= first_patch
+
+
+def winkernel_dual_stack_releases() -> str:
+    fixed = [f"{major}.{minor}.{patch}" for (major, minor), patch in sorted(WINKERNEL_DUAL_STACK_FIXED_IN.items())]
+    return ", ".join(fixed) + f" or later patches, or {_minor_text(WINKERNEL_DUAL_STACK_FIXED_FROM)} and later"
+
+
+def _dual_stack_problems(dual_stack: t.Any, kubelet: Version, build: int | None) -> list[str]:
+    if not dual_stack:
+        return []
+    problems = []
+    if not winkernel_dual_stack_fixed(kubelet):
+        problems.append(
+            f"kubernetes_version {kubelet} cannot run a dual-stack node: its kube-proxy (winkernel) shares load balancers "
+            f"between IPv4 and IPv6 Services (kubernetes/kubernetes#136240, fixed by {WINKERNEL_DUAL_STACK_FIX}); use "
+            f"{winkernel_dual_stack_releases()}"
+        )
+    if build is not None and build < DUAL_STACK_MIN_WINDOWS_BUILD:
+        known = WINDOWS_RELEASES.get(build)
+        named = known.describe() if known else f"Windows build {build}"
+        problems.append(
+            f"{named} cannot run a dual-stack node: Kubernetes needs Windows Server version 2004 (build "
+            f"{DUAL_STACK_MIN_WINDOWS_BUILD}) or later for IPv6 (kubernetes/website windows-networking, \"IPv4/IPv6 "
+            f"dual-stack\"); use Windows Server 2022 or 2025 nodes, or an IPv4-only plan"
+        )
+    # The container runtime is the IP plan's rule (_ip_plan.cni_config): the CNI plugin decides it.
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
 # The policy
 # ---------------------------------------------------------------------------------------------
 
@@ -659,6 +713,7 @@ POLICY_KEYS = (
     "installed_version",
     "topology",
     "calico_version",
+    "dual_stack",
 )
 
 
@@ -704,6 +759,7 @@ def version_policy(data: t.Any) -> dict[str, t.Any]:
     problems += _kubeadm_problems(kubeadm, control_plane)
     problems += _windows_problems(kubelet, build)
     problems += _calico_problems(data.get("topology"), data.get("calico_version"), kubelet, control_plane, build, runtime)
+    problems += _dual_stack_problems(data.get("dual_stack"), kubelet, build)
     advisory_problems, advisory_warnings = _advisory_problems(kubelet, acknowledged)
     problems += advisory_problems
     warnings += advisory_warnings

@@ -11,6 +11,10 @@
    balancer per ClusterIP Service, and its Node is Ready;
 7. with --reset-rejoin, reset.yml takes that node out of the cluster (its Node deleted, none of the collection's
    services left) and site.yml brings it back Ready, while the other nodes end early;
+8. on a dual-stack fleet (its cluster's service_subnet has an IPv6 range): each Windows Node has a podCIDR of each
+   family, each pod on a Windows node an IPv4 and an IPv6 address, an IPv4 and an IPv6 Service have their load
+   balancer on every node, and host-local with the CNI config on each node gives a pod one address of each family
+   in that node's pod ranges;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
 per node whose changes and remote calls are the ones the task results and the simulated nodes
@@ -37,6 +41,8 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from kubewin_sim import cluster as sim_cluster  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import node as sim_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import programs  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import hostlocal  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.harness import Simulation  # noqa: E402  pylint: disable=wrong-import-position
 
 # A node on which nothing changes costs one node_info call; the goal leaves room for two more.
@@ -52,6 +58,13 @@ RESET_REMOVES_SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
 VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until', 'refused_in_drop', 'clock_offset')
 # How long, on a restarted node's simulated clock, it has to answer again (its pods' network drops included).
 REBOOT_ANSWER_SECONDS = 600
+# A dual-stack fleet's workload, in the cluster before the first run: a Service of each family (kube-proxy programs
+# the load balancers of the Services there are when it starts) and pods on each Windows build.
+DUAL_STACK_SERVICES = {'e2e-ipv4': 'IPv4', 'e2e-ipv6': 'IPv6'}
+DUAL_STACK_IMAGES = {20348: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+                     26100: 'mcr.microsoft.com/windows/servercore:ltsc2025'}
+# Where the network roles write the CNI config (_node_plan.NODE_PATHS cni_config_file).
+CNI_CONFIG_FILE = 'C:\\etc\\cni\\net.d\\10-kubewin.conf'
 
 
 def node_states(sim, hosts):
@@ -109,8 +122,96 @@ def prepare(sim, data):
                                          variables.get('kubewin_management_ip', variables.get('ansible_host')))
     control_plane = data.get('kube_control_plane', {}).get('hosts', [])
     profile = hostvars.get(control_plane[0], {}).get('kubewin_sim_cluster') if control_plane else None
-    with sim.edit_cluster(profile=profile or {}):
-        pass
+    with sim.edit_cluster(profile=profile or {}) as cluster:
+        if is_dual_stack(cluster):
+            builds = [(hostvars.get(host, {}).get('kubewin_sim') or {}).get('build', 20348)
+                      for host in data.get('windows_nodes', {}).get('hosts', [])]
+            _dual_stack_workload(cluster, builds)
+
+
+def is_dual_stack(cluster):
+    return len(sim_cluster.ranges_by_family(cluster.profile['service_subnet'])) > 1
+
+
+def _dual_stack_workload(cluster, builds):
+    for build in sorted(set(builds)):
+        name = 'e2e-%d' % build
+        cluster.create({'apiVersion': 'apps/v1', 'kind': 'Deployment', 'metadata': {'name': name, 'namespace': 'default'},
+                        'spec': {'replicas': builds.count(build), 'selector': {'matchLabels': {'app': name}},
+                                 'template': {'metadata': {'labels': {'app': name, 'e2e': 'dual-stack'}}, 'spec': {
+                                     'nodeSelector': {'kubernetes.io/os': 'windows',
+                                                      'node.kubernetes.io/windows-build': '10.0.%d' % build},
+                                     'containers': [{'name': 'web', 'image': DUAL_STACK_IMAGES[build]}]}}}})
+    for name, family in DUAL_STACK_SERVICES.items():
+        cluster.create({'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name, 'namespace': 'default'},
+                        'spec': {'selector': {'e2e': 'dual-stack'}, 'ipFamilies': [family],
+                                 'ports': [{'port': 80}]}})
+    # The controllers (pods, endpoints) run now, so that the state check mode is compared with is the converged one.
+    cluster.reconcile()
+
+
+class _Program:
+    """What a program model needs of the engine's host: the node and an environment block."""
+
+    def __init__(self, node):
+        self.node = node
+
+    @staticmethod
+    def environment():
+        return {}
+
+
+def _host_local_families(node, host):
+    """host-local ADD (then DEL) with the CNI config the node has, for a made-up container: the families and addresses
+    it hands out, or a problem."""
+    config = (node.file(CNI_CONFIG_FILE) or {}).get('content')
+    if not config:
+        return None, '%s: no CNI config at %s' % (host, CNI_CONFIG_FILE)
+    environment = {'CNI_COMMAND': 'ADD', 'CNI_CONTAINERID': 'e2e-dual-stack', 'CNI_NETNS': 'none', 'CNI_IFNAME': 'eth0',
+                   'CNI_PATH': 'C:\\opt\\cni\\bin'}
+    added = hostlocal.host_local(_Program(node), [], config.encode('utf-8'), environment)
+    hostlocal.host_local(_Program(node), [], config.encode('utf-8'), dict(environment, CNI_COMMAND='DEL'))
+    if added.exit_code:
+        return None, '%s: host-local refused the node\'s CNI config: %s' % (host, added.stdout)
+    return [entry['address'] for entry in json.loads(added.stdout)['ips']], None
+
+
+def dual_stack_problems(sim, hosts):
+    """What a dual-stack fleet gets wrong (step 8 of the module's docstring)."""
+    problems = []
+    names = {host.lower(): host for host in hosts}
+    with sim_cluster.open_cluster(sim.state_dir) as cluster:
+        nodes = {host: cluster.get('Node', None, host.lower()) for host in hosts}
+        pods = [pod for pod in cluster.list('Pod') if pod['spec'].get('nodeName') in names]
+        services = {name: cluster.get('Service', 'default', name) for name in DUAL_STACK_SERVICES}
+        wanted = {host: set(programs.kube_proxy_vips(sim.node(host), cluster)) for host in hosts}
+    for host, node in nodes.items():
+        cidrs = ((node or {}).get('spec') or {}).get('podCIDRs') or []
+        if sorted(':' in cidr for cidr in cidrs) != [False, True]:
+            problems.append('dual-stack: the Node %s has podCIDRs %s, not one of each family' % (host, cidrs))
+    if sorted({names[pod['spec']['nodeName']] for pod in pods}) != sorted(hosts):
+        problems.append('dual-stack: pods ran on %s, not on every Windows node'
+                        % sorted({pod['spec']['nodeName'] for pod in pods}))
+    for pod in pods:
+        addresses = [entry['ip'] for entry in pod['status'].get('podIPs') or []]
+        if sorted(':' in address for address in addresses) != [False, True]:
+            problems.append('dual-stack: pod %s on %s has the addresses %s, not one of each family'
+                            % (pod['metadata']['name'], pod['spec']['nodeName'], addresses))
+    for host in hosts:
+        node = sim.node(host)
+        programmed = {vip for policy_list in node.data['hns']['policy_lists'] for vip in policy_list['vips']}
+        for name, service in services.items():
+            vip = service['spec']['clusterIP']
+            if vip not in wanted[host] or vip not in programmed:
+                problems.append('dual-stack: %s has no load balancer for the %s Service %s (%s)'
+                                % (host, DUAL_STACK_SERVICES[name], name, vip))
+        addresses, problem = _host_local_families(node, host)
+        if problem:
+            problems.append('dual-stack: ' + problem)
+        elif sorted(':' in address for address in addresses) != [False, True]:
+            problems.append('dual-stack: host-local gave a pod on %s the addresses %s, not one of each family'
+                            % (host, addresses))
+    return problems
 
 
 def reboot_node(sim, host):
@@ -145,7 +246,8 @@ def after_reboot_problems(sim, host):
     with sim_cluster.open_cluster(sim.state_dir) as cluster:
         registered = cluster.get('Node', None, host.lower())
         ready = registered is not None and cluster.node_ready(registered)
-        vips = {s['spec']['clusterIP'] for s in cluster.list('Service') if s['spec'].get('clusterIP') not in (None, 'None')}
+        # Every ClusterIP of the families kube-proxy's network carries (both on a dual-stack node).
+        vips = set(programs.kube_proxy_vips(node, cluster))
     if not ready:
         problems.append('%s: the Node is not Ready after the reboot' % host)
     proxy = node.data['services'].get('kube-proxy')
@@ -284,6 +386,9 @@ def main(argv=None):
         if summary['remote_calls'] > NOOP_CALL_BUDGET:
             problems.append('check_again: %s made %d remote calls (budget %d)'
                             % (host, summary['remote_calls'], NOOP_CALL_BUDGET))
+
+    if is_dual_stack(sim.cluster()):
+        problems.extend(dual_stack_problems(sim, hosts))
 
     # One node restarts without Ansible (Windows Update, a power cut): it must come back Ready with its Service
     # routing by itself. site.yml after it is the fault scenario "reboot" (tests/e2e/faults.py), which costs a run.

@@ -8,6 +8,8 @@ param(
     [string]$Name,
     [string]$NetworkId,
     [string]$IPAddress,
+    # A dual-stack host endpoint's IPv6 address (hcsshim HNSEndpoint IPv6Address).
+    [string]$IPv6Address,
     [string]$AttachId,
     [switch]$AttachHost
 )
@@ -24,8 +26,11 @@ function Connect-HostEndpoint {
         # A second attach of the same endpoint fails; that is the state we want.
         if (-not (Get-NetAdapter -Name "vEthernet ($EndpointName)" -ErrorAction SilentlyContinue)) { throw }
     }
-    # The node routes between its pods and the host endpoint.
+    # The node routes between its pods and the host endpoint, in each family the endpoint has.
     Set-NetIPInterface -InterfaceAlias "vEthernet ($EndpointName)" -AddressFamily IPv4 -Forwarding Enabled
+    if ($IPv6Address) {
+        Set-NetIPInterface -InterfaceAlias "vEthernet ($EndpointName)" -AddressFamily IPv6 -Forwarding Enabled
+    }
 }
 
 # HNS calls know nothing of -WhatIf: under it (win_powershell in check mode) none is made.
@@ -39,6 +44,7 @@ if ($Name -and -not $AttachId -and $PSCmdlet.ShouldProcess("HNS endpoint $Name",
     # hcsshim's HNSEndpoint omits an empty IPAddress (omitempty); HNS is never sent "".
     $request = [ordered]@{ Name = $Name; VirtualNetwork = $NetworkId }
     if ($IPAddress) { $request.IPAddress = $IPAddress }
+    if ($IPv6Address) { $request.IPv6Address = $IPv6Address }
     $created = Invoke-KubeWinHns -Method POST -Path '/endpoints/' -Body $request
     $AttachId = $created.ID
 }

@@ -10,6 +10,9 @@ param(
     [ValidateSet('L2Bridge', 'Overlay', 'Transparent')][string]$Type,
     [string]$AddressPrefix,
     [string]$Gateway,
+    # The IPv6 subnet of a dual-stack L2Bridge network.
+    [string]$Ipv6AddressPrefix,
+    [string]$Ipv6Gateway,
     [string]$AdapterName,
     [int]$Vsid
 )
@@ -28,6 +31,7 @@ if ($Name -and $PSCmdlet.ShouldProcess("HNS network $Name", 'Create')) {
     $created = New-KubeWinHnsNetwork -Spec ([ordered]@{
             name = $Name; type = $Type; address_prefix = $AddressPrefix
             gateway = $Gateway; adapter = $AdapterName; vsid = $vsidValue
+            ipv6_address_prefix = $Ipv6AddressPrefix; ipv6_gateway = $Ipv6Gateway
         })
 }
 $Ansible.Result = ConvertTo-Json -Depth 10 -Compress -InputObject ([ordered]@{

@@ -25,6 +25,15 @@ cluster.json is the simulated time the API server has lived through, moved on by
 requests and waits whatever the test machine's load. Its date (creationTimestamp, the tokencleaner's "now") is the
 test machine's time when the access began plus that offset, as the controller's own clock is the one bootstrap
 tokens' expirations are minted with (the control_plane role's bootstrap_token filter).
+
+Dual-stack (kubernetes/website concepts/services-networking/dual-stack.md): a profile's ``pod_subnet`` and
+``service_subnet`` may give one range per family, comma-separated as kubeadm's podSubnet and serviceSubnet take them.
+Node IPAM then gives each Node a podCIDR of each family (--node-cidr-mask-size-ipv4 /24 and -ipv6 /64, the
+defaults), ``spec.podCIDRs`` in the cluster ranges' order; a pod gets an address from each (``status.podIPs``); a
+Service gets ``spec.ipFamilies`` (default: the first service range's family), ``ipFamilyPolicy`` (default
+SingleStack; PreferDualStack and RequireDualStack allocate from both ranges) and its ``clusterIPs``; the endpointslice
+controller writes a slice per family (addressType IPv4 or IPv6). A family the cluster does not have is refused as
+kube-apiserver refuses it.
 """
 
 import base64
@@ -176,6 +185,26 @@ def _host_address(cidr, offset):
     return str(network.network_address + offset)
 
 
+FAMILY_OF_VERSION = {4: 'IPv4', 6: 'IPv6'}
+# kube-controller-manager's --node-cidr-mask-size-ipv4 and -ipv6 defaults (dual-stack.md).
+NODE_CIDR_MASK_SIZES = {4: 24, 6: 64}
+
+
+def ranges_by_family(text):
+    """{'IPv4': network, 'IPv6': network} of a kubeadm subnet setting (one range per family, comma-separated), in
+    the setting's order."""
+    ranges = {}
+    for part in (text or '').split(','):
+        if part.strip():
+            network = ipaddress.ip_network(part.strip())
+            ranges[FAMILY_OF_VERSION[network.version]] = network
+    return ranges
+
+
+def _first_range(text):
+    return (text or '').split(',')[0].strip()
+
+
 def api_endpoint(profile):
     return profile.get('control_plane_endpoint') or '%s:6443' % profile['control_plane_ip']
 
@@ -230,7 +259,7 @@ def _linux_only(select_linux, kind):
 
 def _flannel_objects(profile):
     namespace = profile['flannel_namespace']
-    net_conf = {'Network': profile['pod_subnet'] or '10.244.0.0/16', 'EnableNFTables': False,
+    net_conf = {'Network': _first_range(profile['pod_subnet']) or '10.244.0.0/16', 'EnableNFTables': False,
                 'Backend': dict(profile['flannel_backend'])}
     cni_conf = {'name': 'cbr0', 'cniVersion': '0.3.1', 'plugins': [
         {'type': 'flannel', 'delegate': {'hairpinMode': True, 'isDefaultGateway': True}},
@@ -336,7 +365,7 @@ def _node_conditions(ready, reason, message, status=None):
 
 
 def initial_objects(profile, ca_pem):
-    service_subnet = profile['service_subnet']
+    service_subnet = _first_range(profile['service_subnet'])
     flannel = profile['flannel_namespace'] is not None
     objects = [{'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': name}}
                for name in sorted({'default', 'kube-system', 'kube-public', 'kube-node-lease'}
@@ -390,9 +419,9 @@ def initial_state(profile):
     cluster = Cluster(data, None)
     for obj in initial_objects(profile, _self_signed_ca(cluster.date())):
         if obj['kind'] == 'Node':
-            cidr = cluster._pod_cidr(obj['metadata']['name'])  # pylint: disable=protected-access
-            if cidr:
-                obj['spec'].update(podCIDR=cidr, podCIDRs=[cidr])
+            cidrs = cluster._pod_cidrs(obj['metadata']['name'])  # pylint: disable=protected-access
+            if cidrs:
+                obj['spec'].update(podCIDR=cidrs[0], podCIDRs=cidrs)
         cluster.create(obj)
     if profile['tigera'] is not None:
         tigera.install(cluster, **profile['tigera'])
@@ -625,11 +654,11 @@ class Cluster:
             spec = obj.setdefault('spec', {})
             spec.setdefault('type', 'ClusterIP')
             spec.setdefault('sessionAffinity', 'None')
+            self._service_families(obj)
             if not spec.get('clusterIP'):
-                spec['clusterIP'] = self._allocate_service_ip()
+                spec['clusterIPs'] = [self._allocate_service_ip(family) for family in spec['ipFamilies']]
+                spec['clusterIP'] = spec['clusterIPs'][0]
             spec.setdefault('clusterIPs', [spec['clusterIP']])
-            spec.setdefault('ipFamilies', ['IPv4'])
-            spec.setdefault('ipFamilyPolicy', 'SingleStack')
             spec.setdefault('internalTrafficPolicy', 'Cluster')
             for port in spec.get('ports') or []:
                 port.setdefault('protocol', 'TCP')
@@ -659,11 +688,36 @@ class Cluster:
                 container.setdefault('terminationMessagePolicy', 'File')
                 container.setdefault('resources', {})
 
-    def _allocate_service_ip(self):
-        used = {s['spec'].get('clusterIP') for s in self._store('Service').values()}
+    def _service_families(self, service):
+        """spec.ipFamilyPolicy and spec.ipFamilies as kube-apiserver defaults and checks them (dual-stack.md,
+        "Services"): SingleStack in the first service range's family unless given; PreferDualStack takes every family
+        the cluster has, RequireDualStack needs two."""
+        spec = service['spec']
+        configured = list(ranges_by_family(self.profile['service_subnet']))
+        policy = spec.setdefault('ipFamilyPolicy', 'SingleStack')
+        name = service['metadata']['name']
+        if policy not in ('SingleStack', 'PreferDualStack', 'RequireDualStack'):
+            raise ApiError(422, 'Invalid', 'Service "%s" is invalid: spec.ipFamilyPolicy: Unsupported value: "%s"'
+                           % (name, policy))
+        if policy == 'RequireDualStack' and len(configured) < 2:
+            raise ApiError(422, 'Invalid', 'Service "%s" is invalid: spec.ipFamilyPolicy: Invalid value: '
+                           '"RequireDualStack": this cluster is not configured for dual-stack services' % name)
+        given = list(spec.get('ipFamilies') or [])
+        for index, family in enumerate(given):
+            if family not in configured:
+                raise ApiError(422, 'Invalid', 'Service "%s" is invalid: spec.ipFamilies[%d]: Invalid value: "%s": '
+                               'not configured on this cluster' % (name, index, family))
+        wanted = given or configured[:1]
+        if policy != 'SingleStack':
+            wanted += [family for family in configured if family not in wanted]
+        spec['ipFamilies'] = wanted[:1] if policy == 'SingleStack' else wanted
+
+    def _allocate_service_ip(self, family='IPv4'):
+        used = {ip for s in self._store('Service').values() for ip in s['spec'].get('clusterIPs') or []}
+        network = str(ranges_by_family(self.profile['service_subnet'])[family])
         while True:
             self.data['counters']['service_ips'] += 1
-            address = _host_address(self.profile['service_subnet'], self.data['counters']['service_ips'])
+            address = _host_address(network, self.data['counters']['service_ips'])
             if address not in used:
                 return address
 
@@ -810,6 +864,7 @@ class Cluster:
         """A deleted Windows Node: node IPAM releases its podCIDR; its kubelet registers it again when it next starts."""
         self.data['registered_nodes'].remove(name)
         self.data['node_cidrs'].pop(name, None)
+        self.data.get('node_cidrs_ipv6', {}).pop(name, None)
         node = self.windows_nodes().get(name)
         self.data.setdefault('deleted_nodes', {})[name] = self.kubelet_starts(node) if node else 0
 
@@ -833,18 +888,36 @@ class Cluster:
 
     def _pod_cidr(self, name):
         """kube-controller-manager's node IPAM: a /24 of podSubnet per node (flannel leases it)."""
-        cidrs = self.data['node_cidrs']
-        if name not in cidrs and self.profile.get('pod_subnet'):
+        cidrs = self._pod_cidrs(name)
+        return cidrs[0] if cidrs else None
+
+    def _pod_cidrs(self, name):
+        """A node's podCIDRs, one of each family of podSubnet in its order (spec.podCIDRs)."""
+        ranges = ranges_by_family(self.profile.get('pod_subnet'))
+        stores = {'IPv4': 'node_cidrs', 'IPv6': 'node_cidrs_ipv6'}
+        out = []
+        for family, network in ranges.items():
+            cidr = self._allocate_node_cidr(self.data.setdefault(stores[family], {}), name, network,
+                                            'next_cidr_index' if family == 'IPv4' else 'next_cidr_index_ipv6')
+            if cidr:
+                out.append(cidr)
+        return out
+
+    def _allocate_node_cidr(self, cidrs, name, network, counter):
+        if name not in cidrs:
             # The range allocator goes on from the CIDR after the last one it handed out, so a Node
             # deleted and registered again gets another podCIDR (hence flannel's stale leases).
             taken = set(cidrs.values())
-            subnets = list(ipaddress.ip_network(self.profile['pod_subnet']).subnets(new_prefix=24))
-            start = self.data.get('next_cidr_index', 0)
-            for offset in range(len(subnets)):
-                index = (start + offset) % len(subnets)
-                if str(subnets[index]) not in taken:
-                    cidrs[name] = str(subnets[index])
-                    self.data['next_cidr_index'] = index + 1
+            prefix = NODE_CIDR_MASK_SIZES[network.version]
+            count = 2 ** (prefix - network.prefixlen)
+            start = self.data.get(counter, 0)
+            for offset in range(count):
+                index = (start + offset) % count
+                subnet = str(ipaddress.ip_network((int(network.network_address) + index * 2 ** (network.max_prefixlen - prefix),
+                                                   prefix)))
+                if subnet not in taken:
+                    cidrs[name] = subnet
+                    self.data[counter] = index + 1
                     break
         return cidrs.get(name)
 
@@ -882,9 +955,9 @@ class Cluster:
         spec = {'taints': taints} if taints else {}
         if cordoned:
             spec['unschedulable'] = True
-        cidr = self._pod_cidr(name)
-        if cidr:
-            spec.update(podCIDR=cidr, podCIDRs=[cidr])
+        cidrs = self._pod_cidrs(name)
+        if cidrs:
+            spec.update(podCIDR=cidrs[0], podCIDRs=cidrs)
         # The kubelet patches its Node's status and its own labels; annotations others set stay.
         metadata = {'name': name, 'labels': labels}
         if existing is not None and existing['metadata'].get('annotations'):
@@ -1018,24 +1091,33 @@ class Cluster:
                      'state': ({'running': {}} if problem is None else
                                {'waiting': {'reason': problem[0], 'message': problem[1]}})}
                     for c in spec.get('containers') or []]
+        pod_ips = pod['status'].get('podIPs') or self._pod_ips(node)
         pod['status'] = {
             'phase': 'Running' if problem is None else 'Pending',
             'hostIP': node['status']['addresses'][0]['address'],
-            'podIP': pod['status'].get('podIP') or self._pod_ip(node),
+            # podIP is the first of podIPs, the address of the node's first podCIDR's family.
+            'podIP': pod_ips[0]['ip'] if pod_ips else None,
             'conditions': [{'type': 'PodScheduled', 'status': 'True'},
                            {'type': 'Ready', 'status': 'True' if ready else 'False'},
                            {'type': 'ContainersReady', 'status': 'True' if ready else 'False'}],
             'containerStatuses': statuses,
         }
+        if pod_ips:
+            pod['status']['podIPs'] = pod_ips
         self._write_status('Pod', key, pod)
 
-    def _pod_ip(self, node):
-        cidr = (node.get('spec') or {}).get('podCIDR')
-        if not cidr:
-            return None
+    def _pod_ips(self, node):
+        """status.podIPs: an address from each of the node's podCIDRs (one per family on a dual-stack node)."""
+        cidrs = (node.get('spec') or {}).get('podCIDRs') or []
+        if not cidrs:
+            return []
         self.data['counters']['pods'] += 1
-        network = ipaddress.ip_network(cidr)
-        return str(network.network_address + 10 + self.data['counters']['pods'] % (network.num_addresses - 12))
+        out = []
+        for cidr in cidrs:
+            network = ipaddress.ip_network(cidr)
+            span = min(network.num_addresses - 12, 2 ** 16)
+            out.append({'ip': str(network.network_address + 10 + self.data['counters']['pods'] % span)})
+        return out
 
     def _deployment_status(self, deployment, pods, rejected):
         replicas = deployment['spec'].get('replicas', 1)
@@ -1159,21 +1241,26 @@ class Cluster:
                 subset['ports'] = ports
                 endpoints['subsets'] = [subset]
             wanted_endpoints['%s/%s' % (namespace, name)] = endpoints
-            slice_name = '%s-%s' % (name, hashlib.sha256(service['metadata']['uid'].encode()).hexdigest()[:5])
-            wanted_slices['%s/%s' % (namespace, slice_name)] = {
-                'apiVersion': 'discovery.k8s.io/v1', 'kind': 'EndpointSlice', 'addressType': 'IPv4',
-                'metadata': {'name': slice_name, 'namespace': namespace, 'labels': {
-                    'kubernetes.io/service-name': name,
-                    'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
-                    'ownerReferences': [{'apiVersion': 'v1', 'kind': 'Service', 'name': name,
-                                         'uid': service['metadata']['uid'], 'controller': True}]},
-                'endpoints': [{'addresses': [p['status']['podIP']],
-                               'conditions': {'ready': _pod_ready(p), 'serving': _pod_ready(p), 'terminating': False},
-                               'nodeName': p['spec'].get('nodeName'),
-                               'targetRef': {'kind': 'Pod', 'name': p['metadata']['name'], 'namespace': namespace}}
-                              for p in members],
-                'ports': ports,
-            }
+            # One slice per family of the Service (addressType), each with the members' address of that family.
+            for family in service['spec'].get('ipFamilies') or ['IPv4']:
+                suffix = '' if family == 'IPv4' else '-ipv6'
+                slice_name = '%s-%s%s' % (name, hashlib.sha256(service['metadata']['uid'].encode()).hexdigest()[:5],
+                                          suffix)
+                wanted_slices['%s/%s' % (namespace, slice_name)] = {
+                    'apiVersion': 'discovery.k8s.io/v1', 'kind': 'EndpointSlice', 'addressType': family,
+                    'metadata': {'name': slice_name, 'namespace': namespace, 'labels': {
+                        'kubernetes.io/service-name': name,
+                        'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
+                        'ownerReferences': [{'apiVersion': 'v1', 'kind': 'Service', 'name': name,
+                                             'uid': service['metadata']['uid'], 'controller': True}]},
+                    'endpoints': [{'addresses': [_pod_address(p, family)],
+                                   'conditions': {'ready': _pod_ready(p), 'serving': _pod_ready(p),
+                                                  'terminating': False},
+                                   'nodeName': p['spec'].get('nodeName'),
+                                   'targetRef': {'kind': 'Pod', 'name': p['metadata']['name'], 'namespace': namespace}}
+                                  for p in members if _pod_address(p, family)],
+                    'ports': ports,
+                }
         for kind, wanted in (('Endpoints', wanted_endpoints), ('EndpointSlice', wanted_slices)):
             store = self._store(kind)
             for key in [k for k in store if k not in wanted]:
@@ -1186,14 +1273,16 @@ class Cluster:
     def service_backends(self, cluster_ip, port):
         """(service, ready pods behind it on Windows nodes) for a ClusterIP and port, or (None, [])."""
         for service in self._store('Service').values():
-            if service['spec'].get('clusterIP') != cluster_ip:
+            if cluster_ip not in (service['spec'].get('clusterIPs') or [service['spec'].get('clusterIP')]):
                 continue
+            family = FAMILY_OF_VERSION[ipaddress.ip_address(cluster_ip).version]
             if not any(p['port'] == port for p in service['spec'].get('ports') or []):
                 return service, []
             nodes = self._store('Node')
             slices = [s for s in self._store('EndpointSlice').values()
                       if s['metadata']['labels'].get('kubernetes.io/service-name') == service['metadata']['name']
-                      and s['metadata']['namespace'] == service['metadata']['namespace']]
+                      and s['metadata']['namespace'] == service['metadata']['namespace']
+                      and s.get('addressType', 'IPv4') == family]
             backends = [e for s in slices for e in s['endpoints'] if e['conditions']['ready']
                         and (nodes.get(e.get('nodeName')) or {}).get('metadata', {}).get('labels', {})
                         .get('kubernetes.io/os') == 'windows']
@@ -1246,6 +1335,14 @@ def _owner_uid(obj):
 
 def _pod_ready(pod):
     return any(c['type'] == 'Ready' and c['status'] == 'True' for c in pod['status'].get('conditions') or [])
+
+
+def _pod_address(pod, family):
+    """The pod's address of a family (status.podIPs), or None."""
+    for entry in pod['status'].get('podIPs') or [{'ip': pod['status'].get('podIP')}]:
+        if entry.get('ip') and FAMILY_OF_VERSION[ipaddress.ip_address(entry['ip']).version] == family:
+            return entry['ip']
+    return None
 
 
 def _endpoint_address(pod):

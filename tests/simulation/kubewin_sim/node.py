@@ -58,6 +58,9 @@ DEFAULT_PROFILE = {
     'static_ip_restore_fails': False,
     # The first adapter's link speed in bits per second: its automatic interface metric (windows/nettcpip.py).
     'link_speed': 10 ** 10,
+    # The first adapter's static IPv6 address with its prefix length (a dual-stack node), e.g. "fd00:127:130::41/64";
+    # None: the link-local address only.
+    'ipv6': None,
     # More adapters, after the first: each {name, ip, prefix_length, gateway, dns_servers, dhcp, link_speed,
     # interface_metric, gateway_metric, status ('Up' or 'Disabled')}; a disabled one needs no address.
     'extra_adapters': [],
@@ -139,7 +142,8 @@ FIRST_ADAPTER_INDEX = 4
 
 def _initial_adapters(profile, address, gateway):
     """The node's adapters: the profile's first (Ethernet at ``address``), then its ``extra_adapters``."""
-    specs = [{'name': profile['adapter'], 'ip': address, 'prefix_length': profile['prefix_length'], 'gateway': gateway,
+    specs = [{'name': profile['adapter'], 'ip': address, 'ipv6': profile.get('ipv6'),
+              'prefix_length': profile['prefix_length'], 'gateway': gateway,
               'dns_servers': profile.get('dns_servers') or [gateway], 'dhcp': profile['dhcp'],
               'link_speed': profile['link_speed'], 'interface_metric': profile.get('interface_metric'),
               'gateway_metric': profile.get('gateway_metric')}] + list(profile['extra_adapters'])
@@ -165,6 +169,9 @@ def _adapter_from(spec, if_index, description):
     if address:
         entry['ipv4'] = [{'address': address, 'prefix_length': int(spec.get('prefix_length') or 24),
                           'origin': 'Dhcp' if spec.get('dhcp') else 'Manual'}]
+    if spec.get('ipv6'):
+        interface = ipaddress.IPv6Interface(spec['ipv6'])
+        entry['ipv6'] = [{'address': str(interface.ip), 'prefix_length': interface.network.prefixlen, 'origin': 'Manual'}]
     for optional in ('interface_metric', 'gateway_metric'):
         if spec.get(optional) is not None:
             entry[optional] = int(spec[optional])
@@ -324,7 +331,7 @@ class SimNode:
             vnic['gateway'] = None
             vnic['dns_servers'] = []
             vnic['dhcp'] = True
-        physical.update(ipv4=[], gateway=None, dns_servers=[])
+        physical.update(ipv4=[], ipv6=[], gateway=None, dns_servers=[])
         # Active routes through the physical adapter go with its address.
         for route in self.data.get('routes', []):
             if route['interface_index'] == physical['if_index']:
@@ -337,8 +344,8 @@ class SimNode:
         vnic = self.adapter('vEthernet (%s)' % adapter_name)
         physical = self.adapter(adapter_name)
         if vnic and physical:
-            physical.update(ipv4=vnic['ipv4'], gateway=vnic['gateway'], dns_servers=vnic['dns_servers'],
-                            dhcp=vnic['dhcp'])
+            physical.update(ipv4=vnic['ipv4'], ipv6=vnic.get('ipv6') or [], gateway=vnic['gateway'],
+                            dns_servers=vnic['dns_servers'], dhcp=vnic['dhcp'])
             self.data['adapters'].remove(vnic)
         if physical:
             physical.pop('vswitch_adapter', None)
@@ -397,11 +404,16 @@ class SimNode:
             'type': spec['type'],
             'subnets': [{'address_prefix': spec['address_prefix'], 'gateway': spec.get('gateway') or None,
                          'vsid': spec.get('vsid')}],
+            # A dual-stack network: a second, IPv6 subnet, created with HNS's IPv6 flag (windows/hns.py).
+            'ipv6': bool(spec.get('ipv6_subnet')),
             'adapter': adapter_name,
             'management_ip': (vnic['ipv4'][0]['address'] if vnic and vnic['ipv4'] else None),
             # HCN network flags (hcsshim hcn NetworkFlags); 8, EnableNonPersistent, does not survive a reboot.
             'flags': int(spec.get('flags') or 0),
         }
+        if spec.get('ipv6_subnet'):
+            network['subnets'].append({'address_prefix': spec['ipv6_subnet']['address_prefix'],
+                                       'gateway': spec['ipv6_subnet']['gateway'], 'vsid': None})
         self.data['hns']['networks'].append(network)
         # A program waiting for this network goes on (kube-proxy: programs.network_created).
         from kubewin_sim import programs  # pylint: disable=import-outside-toplevel  # programs imports cluster
@@ -420,12 +432,12 @@ class SimNode:
         if adapter_name and network['type'].lower() in EXTERNAL_TYPES and adapter_name not in self._vswitch_adapters():
             self._unbind_vswitch(adapter_name)
 
-    def create_endpoint(self, name, network_id, ip_address):
+    def create_endpoint(self, name, network_id, ip_address, ipv6_address=None):
         networks = [n for n in self.data['hns']['networks'] if n['id'] == (network_id or '').lower()]
         if not networks:
             raise SimulationError('HNS failed with error : Element not found.')
         endpoint = {'id': new_guid(), 'name': name, 'network_id': networks[0]['id'],
-                    'network_name': networks[0]['name'], 'ip_address': ip_address,
+                    'network_name': networks[0]['name'], 'ip_address': ip_address, 'ipv6_address': ipv6_address,
                     'mac_address': '00-15-5D-00-00-%02X' % (len(self.data['hns']['endpoints']) + 1),
                     'is_remote': False}
         self.data['hns']['endpoints'].append(endpoint)
@@ -457,6 +469,8 @@ class SimNode:
             'if_index': self._next_if_index(),
             'mac_address': endpoint['mac_address'], 'status': 'Up',
             'ipv4': [{'address': endpoint['ip_address'], 'prefix_length': 32, 'origin': 'Manual'}],
+            'ipv6': ([{'address': endpoint['ipv6_address'], 'prefix_length': 128, 'origin': 'Manual'}]
+                     if endpoint.get('ipv6_address') else []),
             'gateway': None, 'dns_servers': [], 'dhcp': False, 'forwarding': False,
         })
 
@@ -625,7 +639,14 @@ def create_on_first_contact(state_dir, host, profile, address):
     if os.path.exists(state_path(state_dir, host)):
         return
     profile = dict(profile or {})
-    profile.setdefault('ip', address)
+    # A dual-stack node's kubewin_management_ip has an address per family (a list, or comma-separated): the IPv4 one
+    # is the adapter's ``ip``, the IPv6 one its ``ipv6`` (prefix 64 unless the profile gives ``ipv6`` itself).
+    members = address if isinstance(address, (list, tuple)) else str(address or '').split(',')
+    members = [str(member).strip() for member in members if str(member).strip()]
+    ipv6 = [member for member in members if ':' in member]
+    profile.setdefault('ip', next((member for member in members if ':' not in member), None))
+    if ipv6:
+        profile.setdefault('ipv6', '%s/64' % ipv6[0])
     with open_node(state_dir, host, profile=profile):
         pass
 

@@ -22,6 +22,7 @@ the reason itself goes to the node's log (``node.data['log']``).
 """
 
 import contextvars
+import ipaddress
 import ntpath
 import os
 import re
@@ -272,7 +273,7 @@ def _kube_proxy(node, service):
                     '(hnsNetworkName=%s)' % name)
         return
     service.pop('waiting_for_network', None)
-    program_load_balancers(node)
+    program_load_balancers(node, name)
 
 
 def network_created(node, name):
@@ -288,22 +289,47 @@ def network_created(node, name):
 CLUSTER_IN_HAND = contextvars.ContextVar('kubewin_cluster_in_hand', default=None)
 
 
-def _service_vips(cluster):
-    return sorted({s['spec']['clusterIP'] for s in cluster.list('Service')
-                   if s['spec'].get('clusterIP') not in (None, 'None')})
+def service_vips(cluster, families=('IPv4',)):
+    """The ClusterIPs of the cluster's Services in these families (each Service's spec.clusterIPs)."""
+    return sorted({ip for s in cluster.list('Service') for ip in s['spec'].get('clusterIPs') or [s['spec'].get('clusterIP')]
+                   if ip not in (None, 'None')
+                   and sim_cluster.FAMILY_OF_VERSION[ipaddress.ip_address(ip).version] in families})
 
 
-def program_load_balancers(node):
-    """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP Service."""
+def network_families(node, network_name):
+    """The IP families of kube-proxy's HNS network: IPv4, and IPv6 where the network has an IPv6 subnet. winkernel
+    runs its dual-stack proxier only where the network can carry both (kubernetes/kubernetes#101047: "dual-stack
+    should not be used when the networking stack does not support it", never on overlay), and keeps each family's
+    load balancers apart since #136241 (1.33.8, 1.34.4, 1.35.1, 1.36; the versions before it are refused by the
+    collection's version policy and not modelled)."""
+    for network in node.data['hns']['networks']:
+        if network_name and network['name'].lower() == network_name.lower():
+            versions = {ipaddress.ip_network(subnet['address_prefix']).version
+                        for subnet in network['subnets'] if subnet.get('address_prefix')}
+            return tuple(sim_cluster.FAMILY_OF_VERSION[v] for v in sorted(versions)) or ('IPv4',)
+    return ('IPv4',)
+
+
+def kube_proxy_vips(node, cluster):
+    """The ClusterIPs the node's kube-proxy service programs load balancers for: the Services' addresses in the families
+    of its HNS network."""
+    service = node.data['services'].get(sim_cluster.KUBE_PROXY_SERVICE) or {}
+    return service_vips(cluster, network_families(node, _network_name(service)))
+
+
+def program_load_balancers(node, network_name=None):
+    """kube-proxy (winkernel) programs an HNS load balancer (a v1 policy list) per ClusterIP of each Service, in the
+    families its network carries (network_families)."""
+    families = network_families(node, network_name)
     in_hand = CLUSTER_IN_HAND.get()
     if in_hand is not None:
-        vips = _service_vips(in_hand)
+        vips = service_vips(in_hand, families)
     else:
         state_dir = os.environ.get('KUBEWIN_SIM_STATE_DIR')
         if not state_dir or sim_cluster.peek(state_dir) is None:
             return
         with sim_cluster.open_cluster(state_dir) as cluster:
-            vips = _service_vips(cluster)
+            vips = service_vips(cluster, families)
     programmed = {vip for p in node.data['hns'].setdefault('policy_lists', []) for vip in p['vips']}
     for vip in vips:
         if vip not in programmed:

@@ -123,7 +123,19 @@ def ovn(plan_dir):
     assert cni['type'] == 'ovn_cni.exe' and cni['ipam']['subnet'] == '10.244.12.0/24'
 
 
-EXPECTED = {'example-l2bridge-static': l2bridge_static, 'example-overlay': overlay,
+def dual_stack(plan_dir):
+    # sdnbridge's dual-stack mode: a host-local range set per family, an OutBoundNAT policy per family.
+    cni = rendered(plan_dir, 'win-ds-2')
+    assert cni['type'] == 'sdnbridge' and cni['optionalFlags'] == {'enableDualStack': True}
+    assert [ranges[0]['subnet'] for ranges in cni['ipam']['ranges']] == ['10.244.2.0/24', 'fd00:10:244:2::/64']
+    assert [arg['Value']['Settings']['Exceptions'] for arg in cni['AdditionalArgs'][:2]] == [
+        ['10.244.0.0/16', '10.96.0.0/12', '10.127.130.0/24'], ['fd00:10:244::/56', 'fd00:10:96::/112', 'fd00:127:130::/64']]
+    summary = (plan_dir / 'summary.txt').read_text()
+    assert 'IPv4 and IPv6 (dual-stack' in summary and 'fd00:127:130::42  fd00:10:244:2::/64' in summary
+    assert {'fd00:127:130::42', 'fd00:10:244:2::/64'} <= picture_names(plan_dir)
+
+
+EXPECTED = {'example-dualstack': dual_stack, 'example-l2bridge-static': l2bridge_static, 'example-overlay': overlay,
             'example-overlay-docker': overlay_docker, 'example-ovn': ovn}
 
 

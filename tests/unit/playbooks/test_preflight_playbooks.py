@@ -64,7 +64,7 @@ def assert_refused(run, expected, playbook):
 def test_plan_yml_refuses_with_every_problem_and_writes_nothing(tmp_path):
     sim = Simulation(tmp_path)
     document, expected = combined('typo-node-prefix-length', 'typo-max-pods', 'flanneld-without-pin',
-                                  'unquoted-minor-read-as-float', 'typo-role-variable', 'list-where-a-cidr-belongs')
+                                  'unquoted-minor-read-as-float', 'typo-role-variable', 'dictionary-where-a-cidr-belongs')
     inventory = sim.write('hosts.yml', yaml.safe_dump(document))
     result = sim.run('playbooks/plan.yml', inventory, '-e', 'kubewin_plan_dir=%s' % (tmp_path / 'plan'))
     assert result.rc == 2, result.output

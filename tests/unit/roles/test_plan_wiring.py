@@ -44,7 +44,10 @@ NODE = {'name': 'win1', 'management_ip': '10.127.130.38', 'pod_cidr': None}
 # podCIDR the control plane assigns, and l2bridge_routing and topology pick the roles that run. calico_backend
 # is read on the cluster side only (control_plane_calico_backend, tests/unit/roles/test_control_plane_calico.py)
 # until the network_calico role is built (site.yml refuses calico until then); that role moves it to CONSUMERS.
-PLAN_ONLY = {'node_count', 'node_prefix_length', 'l2bridge_routing', 'topology', 'calico_backend'}
+# node_prefix_length_ipv6 sizes a dual-stack plan's IPv6 node subnets as node_prefix_length does the IPv4 ones: each
+# node's IPv6 pod subnet is its kubewin_pod_cidr, which reaches the node (and the e2e fleet l2bridge-dualstack checks).
+PLAN_ONLY = {'node_count', 'node_prefix_length', 'node_prefix_length_ipv6', 'l2bridge_routing', 'topology',
+             'calico_backend'}
 
 
 def facts(topology='overlay', runtime='containerd'):

@@ -5,6 +5,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sys
 import time
 
@@ -314,3 +315,79 @@ def test_a_token_expires_when_the_clusters_time_reaches_it(state):
         cluster.pass_time(3)
     with open_cluster(state) as cluster:
         assert cluster.get('Secret', 'kube-system', 'bootstrap-token-cccccc') is None
+
+
+# -- dual-stack (kubernetes/website dual-stack.md) ---------------------------------------------------------------
+
+DUAL_PROFILE = {'pod_subnet': '10.244.0.0/16,fd00:10:244::/56', 'service_subnet': '10.96.0.0/12,fd00:10:96::/112'}
+
+
+def _service(name, **spec):
+    return {'apiVersion': 'v1', 'kind': 'Service', 'metadata': {'name': name},
+            'spec': dict({'selector': {'app': 'web'}, 'ports': [{'port': 80}]}, **spec)}
+
+
+def test_a_dual_stack_cluster_gives_each_node_a_pod_cidr_of_each_family_and_each_pod_an_address_of_each(state):
+    join_node(state, 'win-a', build=20348)
+    with open_cluster(state, profile=DUAL_PROFILE) as cluster:
+        configuration = yaml.safe_load(cluster.get('ConfigMap', 'kube-system', 'kubeadm-config')['data'][
+            'ClusterConfiguration'])
+        cluster.create(deployment('web', 'mcr.microsoft.com/windows/servercore:ltsc2022', 20348))
+    with open_cluster(state) as cluster:
+        node = cluster.get('Node', None, 'win-a')
+        pod = cluster.list('Pod')[0]
+    # kubeadm's podSubnet and serviceSubnet as dual-stack clusters have them.
+    assert configuration['networking']['podSubnet'] == '10.244.0.0/16,fd00:10:244::/56'
+    # The control-plane Node took the first subnet of each family.
+    assert node['spec']['podCIDRs'] == ['10.244.1.0/24', 'fd00:10:244:1::/64']
+    assert node['spec']['podCIDR'] == '10.244.1.0/24'
+    addresses = [entry['ip'] for entry in pod['status']['podIPs']]
+    assert addresses[0].startswith('10.244.1.') and addresses[1].startswith('fd00:10:244:1::')
+    assert pod['status']['podIP'] == addresses[0]
+
+
+def test_services_get_the_families_their_policy_asks_for_and_a_slice_per_family(state):
+    join_node(state, 'win-a', build=20348)
+    with open_cluster(state, profile=DUAL_PROFILE) as cluster:
+        cluster.create(deployment('web', 'mcr.microsoft.com/windows/servercore:ltsc2022', 20348))
+        default = cluster.create(_service('web4'))
+        six = cluster.create(_service('web6', ipFamilies=['IPv6']))
+        both = cluster.create(_service('web46', ipFamilyPolicy='PreferDualStack'))
+    with open_cluster(state) as cluster:
+        slices = cluster.list('EndpointSlice', 'default', label_selectors=['kubernetes.io/service-name=web46'])
+        backends6 = cluster.service_backends(six['spec']['clusterIP'], 80)[1]
+    assert (default['spec']['ipFamilies'], default['spec']['ipFamilyPolicy']) == (['IPv4'], 'SingleStack')
+    assert six['spec']['ipFamilies'] == ['IPv6'] and six['spec']['clusterIP'].startswith('fd00:10:96::')
+    assert both['spec']['ipFamilies'] == ['IPv4', 'IPv6'] and [ip[:3] for ip in both['spec']['clusterIPs']] == ['10.', 'fd0']
+    assert sorted(s['addressType'] for s in slices) == ['IPv4', 'IPv6']
+    assert [b['nodeName'] for b in backends6] == ['win-a'] and ':' in backends6[0]['addresses'][0]
+
+
+@pytest.mark.parametrize(('spec', 'message'), [
+    ({'ipFamilies': ['IPv6']}, 'spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster'),
+    ({'ipFamilyPolicy': 'RequireDualStack'}, 'spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is '
+                                             'not configured for dual-stack services'),
+])
+def test_a_single_stack_cluster_refuses_ipv6_services_as_kube_apiserver_does(state, spec, message):
+    with open_cluster(state) as cluster:
+        with pytest.raises(ApiError, match=re.escape(message)):
+            cluster.create(_service('web', **spec))
+
+
+def test_kube_proxy_programs_each_family_its_hns_network_carries(state):
+    from kubewin_sim import programs  # pylint: disable=import-outside-toplevel
+    with open_cluster(state, profile=DUAL_PROFILE) as cluster:
+        six = cluster.create(_service('web6', ipFamilies=['IPv6']))
+        four = cluster.create(_service('web4'))
+    with open_node(state, 'win-a', profile={'ip': '10.127.130.38', 'ipv6': 'fd00:127:130::38/64'}) as node:
+        node.data['hns']['networks'].append({'id': 'n1', 'name': 'cbr0', 'type': 'L2Bridge', 'adapter': 'Ethernet',
+                                             'subnets': [{'address_prefix': '10.244.1.0/24'},
+                                                         {'address_prefix': 'fd00:10:244:1::/64'}]})
+        node.data['hns']['networks'].append({'id': 'n2', 'name': 'v4only', 'type': 'L2Bridge', 'adapter': 'Ethernet',
+                                             'subnets': [{'address_prefix': '10.244.2.0/24'}]})
+        with open_cluster(state) as cluster:
+            assert programs.network_families(node, 'cbr0') == ('IPv4', 'IPv6')
+            assert six['spec']['clusterIP'] in programs.service_vips(cluster, programs.network_families(node, 'cbr0'))
+            assert programs.service_vips(cluster, programs.network_families(node, 'v4only')) == sorted(
+                ip for ip in programs.service_vips(cluster, ('IPv4',)))
+            assert four['spec']['clusterIP'] in programs.service_vips(cluster, ('IPv4',))

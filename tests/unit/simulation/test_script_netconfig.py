@@ -55,7 +55,13 @@ def test_the_adapter_facts_match_the_node():
         'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
         'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'virtual': False, 'physical_adapter': None,
         'default_route': True, 'ipv4': [{'address': '10.0.0.11', 'prefix_length': 24, 'origin': 'Manual'}],
-        'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'dhcp': False}
+        'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'dhcp': False, 'ipv6': []}
+
+
+def test_a_dual_stack_adapter_reports_its_ipv6_address_but_not_its_link_local_one():
+    node = SimNode(initial_state('win1', {'ip': '10.0.0.11', 'ipv6': 'fd00:127:130::41/64'}))
+    adapter, = answer(node, 'adapters', 'Get-KubeWinAdapters')
+    assert adapter['ipv6'] == [{'address': 'fd00:127:130::41', 'prefix_length': 64, 'origin': 'Manual'}]
 
 
 @pytest.mark.parametrize('count', [0, 1, 2])

@@ -33,7 +33,8 @@ FRESH_NODE = {
     'adapters': [{'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
                   'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': True,
                   'ipv4': [{'address': '10.0.0.11', 'origin': 'Manual', 'prefix_length': 24}],
-                  'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'physical_adapter': None, 'virtual': False}],
+                  'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'physical_adapter': None, 'virtual': False,
+                  'ipv6': []}],
     'routes': [],
     'hns': {'available': False, 'networks': [], 'endpoints': [], 'policy_lists': []},
     'services': {

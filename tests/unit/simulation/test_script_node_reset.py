@@ -92,7 +92,7 @@ def hns_view(node, endpoints=True):
         'subnets': [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1', 'vsid': None}], 'type': 'L2Bridge'}]}
     if endpoints:
         endpoint = hns['endpoints'][0]
-        view['endpoints'] = [{'host_attached': False, 'id': endpoint['id'], 'ip_address': '10.244.1.2',
+        view['endpoints'] = [{'host_attached': False, 'id': endpoint['id'], 'ip_address': '10.244.1.2', 'ipv6_address': None,
                               'is_remote': False, 'mac_address': '00-15-5D-00-00-01', 'name': 'cbr0_ep',
                               'network_id': network['id'], 'network_name': 'cbr0'}]
         view['policy_lists'] = [{'endpoints': [endpoint['id']], 'id': hns['policy_lists'][0]['id'],

@@ -362,7 +362,7 @@ def test_an_unmodelled_request_is_an_engine_gap():
 
 CBR0 = {'name': 'cbr0', 'type': 'L2Bridge', 'adapter': 'Ethernet', 'management_ip': '10.0.0.11',
         'subnets': [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1', 'vsid': None}]}
-CBR0_EP = {'name': 'cbr0_ep', 'ip_address': '10.244.1.2', 'mac_address': '00-15-5D-00-00-01', 'is_remote': False,
+CBR0_EP = {'name': 'cbr0_ep', 'ip_address': '10.244.1.2', 'ipv6_address': None, 'mac_address': '00-15-5D-00-00-01', 'is_remote': False,
            'network_name': 'cbr0', 'host_attached': False}
 
 
@@ -421,7 +421,8 @@ def _endpoints(node):
     return _state(networks=[dict(CBR0, id=network['id'])], endpoints=[
         dict(CBR0_EP, id=first['id'], network_id=network['id'], host_attached=True),
         {'id': second['id'], 'name': 'remote', 'ip_address': '10.244.1.3', 'mac_address': '00-15-5D-00-00-02',
-         'is_remote': True, 'network_id': network['id'], 'network_name': 'cbr0', 'host_attached': False}])
+         'is_remote': True, 'network_id': network['id'], 'network_name': 'cbr0', 'host_attached': False,
+         'ipv6_address': None}])
 
 
 def _policy_lists(node):
@@ -636,11 +637,11 @@ def test_hns_endpoint_apply_attaching_again_and_removing():
 BOUND_ADAPTERS = [
     {'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
      'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': False, 'ipv4': [],
-     'gateway': None, 'dns_servers': [], 'physical_adapter': None, 'virtual': False},
+     'gateway': None, 'dns_servers': [], 'physical_adapter': None, 'virtual': False, 'ipv6': []},
     {'name': 'vEthernet (Ethernet)', 'description': 'Hyper-V Virtual Ethernet Adapter', 'if_index': 5,
      'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'dhcp': False, 'default_route': True,
      'ipv4': [{'address': '10.0.0.11', 'origin': 'Manual', 'prefix_length': 24}], 'gateway': '10.0.0.1',
-     'dns_servers': ['10.0.0.1'], 'physical_adapter': 'Ethernet', 'virtual': True}]
+     'dns_servers': ['10.0.0.1'], 'physical_adapter': 'Ethernet', 'virtual': True, 'ipv6': []}]
 
 
 def test_hns_network_apply_adds_and_removes_networks():
@@ -679,3 +680,61 @@ def test_node_logs_dumps_the_objects_hns_returns():
                       'endpoints': [hns_model.endpoint_json(node, e) for e in node.data['hns']['endpoints']],
                       'policy_lists': [hns_model.policy_list_json(node, p) for p in node.data['hns']['policy_lists']]}
     assert [json.loads(p['Policies'][0])['VIPs'] for p in dumped['policy_lists']] == [['10.96.0.1'], ['10.96.0.10']]
+
+
+# -- dual-stack: an L2Bridge network with an IPv4 and an IPv6 subnet, a host endpoint with both addresses ----------
+
+DUAL = {'Name': 'cbr0', 'Type': 'L2Bridge', 'AddressPrefix': '10.244.1.0/24', 'Gateway': '10.244.1.1',
+        'Ipv6AddressPrefix': 'fd00:10:244:1::/64', 'Ipv6Gateway': 'fd00:10:244:1::1', 'AdapterName': 'Ethernet'}
+
+
+def test_hns_network_apply_creates_a_dual_stack_network_as_new_hnsnetwork_ipv6_does():
+    node = hns_node()
+    _l2bridge(node)  # the vSwitch exists: the pod network goes through hns_network_apply
+    node.data['hns']['networks'][0]['name'] = 'placeholder'
+    result = run_script(node, 'hns_network_apply', DUAL)
+    network = node.data['hns']['networks'][1]
+    assert result['created']['subnets'] == [{'address_prefix': '10.244.1.0/24', 'gateway': '10.244.1.1', 'vsid': None},
+                                            {'address_prefix': 'fd00:10:244:1::/64', 'gateway': 'fd00:10:244:1::1',
+                                             'vsid': None}]
+    # HNS answers the network with its IPv6 flag set.
+    assert call(node, 'GET', '/networks/%s' % network['id'])['Output']['IPv6'] is True
+
+
+@pytest.mark.parametrize(('body', 'gap'), [
+    ({'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'},
+                  {'AddressPrefix': 'fd00:10:244:1::/64', 'GatewayAddress': 'fd00:10:244:1::1'}]}, 'IPv6 None'),
+    ({'IPv6': True, 'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]}, 'IPv6 True'),
+    ({'IPv6': True, 'Type': 'Overlay', 'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'},
+                                                    {'AddressPrefix': 'fd00::/64', 'GatewayAddress': 'fd00::1'}]},
+     'an IPv6 subnet on a Overlay network'),
+])
+def test_a_dual_stack_network_other_than_hns_psm1s_is_an_engine_gap(body, gap):
+    node = hns_node()
+    request = dict({'Name': 'cbr0', 'Type': 'L2Bridge', 'NetworkAdapterName': 'Ethernet'}, **body)
+    with pytest.raises(Unsupported, match=re.escape(gap)):
+        hns_model.request(node, 'POST', '/networks/', json.dumps(request))
+
+
+def test_hns_endpoint_apply_gives_the_host_endpoint_both_addresses_and_forwarding_in_both_families():
+    node = hns_node()
+    run_script(node, 'hns_network_apply', dict(DUAL, AdapterName='Ethernet'))
+    network = node.data['hns']['networks'][0]
+    result = run_script(node, 'hns_endpoint_apply', {'Name': 'cbr0_ep', 'NetworkId': network['id'],
+                                                     'IPAddress': '10.244.1.2', 'IPv6Address': 'fd00:10:244:1::2',
+                                                     'AttachHost': True})
+    assert (result['endpoint']['ip_address'], result['endpoint']['ipv6_address'], result['endpoint']['host_attached']) \
+        == ('10.244.1.2', 'fd00:10:244:1::2', True)
+    vnic = node.adapter('vEthernet (cbr0_ep)')
+    assert vnic['ipv6'] == [{'address': 'fd00:10:244:1::2', 'prefix_length': 128, 'origin': 'Manual'}]
+    assert vnic['forwarding'] is True and vnic['forwarding_ipv6'] is True
+
+
+def test_an_ipv6_endpoint_address_outside_the_networks_subnets_is_hcn_e_subnet_not_found():
+    node = hns_node()
+    run_script(node, 'hns_network_apply', DUAL)
+    network = node.data['hns']['networks'][0]
+    answer = json.loads(hns_model.request(node, 'POST', '/endpoints/', json.dumps(
+        {'Name': 'ep', 'VirtualNetwork': network['id'], 'IPAddress': '10.244.1.9', 'IPv6Address': 'fd00:10:245::9'})))
+    assert answer == {'Error': 'The network does not have a subnet for this endpoint. ', 'ErrorCode': 0x803B0005,
+                      'Success': False}

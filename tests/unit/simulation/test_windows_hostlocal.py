@@ -259,3 +259,27 @@ def test_source_vip_apply_fails_with_host_locals_error():
     message = result['error'][0]['exception']['message']
     assert message.startswith('host-local ADD failed (exit code 1): {\n    "code": 999,\n    "msg": "invalid range set 0: '
                               'Network 10.244.1.0/31 too small to allocate from"\n}')
+
+
+
+def test_a_dual_stack_configuration_gets_one_address_of_each_family_and_its_routes():
+    # sdnbridge's dual-stack configuration as the collection writes it (_ip_plan._dual_stack_ipam): a range set per
+    # family, the host endpoints as gateways and default routes, copied into the result (main.go cmdAdd).
+    ranges = [[{'subnet': '10.244.10.0/24', 'rangeStart': '10.244.10.3', 'gateway': '10.244.10.2'}],
+              [{'subnet': 'fd00:10:244:10::/64', 'rangeStart': 'fd00:10:244:10::3', 'gateway': 'fd00:10:244:10::2'}]]
+    routes = [{'dst': '0.0.0.0/0', 'gw': '10.244.10.2'}, {'dst': '::/0', 'gw': 'fd00:10:244:10::2'}]
+    node = fresh_node()
+    code, out, err = host_local(node, 'ADD', config(version='0.3.0', ranges=ranges, routes=routes))
+    assert (code, err) == (0, '')
+    assert json.loads(out) == {
+        'cniVersion': '0.3.0',
+        'ips': [{'version': '4', 'address': '10.244.10.3/24', 'gateway': '10.244.10.2'},
+                {'version': '6', 'address': 'fd00:10:244:10::3/64', 'gateway': 'fd00:10:244:10::2'}],
+        'routes': routes, 'dns': {}}
+    assert sorted(reserved(node)) == ['10.244.10.3', 'fd00:10:244:10::3', 'last_reserved_ip.0', 'last_reserved_ip.1',
+                                      'lock']
+
+
+def test_an_ipv6_range_of_a_127_prefix_is_too_small():
+    code, out, _ = host_local(fresh_node(), 'ADD', config(subnet='fd00::/127'))
+    assert (code, json.loads(out)['msg']) == (1, 'invalid range set 0: Network fd00::/127 too small to allocate from')

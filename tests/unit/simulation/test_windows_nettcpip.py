@@ -200,7 +200,7 @@ def test_node_routes_apply_removes_and_adds_every_route_of_its_lists():
     parameters = {'Remove': [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
                               'interface_index': 4} for index in (1, 3)],
                   'Add': [{'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index),
-                           'interface_alias': 'Ethernet', 'metric': 100} for index in (3, 4)]}
+                           'interface_alias': 'Ethernet', 'metric': 100, 'family': 'IPv4'} for index in (3, 4)]}
     result = invoke(node, _pwsh.load_script('node_routes_apply'), parameters, error_action='stop')
     assert (result['failed'], result['error']) == (False, [])
     assert stored(node) == [('10.244.2.0/24', '10.0.0.22', 4, 256, True, True),
@@ -212,7 +212,62 @@ def test_node_routes_apply_removes_and_adds_every_route_of_its_lists():
         'name': 'Ethernet', 'description': 'Microsoft Hyper-V Network Adapter', 'if_index': 4,
         'mac_address': '00-15-5D-00-00-0B', 'status': 'Up', 'virtual': False, 'physical_adapter': None,
         'default_route': True, 'ipv4': [{'address': '10.0.0.11', 'prefix_length': 24, 'origin': 'Manual'}],
-        'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'dhcp': False}], 'routes': [
+        'gateway': '10.0.0.1', 'dns_servers': ['10.0.0.1'], 'dhcp': False, 'ipv6': []}], 'routes': [
         {'destination': '10.244.%d.0/24' % index, 'next_hop': '10.0.0.%d' % (20 + index), 'interface_alias': 'Ethernet',
          'interface_index': 4, 'metric': metric, 'active': True, 'persistent': True}
         for index, metric in ((2, 256), (3, 100), (4, 100))]}}
+
+
+# -- a dual-stack node: a static IPv6 address, IPv6 routes ------------------------------------------------------
+
+def _dual_stack_node():
+    return SimNode(initial_state('win1', {'ip': '10.0.0.11', 'ipv6': 'fd00:127:130::41/64'}))
+
+
+def test_a_static_ipv6_address_follows_the_link_local_one_with_its_on_link_routes():
+    node = _dual_stack_node()
+    out = ok(node, 'Get-NetIPAddress -InterfaceIndex 4 -AddressFamily IPv6 | ForEach-Object { '
+                   '"$($_.IPAddress)/$($_.PrefixLength) $($_.PrefixOrigin)/$($_.SuffixOrigin)" }')
+    assert out[1:] == ['fd00:127:130::41/64 Manual/Manual'] and out[0].startswith('fe80::')
+    routes = ok(node, 'Get-NetRoute -InterfaceIndex 4 -AddressFamily IPv6 | ForEach-Object { '
+                      '"$($_.DestinationPrefix) $($_.NextHop)" }')
+    assert 'fd00:127:130::/64 ::' in routes and 'fd00:127:130::41/128 ::' in routes
+
+
+def test_new_netroute_of_an_ipv6_prefix_writes_both_stores():
+    node = _dual_stack_node()
+    out = ok(node, "New-NetRoute -AddressFamily IPv6 -DestinationPrefix 'fd00:10:244:11::/64' -InterfaceAlias Ethernet "
+                   "-NextHop 'fd00:127:130::42' -RouteMetric 256 | ForEach-Object { \"$($_.AddressFamily) $($_.PolicyStore)\" }")
+    assert out == ['IPv6 ActiveStore', 'IPv6 PersistentStore']
+    assert stored(node) == [('fd00:10:244:11::/64', 'fd00:127:130::42', 4, 256, True, True)]
+
+
+def test_new_netroute_of_another_family_than_its_prefix_is_error_87():
+    outcome = run_on_node(_dual_stack_node(), "New-NetRoute -AddressFamily IPv4 -DestinationPrefix 'fd00::/64' "
+                                              "-InterfaceAlias Ethernet -NextHop 'fd00:127:130::42'")
+    assert outcome.errors == ['The parameter is incorrect.']
+
+
+def test_node_routes_apply_adds_and_removes_ipv6_routes_beside_the_ipv4_ones():
+    node = _dual_stack_node()
+    node.add_route('fd00:10:244:12::/64', 'fd00:127:130::43', 'Ethernet', 256)
+    parameters = {'Remove': [{'destination': 'fd00:10:244:12::/64', 'next_hop': 'fd00:127:130::43', 'interface_index': 4}],
+                  'Add': [{'destination': '10.244.11.0/24', 'next_hop': '10.0.0.12', 'interface_alias': 'Ethernet',
+                           'metric': 256, 'family': 'IPv4'},
+                          {'destination': 'fd00:10:244:11::/64', 'next_hop': 'fd00:127:130::42',
+                           'interface_alias': 'Ethernet', 'metric': 256, 'family': 'IPv6'}]}
+    result = invoke(node, _pwsh.load_script('node_routes_apply'), parameters, error_action='stop')
+    assert (result['failed'], result['error']) == (False, [])
+    assert stored(node) == [('10.244.11.0/24', '10.0.0.12', 4, 256, True, True),
+                            ('fd00:10:244:11::/64', 'fd00:127:130::42', 4, 256, True, True)]
+    state = _contracts.check('node_routes_apply', json.loads(result['result']))['state']
+    # node_info's view: the adapter's IPv6 address, and the static routes of both families.
+    assert state['adapters'][0]['ipv6'] == [{'address': 'fd00:127:130::41', 'prefix_length': 64, 'origin': 'Manual'}]
+    assert [route['destination'] for route in state['routes']] == ['10.244.11.0/24', 'fd00:10:244:11::/64']
+
+
+def test_set_netipinterface_sets_the_ipv6_interfaces_forwarding_apart_from_the_ipv4_ones():
+    node = _dual_stack_node()
+    ok(node, 'Set-NetIPInterface -InterfaceAlias Ethernet -AddressFamily IPv6 -Forwarding Enabled')
+    out = ok(node, 'Get-NetIPInterface -InterfaceAlias Ethernet | ForEach-Object { "$($_.AddressFamily) $($_.Forwarding)" }')
+    assert sorted(out) == ['IPv4 Disabled', 'IPv6 Enabled']

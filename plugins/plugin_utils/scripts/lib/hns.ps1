@@ -102,6 +102,8 @@ function ConvertTo-KubeWinEndpoint {
         network_id = ([string]$Endpoint.VirtualNetwork).ToLowerInvariant()
         network_name = $Endpoint.VirtualNetworkName
         ip_address = $Endpoint.IPAddress
+        # hcsshim's HNSEndpoint IPv6Address: a dual-stack endpoint's second address (omitted when it has none).
+        ipv6_address = $Endpoint.IPv6Address
         mac_address = $Endpoint.MacAddress
         is_remote = [bool]$Endpoint.IsRemoteEndpoint
         host_attached = [bool]$HostVnicNames["vEthernet ($($Endpoint.Name))"]
@@ -153,7 +155,8 @@ function Remove-KubeWinHnsNetwork {
 }
 
 function New-KubeWinHnsNetwork {
-    # $Spec: name, type, address_prefix, gateway, adapter, vsid (may be $null)
+    # $Spec: name, type, address_prefix, gateway, adapter, vsid (may be $null), and for a dual-stack L2Bridge network
+    # ipv6_address_prefix and ipv6_gateway.
     param([Parameter(Mandatory)]$Spec)
     $body = [ordered]@{ Name = $Spec.name; Type = $Spec.type }
     if ($Spec.address_prefix) {
@@ -164,6 +167,12 @@ function New-KubeWinHnsNetwork {
         $subnet = [ordered]@{ AddressPrefix = $Spec.address_prefix; GatewayAddress = $Spec.gateway }
         if ($null -ne $Spec.vsid) { $subnet.Policies = @(@{ Type = 'VSID'; VSID = [int]$Spec.vsid }) }
         $body.Subnets = @($subnet)
+        if ($Spec.ipv6_address_prefix) {
+            # A second subnet and the IPv6 flag, as microsoft/SDN hns.psm1 New-HnsNetwork sends them (one subnet per
+            # -AddressPrefix/-Gateway pair, IPv6 = $true with -IPv6).
+            $body.Subnets += [ordered]@{ AddressPrefix = $Spec.ipv6_address_prefix; GatewayAddress = $Spec.ipv6_gateway }
+            $body.IPv6 = $true
+        }
     }
     if ($Spec.adapter) { $body.NetworkAdapterName = $Spec.adapter }
     return ConvertTo-KubeWinNetwork -Network (Invoke-KubeWinHns -Method POST -Path '/networks/' -Body $body)

@@ -28,6 +28,21 @@ function Get-KubeWinIPv4Config {
     }
 }
 
+function Get-KubeWinIPv6Addresses {
+    # The interface's IPv6 addresses but its link-local one (PrefixOrigin WellKnown, fe80::/64): a dual-stack node's
+    # management address is one of them. The unary comma keeps an empty list a list (about_Return).
+    param([Parameter(Mandatory)][int]$InterfaceIndex)
+    $addresses = @(Get-NetIPAddress -InterfaceIndex $InterfaceIndex -AddressFamily IPv6 -ErrorAction SilentlyContinue |
+            Where-Object { [string]$_.PrefixOrigin -ne 'WellKnown' } | Sort-Object -Property IPAddress)
+    return , @(foreach ($address in $addresses) {
+            [ordered]@{
+                address = $address.IPAddress
+                prefix_length = [int]$address.PrefixLength
+                origin = [string]$address.PrefixOrigin
+            }
+        })
+}
+
 function Get-KubeWinDefaultRoute {
     # The IPv4 default route Windows uses: the lowest RouteMetric + InterfaceMetric (Get-NetRoute's -RouteMetric:
     # "the computer adds this value to the interface metric value ... selects the route with the lowest combined
@@ -60,16 +75,17 @@ function Get-KubeWinAdapters {
             if ($entry.virtual) { $entry.physical_adapter = $adapter.Name.Substring(11, $adapter.Name.Length - 12) }
             $config = Get-KubeWinIPv4Config -InterfaceIndex $adapter.ifIndex
             foreach ($key in $config.Keys) { $entry[$key] = $config[$key] }
+            $entry.ipv6 = Get-KubeWinIPv6Addresses -InterfaceIndex $adapter.ifIndex
             $entry
         })
 }
 function Get-KubeWinStaticRoutes {
-    # Static IPv4 routes (protocol NetMgmt) other than default routes, from the routing table
+    # Static routes of both families (protocol NetMgmt) other than default routes, from the routing table
     # in use (ActiveStore) and from the one Windows restores at boot (PersistentStore).
     $routes = [ordered]@{}
     foreach ($store in @('ActiveStore', 'PersistentStore')) {
-        $found = @(Get-NetRoute -AddressFamily IPv4 -Protocol NetMgmt -PolicyStore $store -ErrorAction SilentlyContinue |
-                Where-Object { $_.DestinationPrefix -ne '0.0.0.0/0' })
+        $found = @(Get-NetRoute -Protocol NetMgmt -PolicyStore $store -ErrorAction SilentlyContinue |
+                Where-Object { $_.DestinationPrefix -ne '0.0.0.0/0' -and $_.DestinationPrefix -ne '::/0' })
         foreach ($route in $found) {
             $key = '{0}|{1}|{2}' -f $route.DestinationPrefix, $route.NextHop, $route.ifIndex
             if (-not $routes.Contains($key)) {

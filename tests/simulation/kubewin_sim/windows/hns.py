@@ -71,6 +71,15 @@ create theirs so on a node whose vSwitch a first network made. Without a vSwitch
 (MicrosoftDocs/Virtualization-Documentation#595, review thread); with several vSwitches which one HNS takes is not
 documented (Unsupported).
 
+Dual-stack (an L2Bridge network with an IPv4 and an IPv6 subnet): hns.psm1 New-HnsNetwork sends one subnet per
+-AddressPrefix/-Gateway pair and ``"IPv6": true`` with -IPv6; microsoft/windows-container-networking#61 supports it on
+l2bridge only, "1 ipv4 and 1 ipv6 address per endpoint", which the endpoint carries as hcsshim's HNSEndpoint
+``IPv6Address``. The model takes exactly that: ``IPv6`` true with one IPv4 and one IPv6 subnet on an L2Bridge
+network, and an endpoint's IPv6Address inside the IPv6 subnet (else "The network does not have a subnet for this
+endpoint", HCN_E_SUBNET_NOT_FOUND, as microsoft/Windows-Containers#82 quotes HNS refusing an IPv6 endpoint). Any other
+combination (an IPv6 subnet without the flag, the flag on another type, two subnets of one family, IPv6 alone) is an
+engine gap: what HNS answers to it is not documented.
+
 The state is ``node.data['hns']`` through the node's operations (create_network, remove_network,
 create_endpoint, remove_endpoint, attach_host_endpoint, add_policy_list, remove_policy_list), which move the
 node's address to ``vEthernet (<adapter>)`` when the first external network binds a vSwitch; a request this
@@ -122,12 +131,12 @@ V1_SCHEMAS = {
     'network': {'ID': 'guid', 'Name': 'string', 'Type': 'string', 'NetworkAdapterName': 'string', 'SourceMac': None,
                 'Policies': 'policies', 'MacPools': None, 'Subnets': 'subnets', 'DNSSuffix': None,
                 'DNSServerList': 'string', 'DNSServerCompartment': None, 'ManagementIP': None, 'AutomaticDNS': None,
-                'IPv6': None, 'AdditionalParams': None, 'Flags': None, 'State': None},
+                'IPv6': 'bool', 'AdditionalParams': None, 'Flags': None, 'State': None},
     # hnsnetwork.go Subnet
     'subnet': {'AddressPrefix': 'prefix', 'GatewayAddress': 'ip', 'Policies': 'policies'},
     # hnsendpoint.go HNSEndpoint
     'endpoint': {'ID': 'guid', 'Name': 'string', 'VirtualNetwork': 'guid', 'VirtualNetworkName': None,
-                 'Policies': 'policies', 'MacAddress': 'string', 'IPAddress': 'ip', 'IPv6Address': None,
+                 'Policies': 'policies', 'MacAddress': 'string', 'IPAddress': 'ip', 'IPv6Address': 'ip',
                  'DNSSuffix': None, 'DNSServerList': None, 'DNSDomain': None, 'GatewayAddress': None,
                  'GatewayAddressV6': None, 'EnableInternalDNS': None, 'DisableICC': None, 'PrefixLength': None,
                  'IPv6PrefixLength': None, 'IsRemoteEndpoint': 'bool', 'EnableLowMetric': None, 'Namespace': None,
@@ -263,14 +272,15 @@ def network_json(node, network):
     return _sorted({'ID': network['id'].upper(), 'Name': network['name'], 'Type': network['type'],
                     'NetworkAdapterName': network.get('adapter'), 'ManagementIP': network.get('management_ip'),
                     'DNSServerList': extra.get('DNSServerList'), 'Flags': int(network.get('flags') or 0),
-                    'IPv6': False, 'Policies': [], 'State': 1, 'Subnets': subnets})
+                    'IPv6': bool(network.get('ipv6')), 'Policies': [], 'State': 1, 'Subnets': subnets})
 
 
 def endpoint_json(node, endpoint):
     attached = node.adapter('vEthernet (%s)' % endpoint['name']) is not None
     return _sorted({'ID': endpoint['id'].upper(), 'Name': endpoint['name'],
                     'VirtualNetwork': endpoint['network_id'].upper(), 'VirtualNetworkName': endpoint['network_name'],
-                    'IPAddress': endpoint.get('ip_address'), 'MacAddress': endpoint['mac_address'],
+                    'IPAddress': endpoint.get('ip_address'), 'IPv6Address': endpoint.get('ipv6_address'),
+                    'MacAddress': endpoint['mac_address'],
                     'IsRemoteEndpoint': True if endpoint.get('is_remote') else None,
                     'Policies': [_policy(node, p) for p in endpoint.get('policies') or []],
                     'State': 2 if attached else 1})
@@ -317,15 +327,34 @@ def _network_type(value):
     return network_type
 
 
-def _subnet(body):
-    subnets = body.get('Subnets') or []
-    if len(subnets) > 1:
-        raise Unsupported('HNS network with %d subnets (the node model keeps one)' % len(subnets))
-    subnet = decode(subnets[0], 'subnet') if subnets else {}
-    if subnet.get('AddressPrefix') and not subnet.get('GatewayAddress'):
-        raise _gap('a subnet with AddressPrefix and no GatewayAddress (hcsshim HNSNetwork.Create refuses to send it)')
+def _version(prefix):
+    try:
+        return ipaddress.ip_network(prefix, strict=False).version
+    except ValueError:
+        raise HnsFailure('invalid_argument') from None
+
+
+def _subnets(body):
+    """The IPv4 subnet (with its VSID) and, on a dual-stack L2Bridge network, the IPv6 one (see the docstring)."""
+    subnets = [decode(subnet, 'subnet') for subnet in body.get('Subnets') or []]
+    for subnet in subnets:
+        if subnet.get('AddressPrefix') and not subnet.get('GatewayAddress'):
+            raise _gap('a subnet with AddressPrefix and no GatewayAddress (hcsshim HNSNetwork.Create refuses to send it)')
+    versions = [_version(subnet['AddressPrefix']) for subnet in subnets if subnet.get('AddressPrefix')]
+    dual = body.get('IPv6') is True
+    if dual != (6 in versions) or sorted(versions) not in ([], [4], [4, 6]) or (len(subnets) > 1 and
+                                                                               sorted(versions) != [4, 6]):
+        raise _gap('a network with subnets of IP versions %s and IPv6 %r' % (versions, body.get('IPv6')))
+    if dual and (body.get('Type') or '').lower() != 'l2bridge':
+        raise _gap('an IPv6 subnet on a %s network (microsoft/windows-container-networking#61: l2bridge only)'
+                   % body.get('Type'))
+    subnet = next((s for s in subnets if s.get('AddressPrefix') and _version(s['AddressPrefix']) == 4),
+                  subnets[0] if subnets else {})
+    subnet6 = next((s for s in subnets if s.get('AddressPrefix') and _version(s['AddressPrefix']) == 6), None)
+    if subnet6 is not None and subnet6.get('Policies'):
+        raise _gap('policies on an IPv6 subnet')
     vsids = [p['VSID'] for p in decode_policies(subnet.get('Policies') or [], 'subnet')]
-    return subnet, (vsids[-1] if vsids else None)
+    return subnet, (vsids[-1] if vsids else None), subnet6
 
 
 def _check_adapter(node, network_type, adapter):
@@ -357,10 +386,12 @@ def _create_network(node, body):
     decode(body, 'network')
     if body.get('Policies'):
         decode_policies(body['Policies'], 'network')
-    subnet, vsid = _subnet(body)
+    subnet, vsid, subnet6 = _subnets(body)
     network = create_network(node, {'name': body.get('Name') or '', 'type': body.get('Type') or '',
                                     'address_prefix': subnet.get('AddressPrefix'),
                                     'gateway': subnet.get('GatewayAddress'),
+                                    'ipv6_subnet': subnet6 and {'address_prefix': subnet6['AddressPrefix'],
+                                                                'gateway': subnet6['GatewayAddress']},
                                     'adapter': body.get('NetworkAdapterName'), 'vsid': vsid, 'flags': 0})
     if body.get('DNSServerList'):
         node.data['hns'].setdefault('v1_networks', {})[network['id']] = {'DNSServerList': body['DNSServerList']}
@@ -373,16 +404,23 @@ def _create_endpoint(node, body):
     if policies and not body.get('IsRemoteEndpoint'):
         raise _gap('a PA policy on a local endpoint (modelled on remote ones only)')
     network = _find(node.data['hns']['networks'], body.get('VirtualNetwork'), 'network_not_found')
-    address = body.get('IPAddress')
-    if address:
+    address, address6 = body.get('IPAddress'), body.get('IPv6Address')
+    for given, version in ((address, 4), (address6, 6)):
+        if not given:
+            continue
         try:
-            ip = ipaddress.ip_address(address)
+            ip = ipaddress.ip_address(given)
         except ValueError:
             raise HnsFailure('invalid_argument') from None
+        if ip.version != version:
+            raise _gap('an IPv%d address in the endpoint\'s IPv%s field' % (ip.version, '6Address' if version == 6 else
+                                                                            'Address (IPv4)'))
         if not any(s.get('address_prefix') and ip in ipaddress.ip_network(s['address_prefix'], strict=False)
                    for s in network['subnets']):
             raise HnsFailure('subnet_not_found')
-    endpoint = node.create_endpoint(body.get('Name') or '', network['id'], address)
+    if address6 and not address:
+        raise _gap('an endpoint with an IPv6Address and no IPAddress (IPv6 alone)')
+    endpoint = node.create_endpoint(body.get('Name') or '', network['id'], address, address6)
     if body.get('ID'):
         endpoint['id'] = _guid(body['ID'])
     if body.get('MacAddress'):

@@ -27,8 +27,14 @@ file of the folder (and its subfolders) whose text, trimmed, is "<id>\\r\\n<ifna
 format). The files live in the node's file system (windows/filesystem.py, node.data['fs']), so Remove-Item
 of the data folder releases them as on Windows.
 
-Not modelled (an engine gap naming it): IPv6, requested addresses (CNI_ARGS IP, args, runtimeConfig),
-resolvConf, routes, configuration versions before 0.3.0, VERSION, GC and STATUS, JSON errors other than a
+IPv6 ranges (range.go): a subnet of a prefix longer than /126 is "too small to allocate from", the range ends at the
+subnet's last address (only IPv4 leaves the broadcast out: lastIP), a result entry has "version": "6" before CNI 1.0.
+A dual-stack configuration is two range sets, one address from each (sdnbridge's enableDualStack takes them:
+microsoft/windows-container-networking#61). ``ipam.routes`` ({dst, gw} each, types.Route) are copied into the result
+as main.go's cmdAdd does (``result.Routes = ipamConf.Routes``).
+
+Not modelled (an engine gap naming it): requested addresses (CNI_ARGS IP, args, runtimeConfig),
+resolvConf, configuration versions before 0.3.0, VERSION, GC and STATUS, JSON errors other than a
 document that does not start like a JSON value. Range sets are checked as LoadIPAMConfig does (host bits,
 size, start and end in the network, overlaps within a set and between sets).
 """
@@ -167,17 +173,17 @@ def _range(spec):
         interface = ipaddress.ip_interface(subnet_text)
     except ValueError:
         raise CniError(999, 'invalid CIDR address: %s' % subnet_text) from None
-    if interface.version != 4:
-        raise Unsupported('host-local: IPv6 ranges')
     network = interface.network
-    if network.prefixlen > 30:
+    if network.prefixlen > network.max_prefixlen - 2:
         raise CniError(999, 'Network %s too small to allocate from' % interface.with_prefixlen)
     if interface.ip != network.network_address:
         raise CniError(999, 'Network has host bits set. For a subnet mask of length %d the network address is %s'
                        % (network.prefixlen, network.network_address))
     gateway = _address(spec['gateway']) if spec.get('gateway') else network.network_address + 1
     start = _address(spec['rangeStart']) if spec.get('rangeStart') else network.network_address + 1
-    end = _address(spec['rangeEnd']) if spec.get('rangeEnd') else network.broadcast_address - 1
+    # lastIP: the subnet's last address, less one for IPv4 (its broadcast).
+    last = network.broadcast_address - 1 if network.version == 4 else network.broadcast_address
+    end = _address(spec['rangeEnd']) if spec.get('rangeEnd') else last
     for name, value in (('RangeStart', start), ('RangeEnd', end)):
         if value not in network:
             raise CniError(999, '%s %s not in network %s' % (name, value, network))
@@ -185,7 +191,8 @@ def _range(spec):
 
 
 def _in_range(address, spec):
-    return address.version == 4 and address in spec['network'] and spec['start'] <= address <= spec['end']
+    return address.version == spec['network'].version and address in spec['network'] \
+        and spec['start'] <= address <= spec['end']
 
 
 def _overlap(one, other):
@@ -203,9 +210,8 @@ def _load(config):
     ipam = config.get('ipam')
     if not isinstance(ipam, dict):
         raise CniError(999, "IPAM config missing 'ipam' key")
-    for key in ('resolvConf', 'routes'):
-        if ipam.get(key):
-            raise Unsupported('host-local: ipam.%s' % key)
+    if ipam.get('resolvConf'):
+        raise Unsupported('host-local: ipam.resolvConf')
     if (config.get('args') or {}).get('cni') or (config.get('runtimeConfig') or {}).get('ips') \
             or (config.get('runtimeConfig') or {}).get('ipRanges'):
         raise Unsupported('host-local: requested addresses or ranges (args, runtimeConfig)')
@@ -232,7 +238,22 @@ def _load(config):
             if any(_overlap(one, other) for one in first for other in second):
                 raise CniError(999, 'range set %d overlaps with %d' % (at, at + offset + 1))
     data_dir = ipam.get('dataDir') or DEFAULT_DATA_DIR
-    return canonical, filesystem.normalize(data_dir.rstrip('\\/') + '\\' + config['name'])
+    return canonical, filesystem.normalize(data_dir.rstrip('\\/') + '\\' + config['name']), _routes(ipam)
+
+
+def _routes(ipam):
+    """ipam.routes as types.Route reads them: dst a CIDR, gw an address (or none)."""
+    routes = []
+    for route in ipam.get('routes') or []:
+        if not isinstance(route, dict) or not isinstance(route.get('dst'), str):
+            raise Unsupported('host-local: Go\'s wording for a route without a dst text')
+        try:
+            destination = ipaddress.ip_network(route['dst'])
+            gateway = ipaddress.ip_address(route['gw']) if route.get('gw') else None
+        except ValueError:
+            raise Unsupported('host-local: Go\'s wording for a malformed route %r' % (route,)) from None
+        routes.append({'dst': str(destination), **({'gw': str(gateway)} if gateway else {})})
+    return routes
 
 
 # -- the store (disk.Store) ---------------------------------------------------------------------------------------
@@ -308,14 +329,16 @@ def _last_reserved(node, folder, range_id):
 
 def _candidates(range_set, last):
     """RangeIter: from the address after the last reserved one (when the set holds it), else from the first
-    range's start, once round the set; the gateways are skipped."""
+    range's start, once round the set; the gateways are skipped. A generator: an IPv6 range holds 2 ** 64 addresses,
+    and the allocator stops at the first free one."""
     index = next((i for i, spec in enumerate(range_set) if last is not None and _in_range(last, spec)), None)
     if index is None:
         index, current = 0, range_set[0]['start']
         first = current
-        out = [] if current == range_set[0]['gateway'] else [(current, range_set[0])]
+        if current != range_set[0]['gateway']:
+            yield current, range_set[0]
     else:
-        current, first, out = last, None, []
+        current, first = last, None
     while True:
         spec = range_set[index]
         if current == spec['end']:
@@ -327,12 +350,12 @@ def _candidates(range_set, last):
         if first is None:
             first = current
         elif current == first:
-            return out
+            return
         if current != spec['gateway']:
-            out.append((current, spec))
+            yield current, spec
 
 
-def _add(node, range_sets, folder, container_id, ifname, version):
+def _add(node, range_sets, folder, container_id, ifname, version, routes=()):
     ips = []
     for range_id, range_set in enumerate(range_sets):
         held = [address for address in _owned_by(node, folder, container_id, ifname)
@@ -351,10 +374,14 @@ def _add(node, range_sets, folder, container_id, ifname, version):
                            % (range_id, ','.join(_text(spec) for spec in range_set)))
     entries = []
     for address, spec in ips:
-        entry = {'version': '4'} if not _at_least(version, '1.0.0') else {}
+        entry = {'version': str(address.version)} if not _at_least(version, '1.0.0') else {}
         entry.update({'address': '%s/%d' % (address, spec['network'].prefixlen), 'gateway': str(spec['gateway'])})
         entries.append(entry)
-    return _print({'cniVersion': version, 'ips': entries, 'dns': {}})
+    result = {'cniVersion': version, 'ips': entries}
+    if routes:
+        result['routes'] = list(routes)
+    result['dns'] = {}
+    return _print(result)
 
 
 def _release_all(node, folder, container_id, ifname, count):
@@ -390,7 +417,7 @@ def host_local(host, words, input_items, environment=None):  # pylint: disable=u
             raise CniError(1, 'config version does not allow CHECK')
         if not _at_least(version, '0.3.0'):
             raise Unsupported('host-local: the result format of CNI %s' % version)
-        range_sets, folder = _load(config)
+        range_sets, folder, routes = _load(config)
         _open_store(node, folder)
         container_id, ifname = env['CNI_CONTAINERID'], env['CNI_IFNAME']
         if command == 'DEL':
@@ -400,7 +427,7 @@ def host_local(host, words, input_items, environment=None):  # pylint: disable=u
             if not _owned_by(node, folder, container_id, ifname):
                 raise CniError(999, 'host-local: Failed to find address added by container %s' % container_id)
             return _result()
-        return _result(_add(node, range_sets, folder, container_id, ifname, version))
+        return _result(_add(node, range_sets, folder, container_id, ifname, version, routes))
     except CniError as error:
         return _result(_print(error.document), 1)
 

@@ -47,7 +47,7 @@ def kube_proxy(host, words, input_items, environment=None):  # pylint: disable=u
                 '(hnsNetworkName=%s)' % network)
         node.record(line)
         return ProgramResult(flags + ['E%s %s' % (stamp, line)], [], 0)
-    programs.program_load_balancers(node)
+    programs.program_load_balancers(node, network)
     return ProgramResult(flags + ['I%s kube-proxy.exe started (winkernel, network %s)' % (stamp, network)], [], 0)
 
 

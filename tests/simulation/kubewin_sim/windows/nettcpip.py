@@ -23,13 +23,16 @@ What Windows shows by default, and the model with it:
   (its Get-NetIPInterface line: NlMtu 4294967295, InterfaceMetric 75, Dhcp Disabled).
 - Addresses: every IP interface has an IPv6 link-local address ``fe80::<id>%<ifIndex>``/64 (PrefixOrigin WellKnown,
   SuffixOrigin Link), the loopback 127.0.0.1/8 and ::1/128 (WellKnown, WellKnown); an APIPA address 169.254.x.y/16 is
-  WellKnown/Link, a manual one Manual/Manual, a DHCP one Dhcp/Dhcp (the Get-NetIPAddress objects Windows prints).
+  WellKnown/Link, a manual one Manual/Manual, a DHCP one Dhcp/Dhcp (the Get-NetIPAddress objects Windows prints). A
+  static IPv6 address (a dual-stack node's, the node's ``ipv6`` profile key; an HNS host endpoint's /128) is
+  Manual/Manual after the link-local one. IPv6 addresses from router advertisements or DHCPv6 are not modelled.
 - Routes: Get-NetRoute's -RouteMetric: "To choose among multiple routes, the computer adds this value to the interface
   metric value. The computer selects the route with the lowest combined value." On-link routes (Protocol Local,
   RouteMetric 256, the active store only): per IPv4 address its subnet, the address itself /32 and the subnet's
   broadcast /32, per IPv4 interface 224.0.0.0/4 and 255.255.255.255/32 (the loopback's follow from 127.0.0.1/8:
   127.0.0.0/8, 127.0.0.1/32, 127.255.255.255/32); per IPv6 interface fe80::/64 and its link-local address /128
-  (the loopback ::1/128) and ff00::/8. The default route of a gateway has RouteMetric 256 when it was set by hand
+  (the loopback ::1/128), per static IPv6 address its prefix and the address /128 (IPv6 has no broadcast), and
+  ff00::/8. An IPv6 on-link route's next hop is ``::``, as Get-NetRoute prints it. The default route of a gateway has RouteMetric 256 when it was set by hand
   (New-NetIPAddress -DefaultGateway makes it as New-NetRoute would: its page's default metric 256; kept in both
   stores) and 0 when DHCP gave it (Find-NetRoute's example: a Dhcp address whose default route has RouteMetric 0 and
   Protocol NetMgmt), unless the node says otherwise (``gateway_metric``). Find-NetRoute -RemoteIPAddress answers the
@@ -88,6 +91,8 @@ SITE_LOCAL_DNS = ('fec0:0:0:ffff::1', 'fec0:0:0:ffff::2', 'fec0:0:0:ffff::3')
 AUTOMATIC_METRICS = ((100 * 10 ** 9, 5), (40 * 10 ** 9, 10), (10 * 10 ** 9, 15), (2 * 10 ** 9, 20), (200 * 10 ** 6, 25),
                      (80 * 10 ** 6, 35), (20 * 10 ** 6, 45), (4 * 10 ** 6, 55), (500 * 10 ** 3, 65), (0, 75))
 _CIM_EXCEPTION = 'Microsoft.Management.Infrastructure.CimException'
+# Where an adapter keeps each family's interface Forwarding setting.
+_FORWARDING_KEY = {'IPv4': 'forwarding', 'IPv6': 'forwarding_ipv6'}
 
 
 class NetAdapter(CimInstance):
@@ -312,10 +317,10 @@ def _interface_object(interface, family):
                               InterfaceMetric=UInt32(LOOPBACK_METRIC), Dhcp=DHCP(0), ConnectionState=CONNECTION_STATE(1),
                               PolicyStore='ActiveStore')
     ipv4 = family == 'IPv4'
-    # The model keeps DHCP and forwarding for IPv4; an IPv6 interface shows DHCPv6 enabled and no forwarding.
+    # The model keeps DHCP for IPv4 (an IPv6 interface shows DHCPv6 enabled) and forwarding per family.
     return NetIPInterface(InterfaceIndex=UInt32(interface.index), InterfaceAlias=interface.alias,
                           AddressFamily=ADDRESS_FAMILY.parse(family),
-                          Forwarding=FORWARDING(1 if ipv4 and adapter.get('forwarding') else 0),
+                          Forwarding=FORWARDING(1 if adapter.get(_FORWARDING_KEY[family]) else 0),
                           NlMtu=UInt32(ETHERNET_MTU),
                           AutomaticMetric=AUTOMATIC_METRIC(0 if adapter.get('interface_metric') is not None else 1),
                           InterfaceMetric=UInt32(interface_metric(adapter)),
@@ -352,7 +357,9 @@ def _addresses(interface, family):
         return [_address_object(interface, '::1', 128, 'WellKnown', 'WellKnown')]
     if family == 'IPv6':
         return [_address_object(interface, '%s%%%d' % (_link_local(interface.adapter), interface.index), 64,
-                                'WellKnown', 'Link')]
+                                'WellKnown', 'Link')] + [
+            _address_object(interface, entry['address'], entry['prefix_length'], entry['origin'],
+                            _SUFFIX_OF[entry['origin']]) for entry in interface.adapter.get('ipv6') or []]
     return [_address_object(interface, entry['address'], entry['prefix_length'], entry['origin'],
                             _SUFFIX_OF[entry['origin']]) for entry in interface.adapter['ipv4']]
 
@@ -385,6 +392,11 @@ def _on_link_routes(interface):
         out += [('::1/128', 'IPv6')]
     else:
         out += [('fe80::/64', 'IPv6'), ('%s/128' % _link_local(interface.adapter), 'IPv6')]
+        for entry in interface.adapter.get('ipv6') or []:
+            network = ipaddress.ip_interface('%s/%s' % (entry['address'], entry['prefix_length'])).network
+            for destination in (str(network), '%s/128' % entry['address']):
+                if (destination, 'IPv6') not in out:
+                    out.append((destination, 'IPv6'))
     return out + [('ff00::/8', 'IPv6')]
 
 
@@ -523,16 +535,21 @@ def get_dnsclientserveraddress(ctx, params, input_items):
 
 
 def set_netipinterface(ctx, params, input_items):
-    """Set-NetIPInterface: -Forwarding and -Dhcp of the IPv4 interfaces selected by alias or index."""
+    """Set-NetIPInterface: -Forwarding and -Dhcp of the IP interfaces selected by alias or index, in one family (the
+    page's -AddressFamily; each family's interface has its own Forwarding). -Dhcp of an IPv6 interface (DHCPv6) is
+    not modelled."""
     _refuse_unmodelled(ctx, params, ('InterfaceAlias', 'InterfaceIndex', 'AddressFamily', 'Forwarding', 'Dhcp'))
-    if _families(params) != ('IPv4',):
-        raise Unsupported('Set-NetIPInterface of an IPv6 interface')
+    families = _families(params)
+    if len(families) != 1:
+        raise Unsupported('Set-NetIPInterface of both families at once (without -AddressFamily)')
+    if families == ('IPv6',) and 'Dhcp' in params:
+        raise Unsupported('Set-NetIPInterface -Dhcp of an IPv6 interface')
     adapters = _selected_adapters(ctx, params)
     if not adapters:
         raise _not_found('MSFT_NetIPInterface', 'SELECT * FROM MSFT_NetIPInterface')
     for adapter in adapters:
         if 'Forwarding' in params:
-            adapter['forwarding'] = FORWARDING.parse(to_string(params['Forwarding'])).value == 1
+            adapter[_FORWARDING_KEY[families[0]]] = FORWARDING.parse(to_string(params['Forwarding'])).value == 1
         if 'Dhcp' in params:
             adapter['dhcp'] = DHCP.parse(to_string(params['Dhcp'])).value == 1
     return []
@@ -544,15 +561,18 @@ def new_netroute(ctx, params, input_items):
     """New-NetRoute: a static route (protocol NetMgmt) on one interface, in both stores unless -PolicyStore ActiveStore.
 
     Its page: NextHop 0.0.0.0 is on-link, RouteMetric defaults to 256, "By default, a route is saved in both
-    stores", PersistentStore alone "Cannot be used". It returns the route it made, one instance per store. A
+    stores", PersistentStore alone "Cannot be used"; -DestinationPrefix "consists of an IP address prefix and a prefix
+    length" of either family, -AddressFamily IPv4 or IPv6 (given, it must be the prefix's and the next hop's family;
+    the IPv6 on-link next hop is ::). It returns the route it made, one instance per store. A
     failed CIM method call is written as a non-terminating error, as the CDXML cmdlets do.
     """
     for unmodelled in ('Protocol', 'Publish', 'ValidLifetime', 'PreferredLifetime', 'CompartmentId', 'CimSession',
                        'AsJob'):
         if params.get(unmodelled) is not None:
             raise Unsupported('New-NetRoute -%s' % unmodelled)
-    if _families(params) != ('IPv4',) and params.get('AddressFamily') is not None:
-        raise Unsupported('New-NetRoute -AddressFamily IPv6')
+    family = to_string(params['AddressFamily']) if params.get('AddressFamily') is not None else None
+    if family is not None and family.lower() not in ('ipv4', 'ipv6'):
+        raise Unsupported('New-NetRoute -AddressFamily %s' % family)
     store = params.get('PolicyStore')
     if store is None:
         stores = ('ActiveStore', 'PersistentStore')
@@ -568,10 +588,14 @@ def new_netroute(ctx, params, input_items):
         return []
     index = adapters[0]['if_index']
     destination = to_string(params['DestinationPrefix'])
-    next_hop = to_string(params.get('NextHop') or '0.0.0.0')
     try:
-        ipaddress.IPv4Network(destination)
-        ipaddress.IPv4Address(next_hop)
+        network = ipaddress.ip_network(destination)
+        # The on-link next hop of each family: 0.0.0.0, or :: for IPv6 (Get-NetRoute prints them so).
+        next_hop = to_string(params.get('NextHop') or ('0.0.0.0' if network.version == 4 else '::'))
+        if ipaddress.ip_address(next_hop).version != network.version:
+            raise ValueError('family')
+        if family is not None and family.lower() != 'ipv%d' % network.version:
+            raise ValueError('family')
     except ValueError:
         # Win32 error 87, ERROR_INVALID_PARAMETER, as the CIM provider reports a malformed prefix or address.
         ctx.write_error(PSError('The parameter is incorrect.', _CIM_EXCEPTION, 'Windows System Error 87,New-NetRoute',
@@ -591,7 +615,8 @@ def new_netroute(ctx, params, input_items):
                                                'persistent': 'PersistentStore' in stores})
     return [NetRoute(DestinationPrefix=destination, NextHop=next_hop, InterfaceIndex=UInt32(index), ifIndex=UInt32(index),
                      InterfaceAlias=adapters[0]['name'], RouteMetric=UInt16(metric), Protocol=ROUTE_PROTOCOL.parse('NetMgmt'),
-                     AddressFamily=ADDRESS_FAMILY(2), PolicyStore=store_name) for store_name in stores]
+                     AddressFamily=ADDRESS_FAMILY.parse('IPv%d' % network.version), PolicyStore=store_name)
+            for store_name in stores]
 
 
 def remove_netroute(ctx, params, input_items):

@@ -677,3 +677,38 @@ def test_nssm_rotates_so_the_size_adds_no_runner():
 def test_a_log_size_that_is_not_whole_mib_is_refused(size):
     with pytest.raises(FlagsError, match="log_max_size_mb must be a whole number"):
         kubelet_args({**KUBELET, "log_max_size_mb": size})
+
+
+# ---------------------------------------------------------------------------------------------
+# Dual-stack: --node-ip and --cluster-cidr take one value per IP family
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_dual_stack_kubelet_gets_both_node_addresses_ipv4_first():
+    args = kubelet_args({**KUBELET, "node_ip": "fd00:127:130::38, 10.127.130.38"})["args"]
+    assert value_of(args, "--node-ip") == "10.127.130.38,fd00:127:130::38"
+
+
+@pytest.mark.parametrize("node_ip", ["fd00:127:130::38", "10.127.130.38,10.127.130.39", "10.127.130.38,fd00::1,fd00::2"])
+def test_the_node_ip_takes_ipv4_or_one_address_per_family(node_ip):
+    with pytest.raises(AnsibleFilterError, match="node_ip takes an IPv4 value, or an IPv4 and an IPv6 one"):
+        kubelet_args({**KUBELET, "node_ip": node_ip})
+
+
+def test_a_dual_stack_kube_proxy_gets_both_cluster_ranges():
+    args = kube_proxy_args({**KUBE_PROXY, "kubernetes_version": "1.33.8",
+                            "cluster_cidr": "10.244.0.0/16,fd00:10:244::/56"})["args"]
+    assert value_of(args, "--cluster-cidr") == "10.244.0.0/16,fd00:10:244::/56"
+
+
+def test_a_dual_stack_kube_proxy_needs_the_winkernel_fix():
+    with pytest.raises(AnsibleFilterError, match=r"kube-proxy 1\.33\.7 shares load balancers between IPv4 and IPv6 "
+                                                 r"Services \(kubernetes/kubernetes#136240\); use 1\.33\.8, 1\.34\.4, "
+                                                 r"1\.35\.1 or later patches, or 1\.36 and later"):
+        kube_proxy_args({**KUBE_PROXY, "kubernetes_version": "1.33.7", "cluster_cidr": "10.244.0.0/16,fd00:10:244::/56"})
+
+
+def test_a_dual_stack_kube_proxy_runs_on_l2bridge_only():
+    with pytest.raises(AnsibleFilterError, match="which kube-proxy runs on l2bridge only, not overlay"):
+        kube_proxy_args({**KUBE_PROXY, "kubernetes_version": "1.35.8", "topology": "overlay", "source_vip": "10.244.1.2",
+                         "cluster_cidr": "10.244.0.0/16,fd00:10:244::/56"})

@@ -96,6 +96,7 @@ def test_seed_004_plan_gets_every_default():
         "management_cidr": "10.127.130.0/24",
         "extra_exceptions": [],
         "node_prefix_length": 24,
+        "node_prefix_length_ipv6": None,
         "max_pods": 110,
         "node_count": None,
         "vxlan_vni": 4096,
@@ -279,7 +280,8 @@ def test_malformed_cidr(value):
 
 
 def test_cidr_must_be_text():
-    rejects(plan(cluster_cidr=10), "cluster_cidr must be an IPv4 CIDR such as 10.244.0.0/16, got 10 (a number)")
+    rejects(plan(cluster_cidr=10), "cluster_cidr must be an IPv4 CIDR such as 10.244.0.0/16, or one per IP family "
+            "([10.244.0.0/16, fd00:10:244::/56]) for dual-stack, got 10 (a number)")
 
 
 def test_host_bits_name_the_canonical_form():
@@ -309,19 +311,23 @@ def test_host_bits_in_an_extra_exception():
 
 
 @pytest.mark.parametrize(("key", "value"), [("cluster_cidr", "fd00:10:244::/56"), ("service_cidr", "fd00:10:96::/112")])
-def test_ipv6_is_refused_clearly(key, value):
-    rejects(plan(**{key: value}), f"{key} {value} is IPv6; dual-stack/IPv6 is not supported yet")
+def test_ipv6_only_is_refused_clearly(key, value):
+    rejects(plan(**{key: value}), f"{key} {value} is IPv6 only; Kubernetes on Windows does not support IPv6-only "
+                                  f"networking (kubernetes/website dual-stack.md")
 
 
-def test_dual_stack_pair_is_refused_clearly():
+def test_a_dual_stack_pair_on_flannel_is_refused_naming_why():
     rejects(
         plan(cluster_cidr="10.244.0.0/16,fd00:10:244::/56"),
-        "lists several ranges; dual-stack/IPv6 is not supported yet",
+        "cluster_cidr fd00:10:244::/56 makes the plan dual-stack, which l2bridge with flannel cannot "
+        "run: flannel on Windows has no IPv6 path",
+        "flannel-io/flannel pkg/backend/hostgw/hostgw_windows.go",
     )
 
 
-def test_ipv6_dns_service_ip_is_refused_clearly():
-    rejects(plan(dns_service_ip="fd00::a"), "dns_service_ip fd00::a is IPv6; dual-stack/IPv6 is not supported yet")
+def test_ipv6_dns_service_ip_is_refused_in_an_ipv4_plan():
+    rejects(plan(dns_service_ip="fd00::a"), "dns_service_ip fd00::a is IPv6; dns_service_ip takes IPv4 only in an "
+                                            "IPv4-only plan")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -806,9 +812,10 @@ def test_pod_gateways_host_bits():
         pod_gateways("10.10.187.65/26")
 
 
-def test_pod_gateways_ipv6():
-    with pytest.raises(IPPlanError, match="pod_cidr fd00::/64 is IPv6"):
-        pod_gateways("fd00::/64")
+def test_pod_gateways_of_an_ipv6_pod_subnet():
+    # The same layout as IPv4: bridge gateway network + 1, host endpoint network + 2.
+    assert pod_gateways("fd00:10:244:10::/64") == {"bridge_gateway": "fd00:10:244:10::1",
+                                                   "endpoint_gateway": "fd00:10:244:10::2"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1126,3 +1133,158 @@ def test_module_imports_without_netaddr():
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "True"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dual-stack (l2bridge without flannel, containerd): one range per family in each range key
+# ---------------------------------------------------------------------------------------------
+
+DUAL_STACK = {
+    "topology": "l2bridge",
+    "l2bridge_routing": "static_routes",
+    "cluster_cidr": "10.244.0.0/16,fd00:10:244::/56",
+    "service_cidr": ["10.96.0.0/12", "fd00:10:96::/112"],
+    "management_cidr": "10.127.130.0/24, fd00:127:130::/64",
+}
+DUAL_NODES = [
+    {"name": "win-1", "management_ip": "10.127.130.41,fd00:127:130::41", "pod_cidr": ["10.244.10.0/24", "fd00:10:244:10::/64"]},
+    {"name": "win-2", "management_ip": ["10.127.130.42", "fd00:127:130::42"], "pod_cidr": "10.244.11.0/24,fd00:10:244:11::/64"},
+]
+
+
+def dual(**changes):
+    return plan(DUAL_STACK, **changes)
+
+
+def test_a_dual_stack_plan_normalizes_to_kubernetes_comma_form_and_back():
+    normalized = normalize_plan(dual(nodes=copy.deepcopy(DUAL_NODES)))
+    assert (normalized["cluster_cidr"], normalized["service_cidr"], normalized["management_cidr"]) == (
+        "10.244.0.0/16,fd00:10:244::/56", "10.96.0.0/12,fd00:10:96::/112", "10.127.130.0/24,fd00:127:130::/64")
+    # kube-controller-manager's default IPv6 node mask; the DNS address stays the IPv4 range's tenth.
+    assert normalized["node_prefix_length_ipv6"] == 64 and normalized["dns_service_ip"] == "10.96.0.10"
+    assert normalized["nodes"][1] == {"name": "win-2", "management_ip": "10.127.130.42,fd00:127:130::42",
+                                      "pod_cidr": "10.244.11.0/24,fd00:10:244:11::/64"}
+    assert normalize_plan(normalized) == normalized
+
+
+def test_the_ipv6_range_may_come_first_and_in_capitals():
+    normalized = normalize_plan(dual(cluster_cidr=["FD00:10:244::/56", "10.244.0.0/16"]))
+    assert normalized["cluster_cidr"] == "10.244.0.0/16,fd00:10:244::/56"
+
+
+@pytest.mark.parametrize(("changes", "fragments"), [
+    ({"topology": "overlay", "l2bridge_routing": None},
+     ["makes the plan dual-stack, which overlay networks cannot run", "Overlay (VXLAN) networks on Windows do not "
+      "support dual-stack", "microsoft/Windows-Containers#82"]),
+    ({"topology": "ovn", "l2bridge_routing": None}, ["which ovn networks cannot run"]),
+    ({"l2bridge_routing": "flannel"}, ["which l2bridge with flannel cannot run"]),
+    ({"service_cidr": "10.96.0.0/12"}, ["cluster_cidr fd00:10:244::/56, management_cidr fd00:127:130::/64 are IPv6, "
+                                        "but service_cidr has no IPv6 range"]),
+    ({"management_cidr": "10.127.130.0/24"}, ["but management_cidr has no IPv6 range"]),
+    ({"cluster_cidr": "10.244.0.0/16,10.245.0.0/16"}, ["cluster_cidr gives two IPv4 ranges (10.244.0.0/16 and "
+                                                        "10.245.0.0/16); it takes one per IP family"]),
+    ({"cluster_cidr": ["10.244.0.0/16", "fd00:10:244::/56", "fd01::/56"]}, ["cluster_cidr lists 3 values"]),
+    ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::1/56"}, ["cluster_cidr[1] fd00:10:244::1/56 has host bits set; did "
+                                                           "you mean fd00:10:244::/56?"]),
+    ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::/129"}, ["cluster_cidr[1] 'fd00:10:244::/129' is not an IPv6 CIDR"]),
+    ({"service_cidr": "10.96.0.0/12,fd00:10:96::/64"}, ["service_cidr fd00:10:96::/64 is too large: kube-apiserver "
+                                                        "refuses it (an IPv6 service range needs a mask of at least /108)"]),
+    ({"service_cidr": "10.96.0.0/12,fd00:10:244:1::/112"}, ["cluster_cidr fd00:10:244::/56 overlaps service_cidr "
+                                                            "fd00:10:244:1::/112"]),
+    ({"node_prefix_length_ipv6": 56}, ["node_prefix_length_ipv6 /56 is shorter than /64"]),
+    ({"cluster_cidr": "10.244.0.0/16,fd00:20::/32"}, ["node_prefix_length_ipv6 /64 is more than 16 bits longer than "
+                                                      "cluster_cidr fd00:20::/32", "clusterSubnetMaxDiff",
+                                                      "an IPv6 cluster range of /48 or larger"]),
+    ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::/112", "node_prefix_length_ipv6": 122}, ["node_prefix_length_ipv6 /122 gives each node 64 addresses, fewer than "
+                                        "max_pods 110 plus 4", "use /121 or shorter"]),
+    ({"dns_service_ip": "fd00:10:96::1"}, ["dns_service_ip fd00:10:96::1 is the first host of service_cidr "
+                                           "fd00:10:96::/112"]),
+    ({"dns_service_ip": "fd00:10:97::a"}, ["dns_service_ip fd00:10:97::a is outside service_cidr fd00:10:96::/112"]),
+])
+def test_dual_stack_rules(changes, fragments):
+    rejects(dual(**changes), *fragments)
+
+
+def test_node_prefix_length_ipv6_belongs_to_dual_stack_plans():
+    rejects(plan(node_prefix_length_ipv6=64), "node_prefix_length_ipv6 64 applies to a dual-stack plan only")
+
+
+def test_an_ipv6_dns_service_ip_of_the_ipv6_service_range_is_taken():
+    assert normalize_plan(dual(dns_service_ip="fd00:10:96::a"))["dns_service_ip"] == "fd00:10:96::a"
+
+
+@pytest.mark.parametrize(("node", "fragment"), [
+    ({"management_ip": "10.127.130.41"}, "win-1) management_ip 10.127.130.41 has no IPv6 address: in a dual-stack plan "
+                                         "each node gives one per family, such as [10.127.130.41, fd00:127:130::29]"),
+    ({"management_ip": "10.127.130.41,fd00:127:131::41"}, "management_ip fd00:127:131::41 is outside management_cidr "
+                                                          "fd00:127:130::/64"),
+    ({"pod_cidr": "10.244.10.0/24"}, "pod_cidr 10.244.10.0/24 has no IPv6 range"),
+    ({"pod_cidr": "10.244.10.0/24,fd00:10:244:10::/80"}, "pod_cidr fd00:10:244:10::/80 is a /80, but "
+                                                         "node_prefix_length_ipv6 is /64"),
+    ({"pod_cidr": "10.244.10.0/24,fd00:10:245::/64"}, "pod_cidr fd00:10:245::/64 is outside cluster_cidr "
+                                                      "fd00:10:244::/56"),
+])
+def test_each_dual_stack_node_gives_both_families(node, fragment):
+    nodes = copy.deepcopy(DUAL_NODES)
+    nodes[0].update(node)
+    rejects(dual(nodes=nodes), fragment)
+
+
+def test_ipv6_on_a_node_of_an_ipv4_plan_is_refused():
+    rejects(plan(WINCNI_STATIC, nodes=[{"name": "a", "management_ip": "10.127.132.213,fd00::1",
+                                        "pod_cidr": WINCNI_POD_CIDR}]),
+            "management_ip fd00::1 is IPv6, but the plan is IPv4-only")
+
+
+def test_dual_stack_nodes_share_no_ipv6_address_or_subnet():
+    nodes = copy.deepcopy(DUAL_NODES)
+    nodes[1]["management_ip"] = "10.127.130.42,fd00:127:130::41"
+    rejects(dual(nodes=nodes), "management_ip fd00:127:130::41 is used by both 'win-1' and 'win-2'")
+    nodes = copy.deepcopy(DUAL_NODES)
+    nodes[1]["pod_cidr"] = "10.244.11.0/24,fd00:10:244:10::/64"
+    rejects(dual(nodes=nodes), "pod_cidr fd00:10:244:10::/64 of 'win-2' overlaps pod_cidr fd00:10:244:10::/64 of 'win-1'")
+
+
+def test_each_family_has_its_exception_list_and_extra_exceptions_join_their_family():
+    settings = plan_settings(dual(extra_exceptions=["fd00:aaaa::/48", "172.16.0.0/12"]))
+    assert settings.exceptions == ("10.244.0.0/16", "10.96.0.0/12", "10.127.130.0/24", "172.16.0.0/12")
+    assert settings.ipv6.exceptions == ("fd00:10:244::/56", "fd00:10:96::/112", "fd00:127:130::/64", "fd00:aaaa::/48")
+    assert exception_list(dual()) == ["10.244.0.0/16", "10.96.0.0/12", "10.127.130.0/24", "fd00:10:244::/56",
+                                      "fd00:10:96::/112", "fd00:127:130::/64"]
+    rejects(plan(extra_exceptions=["fd00:aaaa::/48"]), "extra_exceptions[0] fd00:aaaa::/48 is IPv6; extra_exceptions[0] "
+                                                       "takes IPv4 only in an IPv4-only plan")
+
+
+def test_static_routes_go_to_each_peer_per_family():
+    routes = static_routes(dual(nodes=copy.deepcopy(DUAL_NODES)))
+    assert routes["win-1"] == [
+        {"destination": "10.244.11.0/24", "next_hop": "10.127.130.42", "via_node": "win-2"},
+        {"destination": "fd00:10:244:11::/64", "next_hop": "fd00:127:130::42", "via_node": "win-2"},
+    ]
+
+
+def test_the_dual_stack_cni_config_is_sdnbridges_dual_stack_mode():
+    config = cni_config(dual(), "l2bridge", "containerd", "10.127.130.41,fd00:127:130::41",
+                        "10.244.10.0/24,fd00:10:244:10::/64")
+    assert config["type"] == "sdnbridge" and config["optionalFlags"] == {"enableDualStack": True}
+    assert config["ipam"] == {
+        "type": "host-local",
+        "ranges": [[{"subnet": "10.244.10.0/24", "rangeStart": "10.244.10.3", "gateway": "10.244.10.2"}],
+                   [{"subnet": "fd00:10:244:10::/64", "rangeStart": "fd00:10:244:10::3", "gateway": "fd00:10:244:10::2"}]],
+        "routes": [{"dst": "0.0.0.0/0", "gw": "10.244.10.2"}, {"dst": "::/0", "gw": "fd00:10:244:10::2"}],
+    }
+    policies = [(p["Value"]["Type"], p["Value"]["Settings"]) for p in config["AdditionalArgs"]]
+    assert policies == [
+        ("OutBoundNAT", {"Exceptions": ["10.244.0.0/16", "10.96.0.0/12", "10.127.130.0/24"]}),
+        ("OutBoundNAT", {"Exceptions": ["fd00:10:244::/56", "fd00:10:96::/112", "fd00:127:130::/64"]}),
+        ("SDNRoute", {"DestinationPrefix": "10.96.0.0/12", "NeedEncap": True}),
+        ("SDNRoute", {"DestinationPrefix": "fd00:10:96::/112", "NeedEncap": True}),
+        ("SDNRoute", {"DestinationPrefix": "10.127.130.41/32", "NeedEncap": True}),
+        ("SDNRoute", {"DestinationPrefix": "fd00:127:130::41/128", "NeedEncap": True}),
+    ]
+
+
+def test_a_dual_stack_node_on_docker_is_refused():
+    with pytest.raises(IPPlanError, match=re.escape("container_runtime docker cannot run a dual-stack node: dual-stack "
+                                                    "on Windows is sdnbridge's enableDualStack with containerd")):
+        cni_config(dual(), "l2bridge", "docker", "10.127.130.41,fd00:127:130::41", "10.244.10.0/24,fd00:10:244:10::/64")

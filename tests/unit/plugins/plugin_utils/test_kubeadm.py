@@ -211,6 +211,20 @@ def test_dual_stack_subnets_compare_their_ipv4_range():
     assert 'no IPv4 range' in _kubeadm.cluster_network_differences(PLAN, v6)[0]
 
 
+def test_a_dual_stack_plan_needs_the_cluster_ranges_of_both_families():
+    dual_plan = dict(PLAN, cluster_cidr='10.244.0.0/16,fd00:10:244::/56', service_cidr='10.96.0.0/12,fd00:10:96::/112',
+                     l2bridge_routing='static_routes')
+    dual = CONFIGURATION.replace('podSubnet: 10.244.0.0/16', 'podSubnet: fd00:10:244::/56,10.244.0.0/16') \
+        .replace('serviceSubnet: 10.96.0.0/12', 'serviceSubnet: 10.96.0.0/12,fd00:10:96::/112')
+    # The cluster may list its IPv6 range first (an IPv6-primary cluster): each family is compared on its own.
+    assert _kubeadm.cluster_network_differences(dual_plan, dual) == []
+    assert _kubeadm.cluster_network_differences(dual_plan, CONFIGURATION) == [
+        'networking.podSubnet: cluster has 10.244.0.0/16, Windows nodes need 10.244.0.0/16,fd00:10:244::/56 '
+        '(kubewin_cluster_cidr)',
+        'networking.serviceSubnet: cluster has 10.96.0.0/12, Windows nodes need 10.96.0.0/12,fd00:10:96::/112 '
+        '(kubewin_service_cidr)']
+
+
 def test_dict_configuration_is_accepted_and_bad_documents_are_errors():
     import yaml
     assert _kubeadm.cluster_network_differences(PLAN, yaml.safe_load(CONFIGURATION)) == []

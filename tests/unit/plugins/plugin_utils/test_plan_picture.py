@@ -232,3 +232,31 @@ def test_the_pin_is_the_one_requirements_and_the_execution_environment_install()
     assert requirement in (ROOT / 'tests' / 'unit' / 'requirements.txt').read_text().splitlines()
     environment = yaml.safe_load((ROOT / 'meta' / 'execution-environment.yml').read_text())
     assert requirement in environment['dependencies']['python']
+
+
+def dual_stack(count=2):
+    """l2bridge_static with an IPv6 range of each kind and each node's IPv6 address and pod subnet."""
+    plan = l2bridge_static(count)
+    plan.update(cluster_cidr='10.244.0.0/16,fd00:10:244::/56', service_cidr='10.96.0.0/12,fd00:10:96::/112',
+                management_cidr='10.127.130.0/24,fd00:127:130::/64')
+    for i, node in enumerate(plan['nodes'], start=1):
+        node.update(management_ip='%s,fd00:127:130::%d' % (node['management_ip'], 1 + i),
+                    pod_cidr='%s,fd00:10:244:%d::/64' % (node['pod_cidr'], i))
+    return plan
+
+
+def test_a_dual_stack_plan_draws_both_families():
+    root = drawn(dual_stack())
+    shown = texts(root)
+    assert shown[0] == 'kubewin.node IP plan: l2bridge (static routes), dual-stack, 2 Windows nodes'
+    for heading in ('IPv6 management network fd00:127:130::/64', 'IPv6 cluster (pod) range fd00:10:244::/56',
+                    'IPv6 service range fd00:10:96::/112'):
+        assert heading in shown
+    for i in (1, 2):
+        # Under the IPv6 management and cluster bars, and in the node table under the node's IPv4 row.
+        assert shown.count('fd00:127:130::%d' % (1 + i)) == 2 and shown.count('fd00:10:244:%d::/64' % i) == 2
+    # Each node subnet lies where it is in the IPv6 cluster range: the marks' tooltips name them (adjacent /64s of a
+    # /56 are closer than a pixel, so they share one mark).
+    assert any('win-node-1 fd00:10:244:1::/64' in title for title in titles(root))
+    exceptions = shown.index('OutBoundNAT ExceptionList')
+    assert shown[exceptions + 6:exceptions + 9] == ['fd00:10:244::/56', 'fd00:10:96::/112', 'fd00:127:130::/64']

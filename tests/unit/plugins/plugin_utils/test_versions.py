@@ -533,3 +533,42 @@ def test_kubelet_skew_alone():
     assert "4 minor versions older than the control plane 1.33.4" in kubelet_skew("1.29.15", "v1.33.4")["problems"][0]
     with pytest.raises(VersionPolicyError, match="control_plane_version must be a Kubernetes release"):
         kubelet_skew("1.32.13", None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Dual-stack: a kube-proxy with the winkernel fix (kubernetes/kubernetes#136241) and a Windows build with IPv6
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("version", "fixed"), [
+    ("1.32.13", False), ("1.33.7", False), ("1.33.8", True), ("1.34.3", False), ("1.34.4", True),
+    ("1.35.0", False), ("1.35.1", True), ("1.36.0", True), ("1.37.0", True),
+])
+def test_the_winkernel_dual_stack_fix_is_in_these_releases(version, fixed):
+    assert _versions.winkernel_dual_stack_fixed(_versions.parse_version(version)) is fixed
+    data = {"kubernetes_version": version, "dual_stack": True, "windows_build": 20348}
+    if fixed:
+        assert _versions.version_policy(data)["kubernetes_version"] == version
+    else:
+        with pytest.raises(_versions.VersionPolicyError, match=f"kubernetes_version {version} cannot run a dual-stack "
+                                                               f"node: its kube-proxy .winkernel. shares load balancers"):
+            _versions.version_policy(data)
+
+
+def test_an_ipv4_node_takes_any_release():
+    assert _versions.version_policy({"kubernetes_version": "1.32.13", "dual_stack": False})["minor"] == "1.32"
+
+
+@pytest.mark.parametrize("build", [20348, 26100])
+def test_windows_server_2022_and_2025_run_dual_stack(build):
+    assert _versions.version_policy({"kubernetes_version": "1.35.8", "dual_stack": True,
+                                     "windows_build": build})["windows_build"] == build
+
+
+def test_windows_server_2019_cannot_run_dual_stack():
+    with pytest.raises(_versions.VersionPolicyError) as error:
+        _versions.version_policy({"kubernetes_version": "1.33.13", "dual_stack": True, "windows_build": 17763})
+    assert error.value.problems == [
+        "Windows Server 2019 (build 17763) cannot run a dual-stack node: Kubernetes needs Windows Server version 2004 "
+        "(build 19041) or later for IPv6 (kubernetes/website windows-networking, \"IPv4/IPv6 dual-stack\"); use Windows "
+        "Server 2022 or 2025 nodes, or an IPv4-only plan"]
