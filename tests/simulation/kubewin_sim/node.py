@@ -54,6 +54,9 @@ DEFAULT_PROFILE = {
     # Entries appended to the machine Path as real servers have them (a folder on a drive that is not there, one
     # in quotes, an empty entry): the folders installers and administrators added.
     'path_entries': [],
+    # The DNS name of the Active Directory domain the server joined (Win32_ComputerSystem, windows/computersystem.py);
+    # None: the workgroup WORKGROUP, as Windows Setup leaves a server.
+    'domain': None,
 }
 
 

@@ -51,6 +51,7 @@ KNOWN_LAYOUTS = [
     (r'/cri-dockerd-[^/]+\.win\.amd64\.zip$', ['cri-dockerd/cri-dockerd.exe']),
     (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
     (r'/nssm-2\.24\.zip$', ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']),
+    (r'/csi-proxy-v[^/]+\.tar\.gz$', ['bin/csi-proxy.exe']),
 ]
 
 

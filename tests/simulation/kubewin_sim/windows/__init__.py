@@ -26,11 +26,12 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import Cmdlet
-from . import (addtype, cim, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, kube_proxy, msi, nettcpip, netsecurity,
-               openvswitch, powershell_exe, processes, registry, remoteaccess, scheduledtasks, services, system)
+from . import (addtype, cim, computersystem, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm, kube_proxy, msi,
+               nettcpip, netsecurity, openvswitch, pipes, powershell_exe, processes, registry, remoteaccess, scheduledtasks,
+               services, system)
 
 AREAS = (nettcpip, cim, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, powershell_exe, kubeadm, kube_proxy, msi, openvswitch,
-         registry, remoteaccess, services, system, eventlog, hostlocal, scheduledtasks)
+         registry, remoteaccess, services, system, eventlog, hostlocal, scheduledtasks, computersystem, pipes)
 
 
 class ProgramResult:

@@ -76,6 +76,10 @@ CONTAINER_SERVICES = (
 # windows-calico/troubleshoot.mdx); it runs in a shared svchost (netsvcs) as LocalSystem.
 REMOTE_ACCESS_SERVICES = (
     ('RemoteAccess', 'Routing and Remote Access', 0x20, '%SystemRoot%\\system32\\svchost.exe -k netsvcs', 'LocalSystem'),)
+# HNS keeps its settings in the State subkey of its service key, which is there while HNS is (the Containers feature):
+# Azure/AgentBaker's Windows VHD build sets its fixes there with Set-ItemProperty, which creates no key, and
+# kubernetes.io "Configure GMSA" adds EnableCompartmentNamespace there. Its values are the node's own (``registry``).
+HNS_STATE = SERVICES + '\\hns\\state'
 
 
 class RegistryError(Exception):
@@ -279,6 +283,8 @@ def read_key(node, key):
         builtin = builtin_services(node).get(parts[3])
         if builtin is not None and len(parts) == 4:
             return _builtin_values(*builtin)
+        if lowered == HNS_STATE and builtin is not None:
+            return _generic(node, key) or {}
     if lowered == CURRENT_VERSION:
         return _os_values(node)
     if lowered in REBOOT_KEYS:
@@ -364,7 +370,8 @@ def _target(node, key):
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
     if lowered == CURRENT_VERSION or lowered in REBOOT_KEYS or (
-            parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
+            parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)
+            and lowered != HNS_STATE):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('writing values of %s' % provider_path(key))
     if not key_exists(node, key):
