@@ -80,6 +80,12 @@ REMOTE_ACCESS_SERVICES = (
 # Azure/AgentBaker's Windows VHD build sets its fixes there with Set-ItemProperty, which creates no key, and
 # kubernetes.io "Configure GMSA" adds EnableCompartmentNamespace there. Its values are the node's own (``registry``).
 HNS_STATE = SERVICES + '\\hns\\state'
+# The values of it scripts write: kubernetes.io "Configure GMSA", hostname or FQDN (REG_DWORD 1).
+HNS_STATE_VALUES = ('EnableCompartmentNamespace',)
+# Container Credential Guard's plugin registrations (learn.microsoft.com, ICcgDomainAuthCredentials): there with the
+# Containers feature, which brings CCG; its subkeys are the node's (``registry``), its owner and rules
+# windows/registry_security.py's.
+CCG_COMCLASSES = 'system\\currentcontrolset\\control\\ccg\\comclasses'
 
 
 class RegistryError(Exception):
@@ -285,6 +291,9 @@ def read_key(node, key):
             return _builtin_values(*builtin)
         if lowered == HNS_STATE and builtin is not None:
             return _generic(node, key) or {}
+    if CCG_COMCLASSES.startswith(lowered) and lowered.startswith(SERVICES.rsplit('\\', 1)[0] + '\\control\\ccg') \
+            and node.data['features'].get('Containers') == 'installed':
+        return _generic(node, key) or {}
     if lowered == CURRENT_VERSION:
         return _os_values(node)
     if lowered in REBOOT_KEYS:
@@ -713,6 +722,13 @@ def new_item(ctx, params, input_items):
             continue
         if not key_exists(node, parent) and not params.get('Force'):
             ctx.write_error(_not_found(path))
+            continue
+        from .registry_security import may_create_subkey, privileges  # pylint: disable=import-outside-toplevel
+        if not may_create_subkey(node, parent, privileges(ctx.host)):
+            # The key's DACL does not let the token create subkeys (CCG\COMClasses is TrustedInstaller's).
+            ctx.write_error(PSError('Requested registry access is not allowed.', 'System.Security.SecurityException',
+                                    'System.Security.SecurityException,Microsoft.PowerShell.Commands.NewItemCommand',
+                                    'PermissionDenied', target=provider_path(parent)))
             continue
         create_key(node, key)
         out.append(RegistryKey(node, key))
