@@ -60,16 +60,18 @@ function Grant-KubeWinCcgClasses {
     $administrators = New-Object -TypeName System.Security.Principal.SecurityIdentifier -ArgumentList 'S-1-5-32-544'
     Enable-KubeWinPrivilege -Name SeTakeOwnershipPrivilege
     $readWrite = [Microsoft.Win32.RegistryKeyPermissionCheck]::ReadWriteSubTree
-    $key = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($classes, $readWrite,
-        [System.Security.AccessControl.RegistryRights]::TakeOwnership -bor [System.Security.AccessControl.RegistryRights]::ReadPermissions)
+    # Reading the security descriptor through the key needs READ_CONTROL too (GetSecurityInfo).
+    $readPermissions = [System.Security.AccessControl.RegistryRights]::ReadPermissions
+    $takeOwnership = [System.Security.AccessControl.RegistryRights]::TakeOwnership -bor $readPermissions
+    $changePermissions = [System.Security.AccessControl.RegistryRights]::ChangePermissions -bor $readPermissions
+    $key = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($classes, $readWrite, $takeOwnership)
     try {
         $acl = $key.GetAccessControl()
         $acl.SetOwner($administrators)
         $key.SetAccessControl($acl)
     }
     finally { $key.Close() }
-    $key = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($classes, $readWrite,
-        [System.Security.AccessControl.RegistryRights]::ChangePermissions -bor [System.Security.AccessControl.RegistryRights]::ReadPermissions)
+    $key = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($classes, $readWrite, $changePermissions)
     try {
         $acl = $key.GetAccessControl()
         $rule = New-Object -TypeName System.Security.AccessControl.RegistryAccessRule -ArgumentList $administrators,

@@ -765,10 +765,16 @@ def subkeys(node, key):
             key.lower().startswith(SERVICES + '\\'):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('listing the subkeys of %s' % provider_path(key))
+    # A key keeps the case it was created with (RegCreateKeyEx): the name as the store recorded its path.
     prefix = key.lower() + '\\'
-    names = {stored[len(prefix):].split('\\', 1)[0] for stored in (node.data.get('registry') or {})
-             if stored.startswith(prefix)}
-    return sorted(names)
+    depth = len(key.split('\\'))
+    names = {}
+    for stored, entry in (node.data.get('registry') or {}).items():
+        if stored.startswith(prefix):
+            parts = entry.get('path', stored).split('\\')
+            name = parts[depth] if len(parts) > depth else stored[len(prefix):].split('\\', 1)[0]
+            names.setdefault(name.lower(), name)
+    return sorted(names.values(), key=str.lower)
 
 
 def get_childitem(ctx, params, input_items):
