@@ -16,6 +16,7 @@ class ActionModule(NodeAction):
         'services': {'type': 'list', 'elements': 'str', 'default': DEFAULT_SERVICES},
         'paths': {'type': 'list', 'elements': 'str', 'default': []},
         'event_providers': {'type': 'list', 'elements': 'str', 'default': ['docker']},
+        'event_logs': {'type': 'list', 'elements': 'str', 'default': []},
         'event_count': {'type': 'int', 'default': 200},
         'tail_bytes': {'type': 'int', 'default': 1048576},
     }
@@ -24,10 +25,12 @@ class ActionModule(NodeAction):
         # Always read: logs are never in the snapshot, and the result is not node state to keep.
         return self.run_script('node_logs', {
             'Services': args['services'], 'Paths': args['paths'], 'EventProviders': args['event_providers'],
+            'EventLogs': args['event_logs'],
             'EventCount': args['event_count'], 'TailBytes': args['tail_bytes']}), False
 
     def plan(self, args, state):
         return Plan()
 
     def report(self, args, state, plan):
-        return {key: state[key] for key in ('hostname', 'collected_at', 'services', 'logs', 'events', 'hns', 'ovs')}
+        return {key: state[key] for key in ('hostname', 'collected_at', 'services', 'logs', 'events', 'event_logs', 'hns',
+                                            'ovs')}

@@ -35,7 +35,7 @@ def doctor_findings(snapshot, name, plan_node=None, plan_cluster=None, plan_path
         raise AnsibleFilterError('doctor_findings: node_vars must be the node\'s variables (hostvars[inventory_hostname]), '
                                  'got %r' % (type(node_vars).__name__,))
     return _doctor.diagnose(name, snapshot, plan_node, plan_cluster, plan_paths, cluster, _service_logs(node_logs),
-                            control_plane, limits, node_vars)
+                            control_plane, limits, node_vars, (node_logs or {}).get('event_logs'))
 
 
 def doctor_contents(plan_paths, plan_cluster=None):

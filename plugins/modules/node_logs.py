@@ -36,8 +36,14 @@ options:
     type: list
     elements: str
     default: [docker]
+  event_logs:
+    description: Event logs (channels) whose last events are read, such as Container Credential Guard's
+      C(Microsoft-Windows-Containers-CCG/Admin); a log the node does not have reads as no events.
+    type: list
+    elements: str
+    default: []
   event_count:
-    description: How many of the last events of each provider are read (1-10000).
+    description: How many of the last events of each provider and log are read (1-10000).
     type: int
     default: 200
   tail_bytes:
@@ -96,6 +102,10 @@ logs:
   type: dict
 events:
   description: Per event log provider, the events read (C(time), C(level), C(message)), oldest first.
+  returned: success
+  type: dict
+event_logs:
+  description: Per event log of O(event_logs), the events read (C(time), C(level), C(message)), oldest first.
   returned: success
   type: dict
 hns:

@@ -442,6 +442,11 @@ SECTIONS = {
     # Remote Access as a LAN router (calico's bgp backend): whether its module is there, RoutingStatus, the service.
     'remote_access': obj(required={'module': BOOL, 'routing': nullable(STR), 'service': nullable(STR),
                                    'start_type': nullable(STR)}),
+    # gMSA (_gmsa.py): the domain membership, HNS's EnableCompartmentNamespace, the CCG plugins registered.
+    'gmsa': obj(required={'part_of_domain': BOOL, 'domain': nullable(STR), 'compartment_namespace': nullable(INT),
+                          'ccg_plugins': nullable(list_of(STR))}),
+    # csi-proxy (_csi_proxy.py): the named pipes it serves now.
+    'csi_proxy': obj(required={'pipes': list_of(STR)}),
 }
 
 
@@ -476,6 +481,8 @@ NODE_LOGS_SERVICE = tagged('exists', {
     True: obj(required=dict(SERVICE_FIELDS, name=STR, log_files=list_of(STR)), optional=SERVICE_OPTIONAL),
 })
 
+EVENT = obj(required={'time': STR, 'level': nullable(STR), 'message': nullable(STR)})
+
 LOG_TAIL = tagged('exists', {False: OBJECT, True: obj(required={'size': INT, 'truncated': BOOL, 'text': STR})})
 
 STATE_ONLY = obj(required={'state': NODE_STATE})
@@ -505,6 +512,7 @@ CONTRACTS = {
     'hns_endpoint_apply': ('', obj(required={'removed': list_of(STR), 'endpoint': nullable(ENDPOINT), 'state': NODE_STATE})),
     'hns_network_apply': ('', obj(required={'removed': list_of(STR), 'created': nullable(NETWORK), 'state': NODE_STATE})),
     'hns_network_worker': ('result', HNS_NETWORK_WORKER),
+    'gmsa_apply': ('', STATE_ONLY),
     'kubeadm_join': ('', STATE_ONLY),
     'log_rotate': ('last_run', LOG_ROTATE),
     'node_logs': ('', obj(required={
@@ -512,7 +520,8 @@ CONTRACTS = {
         'collected_at': STR,
         'services': dict_of(NODE_LOGS_SERVICE),
         'logs': dict_of(LOG_TAIL),
-        'events': dict_of(list_of(obj(required={'time': STR, 'level': nullable(STR), 'message': nullable(STR)}))),
+        'events': dict_of(list_of(EVENT)),
+        'event_logs': dict_of(list_of(EVENT)),
         # HNS objects as HNS returns them: only their number and shape (objects) are relied on.
         'hns': obj(required={'available': BOOL, 'networks': list_of(OBJECT), 'endpoints': list_of(OBJECT),
                              'policy_lists': list_of(OBJECT)}),

@@ -27,7 +27,8 @@ Left out of the section digests, because they change on a healthy node without t
 collection having anything to do: the last boot time, the clock and free disk space (``os``), and
 the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
 endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared),
-and the ids of the HNS networks. flanneld's vxlan network is not persistent and comes back
+the named pipes csi-proxy serves, which its HostProcess pod opens whenever the kubelet starts it
+(a csiproxy service shows in the services section), and the ids of the HNS networks. flanneld's vxlan network is not persistent and comes back
 with a new id after every boot; nothing the node roles decide depends on that id. The
 modules find networks by name and compare their type, subnets, adapter and flags
 (_hns.py, hns_network, source_vip); hns_endpoint uses a network's id only to tell which
@@ -52,7 +53,8 @@ RECORD_VERSION = 1
 COLLECTION_ROOT = _roles.COLLECTION_ROOT
 # The roles site.yml runs on a Windows node; their documented options are inputs.
 NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
-              'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'log_rotation', 'upgrade')
+              'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'log_rotation', 'upgrade',
+              'gmsa', 'csi_proxy')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
 # What the prerequisites role registers the decision of its snapshot task as.
@@ -62,7 +64,8 @@ DECISION = 'prerequisites_converged'
 # kubeconfig): a node is as converged with another report folder.
 NOT_INPUTS = (_snapshot.FACT, _activity.FACT) + _preflight.PLAYBOOK_VARIABLES
 # Fields that change on a healthy node, per section (see the module docstring).
-VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now'), 'hns': ('endpoints', 'policy_lists')}
+VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now'), 'hns': ('endpoints', 'policy_lists'),
+            'csi_proxy': ('pipes',)}
 # Fields of each item of a section's list that change on a healthy node (see the module docstring).
 VOLATILE_ITEM_FIELDS = {'hns': {'networks': ('id',)}}
 # Sections reported as lists whose order means nothing; sorted before hashing.

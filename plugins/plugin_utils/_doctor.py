@@ -28,7 +28,8 @@ import json
 import ntpath
 import re
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _converged, _credentials, _hns, _kube_proxy_daemonset, _roles
+from ansible_collections.kubewin.node.plugins.plugin_utils import (
+    _converged, _credentials, _csi_proxy, _gmsa, _hns, _kube_proxy_daemonset, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -88,13 +89,15 @@ def finding(finding_id, severity, what, cause, fix, repair=None, targets=()):
 
 # -- what the plan expects -------------------------------------------------------------------------
 
-def expected_services(plan_node, plan_cluster, kube_proxy_mode='service'):
+def expected_services(plan_node, plan_cluster, kube_proxy_mode='service', csi_proxy_mode='none'):
     """The services site.yml runs on the node: the runtime (Docker Engine with cri-dockerd: every supported Kubernetes
-    release has no dockershim), the kubelet, and by topology kube-proxy (unless kubewin_kube_proxy_mode daemonset
-    makes it a HostProcess pod) and flanneld, or Open vSwitch and ovn-controller (ovn, where ovn-kubernetes routes
-    Services)."""
+    release has no dockershim), csi-proxy's (kubewin_csi_proxy service), the kubelet, and by topology kube-proxy
+    (unless kubewin_kube_proxy_mode daemonset makes it a HostProcess pod) and flanneld, or Open vSwitch and
+    ovn-controller (ovn, where ovn-kubernetes routes Services)."""
     runtime = (plan_node or {}).get('container_runtime') or 'containerd'
     services = ['docker', 'cri-dockerd'] if runtime == 'docker' else [runtime]
+    if csi_proxy_mode == 'service':
+        services.append(_csi_proxy.SERVICE_NAME)
     services.append('kubelet')
     topology = (plan_cluster or {}).get('topology')
     if topology in ('overlay', 'l2bridge') and kube_proxy_mode == 'service':
@@ -441,10 +444,10 @@ def check_load_balancers(snapshot, plan_cluster, cluster):
     return found
 
 
-def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service'):
+def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service', csi_proxy_mode='none'):
     services = snapshot.get('services') or {}
     found = []
-    for name in expected_services(plan_node, plan_cluster, kube_proxy_mode):
+    for name in expected_services(plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode):
         service = services.get(name)
         if service is None:
             continue  # not asked for in this snapshot
@@ -610,6 +613,62 @@ def check_logs(snapshot, logs, limits):
     return found
 
 
+def check_gmsa(snapshot, gmsa, events, now, limits):
+    """kubewin_gmsa: HNS's EnableCompartmentNamespace, the domain membership or the CCG plugin the mode needs, and the
+    errors Container Credential Guard logged lately (the node_logs of its Admin log)."""
+    state = snapshot.get('gmsa')
+    if not (gmsa or {}).get('enabled') or state is None:
+        return []
+    found = []
+    if state.get('compartment_namespace') != 1:
+        found.append(finding('gmsa-compartment-namespace', 'error', 'HNS\'s %s is %s under %s'
+                             % (_gmsa.COMPARTMENT_VALUE, state.get('compartment_namespace'), _gmsa.HNS_STATE_KEY),
+                             'it was removed or never set; containerd\'s containers cannot reach SMB shares by name, '
+                             'which gMSA workloads usually do (kubernetes-sigs/windows-gmsa#30)',
+                             'run site.yml on the node, then recreate its gMSA pods'))
+    problem = _gmsa.node_problem(state, gmsa, 'the node')
+    if problem:
+        found.append(finding('gmsa-not-domain-joined', 'error', problem.split(':')[0],
+                             'it left the domain, or was never joined; its containers cannot take a gMSA identity',
+                             problem.split(': ', 1)[1]))
+    clsid = ((gmsa or {}).get('ccg_plugin') or {}).get('clsid')
+    if gmsa.get('mode') == 'portable' and clsid and clsid.lower() not in [c.lower() for c in state.get('ccg_plugins') or []]:
+        found.append(finding('gmsa-ccg-plugin-missing', 'error', 'the CCG plugin %s is not registered under %s'
+                             % (clsid, _gmsa.COMCLASSES_KEY),
+                             'it was removed, or its registry file registers another CLSID; Container Credential Guard '
+                             'cannot get the accounts\' credentials on this node, which is not domain-joined',
+                             'run site.yml on the node'))
+    errors = [event for event in events or [] if event.get('level') in ('Error', 'Critical')
+              and now is not None and (now - _parse_time(event['time'])).total_seconds() <= limits['log_window']]
+    if errors:
+        found.append(finding('gmsa-ccg-errors', 'warning', 'Container Credential Guard logged %d error(s) in the last %d '
+                             'minutes in %s: %s' % (len(errors), limits['log_window'] // 60, _gmsa.CCG_LOG,
+                                                    ' | '.join(e.get('message') or '' for e in errors[-limits['log_lines']:])),
+                             'a pod\'s credential spec names an account the node may not retrieve, the domain is not '
+                             'reachable, or the CCG plugin failed',
+                             'see the messages; kubernetes.io "Configure GMSA for Windows Pods and containers", '
+                             'Troubleshooting'))
+    return found
+
+
+def check_csi_proxy(snapshot, mode):
+    """kubewin_csi_proxy service or hostprocess: csi-proxy serves the pipes of its v1 API groups."""
+    pipes = (snapshot.get('csi_proxy') or {}).get('pipes')
+    if mode not in ('service', 'hostprocess') or pipes is None:
+        return []
+    missing = [name for name in _csi_proxy.V1_PIPES if name not in pipes]
+    if not missing:
+        return []
+    runs = ('its service %s' % _csi_proxy.SERVICE_NAME if mode == 'service'
+            else 'its pod of the DaemonSet %s/%s' % (_csi_proxy.NAMESPACE, _csi_proxy.NAME))
+    return [finding('csi-proxy-pipes-missing', 'error', 'csi-proxy serves none of the named pipes %s'
+                    % ', '.join('\\\\.\\pipe\\' + name for name in missing) if len(missing) == len(_csi_proxy.V1_PIPES)
+                    else 'csi-proxy does not serve %s' % ', '.join(missing),
+                    '%s is not running (see its log); the CSI node plugins on this node cannot mount volumes' % runs,
+                    'start it (a stopped service: doctor repair), or run site.yml on the node'
+                    if mode == 'service' else 'see the pod\'s status and log; run site.yml')]
+
+
 def check_credentials(snapshot):
     if not isinstance(snapshot.get('credentials'), dict):
         return []
@@ -633,9 +692,10 @@ def content_reads(plan_cluster, plan_paths):
 
 
 def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None, cluster=None, logs=None,
-             control_plane=None, limits=None, node_vars=None):
+             control_plane=None, limits=None, node_vars=None, event_logs=None):
     """Every finding for node ``name``, most severe first (see the module docstring for the inputs; ``node_vars`` is
-    a mapping of the node's variables, of which the network roles' options are read)."""
+    a mapping of the node's variables, of which the network roles' options and ``plan_features`` are read;
+    ``event_logs`` the events node_logs read per event log)."""
     limits = dict(DEFAULT_LIMITS, **(limits or {}))
     snapshot = snapshot or {}
     node_object = _node_object(cluster, name) if cluster is not None else None
@@ -651,7 +711,12 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     kube_proxy_mode = (node_vars or {}).get('plan_kube_proxy_mode', 'service')
     found += check_source_vip(snapshot, plan_cluster, pod_cidr, kube_proxy_mode, plan_paths)
     found += check_load_balancers(snapshot, plan_cluster, cluster)
-    found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode)
+    features = (node_vars or {}).get('plan_features') or {}
+    csi_proxy_mode = features.get('csi_proxy', _csi_proxy.DEFAULT_MODE)
+    found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
+    found += check_csi_proxy(snapshot, csi_proxy_mode)
+    found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
+                        _parse_time((snapshot.get('os') or {}).get('now')), limits)
     found += check_ovs(snapshot, plan_cluster, node_vars)
     if cluster is not None:
         found += check_node_conditions(node_object, name, (snapshot.get('os') or {}).get('build'))

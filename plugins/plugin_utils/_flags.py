@@ -279,6 +279,12 @@ def _service(data: Mapping, component: str, version: Version) -> tuple[bool, str
     return True, log_file, wrapper
 
 
+def service_wrapper(data: Mapping, component: str, version: Version) -> tuple[bool, str, list[str]]:
+    """What _service gives the node's other Go services (csi-proxy, _csi_proxy): the one way a program runs as a
+    service with its output in a log file."""
+    return _service(data, component, version)
+
+
 # ---------------------------------------------------------------------------------------------
 # kubelet
 # ---------------------------------------------------------------------------------------------

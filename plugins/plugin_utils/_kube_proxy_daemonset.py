@@ -78,7 +78,7 @@ class KubeProxyModeError(AnsibleFilterError):
     """A kube-proxy mode that does not fit the fleet; the message names the variable and the fix."""
 
 
-def _containerd_release(value: t.Any) -> tuple[int, int] | None:
+def containerd_release(value: t.Any) -> tuple[int, int] | None:
     found = re.match(r'^v?(\d+)\.(\d+)', str(value or ''))
     return (int(found.group(1)), int(found.group(2))) if found else None
 
@@ -116,7 +116,7 @@ def mode_problems(mode: t.Any, topology: t.Any, runtimes: Mapping[str, t.Any],
     for host, runtime in runtimes.items():
         if runtime != 'containerd':
             continue
-        release = _containerd_release(containerd_versions.get(host))
+        release = containerd_release(containerd_versions.get(host))
         if release is None or release < HOSTPROCESS_CONTAINERD:
             old.setdefault(str(containerd_versions.get(host)), []).append(host)
     for version, hosts in old.items():

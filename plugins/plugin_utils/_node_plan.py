@@ -233,3 +233,8 @@ def node_network(plan: t.Any, container_runtimes: t.Mapping[str, str],
             'exception_list': exceptions,
         }
     return result
+
+
+# The one check that a variable is alike on every Windows node, for the other settings that are cluster-wide
+# (_preflight: gMSA and csi-proxy).
+same_everywhere = _same_everywhere

@@ -28,6 +28,8 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifact_catalog,
     _artifacts,
     _cluster_api,
+    _csi_proxy,
+    _gmsa,
     _ip_plan,
     _kube_proxy_daemonset,
     _node_plan,
@@ -51,7 +53,8 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # The same on every Windows node: the IP plan (minus its node list, which comes from the hosts),
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
-    'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS)
+    'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS) + (
+    _gmsa.VARIABLES + (_csi_proxy.VARIABLE,))
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
                       'kubewin_max_fail_percentage',
@@ -67,7 +70,7 @@ OVN_CENTRAL_VARIABLE = 'network_ovn_central_address'
 # What each playbook needs of the inventory, and which roles' variables it reads.
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
               'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
-              'kube_proxy', 'log_rotation', 'verify')
+              'kube_proxy', 'log_rotation', 'verify', 'gmsa', 'csi_proxy')
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.
@@ -115,6 +118,7 @@ INSTALLS = (
     ('network_l2bridge', 'cni-plugins', 'network_l2bridge_cni_plugins_version', 'l2bridge_without_flannel'),
     ('network_l2bridge', 'sdn-cni', 'network_l2bridge_sdn_cni_version', 'l2bridge_without_flannel_containerd'),
     ('network_ovn', 'openvswitch', 'network_ovn_openvswitch_version', 'ovn'),
+    ('csi_proxy', _csi_proxy.COMPONENT, _csi_proxy.VERSION_VARIABLE, 'csi_proxy_service'),
 )
 BINARIES_ROLE = 'kubernetes_binaries'
 BINARIES_VARIABLE = 'kubernetes_binaries_components'
@@ -130,6 +134,7 @@ CONDITIONS = {
     'l2bridge_without_flannel_containerd': lambda node: (node['topology'] == 'l2bridge' and node['routing'] != 'flannel'
                                                          and node['runtime'] == 'containerd'),
     'ovn': lambda node: node['topology'] == 'ovn',
+    'csi_proxy_service': lambda node: node.get('csi_proxy') == 'service',
 }
 ARTIFACT_ROLE_VARIABLES = ('artifacts_base_urls', 'artifacts_checksum_overrides')
 
@@ -397,6 +402,33 @@ def _check_kube_proxy_mode(inventory: Mapping, nodes: t.Sequence[str],
         problems.add(line)
 
 
+def _cluster_wide(hostvars: Mapping, nodes: t.Sequence[str], name: str, default: t.Any, problems: _Problems) -> t.Any:
+    """A variable every Windows node must have alike (one DaemonSet, one set of credential specs serve them all)."""
+    try:
+        value = _node_plan.same_everywhere(hostvars, nodes, name[len(PREFIX):])
+    except _ip_plan.IPPlanError as error:
+        problems.add(str(error))
+        return default
+    return default if value is None else value
+
+
+def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mapping,
+                    role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> dict[str, t.Any]:
+    """gMSA (_gmsa) and csi-proxy (_csi_proxy) against the fleet's runtimes; what the roles read of them."""
+    runtimes = inventory['container_runtimes']
+    gmsa = [_cluster_wide(variables, nodes, name, default, problems)
+            for name, default in ((_gmsa.VARIABLE, False), (_gmsa.PLUGIN_VARIABLE, {}), (_gmsa.SPECS_VARIABLE, []))]
+    for line in _gmsa.problems(gmsa[0], gmsa[1], gmsa[2], runtimes):
+        problems.add(line)
+    csi_proxy = _cluster_wide(variables, nodes, _csi_proxy.VARIABLE, _csi_proxy.DEFAULT_MODE, problems)
+    containerd = {host: role_value_of(host)('container_runtime', 'container_runtime_containerd_version') for host in nodes}
+    for line in _csi_proxy.mode_problems(csi_proxy, runtimes, containerd):
+        problems.add(line)
+    return {'gmsa': _gmsa.settings(gmsa[0] is True, gmsa[1] if isinstance(gmsa[1], Mapping) else {},
+                                   gmsa[2] if isinstance(gmsa[2], list) else []),
+            'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -471,7 +503,8 @@ OVN_CNI_PLUGIN_VARIABLE = 'network_ovn_cni_plugin'
 
 def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
                      role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
-                     problems: _Problems, placeholders: list[str]) -> dict[str, list[dict[str, t.Any]]]:
+                     problems: _Problems, placeholders: list[str], csi_proxy: str = _csi_proxy.DEFAULT_MODE,
+                     ) -> dict[str, list[dict[str, t.Any]]]:
     cluster = found['cluster']
     catalog = _roles.role_vars('artifacts').get('artifacts_catalog') or {}
     resolved: dict[str, list[dict[str, t.Any]]] = {}
@@ -483,7 +516,8 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
         runtime = found['inventory']['container_runtimes'][host]
         node = {'topology': cluster['topology'], 'routing': cluster['l2bridge_routing'], 'runtime': runtime,
                 'needs_cri_dockerd': policies.get(runtime, {}).get('needs_cri_dockerd', runtime == 'docker'),
-                'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None}
+                'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None,
+                'csi_proxy': csi_proxy}
         base_urls = role_value('artifacts', 'artifacts_base_urls')
         overrides = role_value('artifacts', 'artifacts_checksum_overrides')
         sources = (_short(base_urls), _short(overrides))
@@ -598,7 +632,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
     hosts = list(dict.fromkeys(nodes + control_plane))
     variables = _read_variables(hostvars, hosts, spec['roles'], problems)
     result: dict[str, t.Any] = {'inventory': None, 'cluster': None, 'nodes': None, 'transport': None,
-                                'versions': {}, 'artifacts': {}, 'warnings': [], 'notes': []}
+                                'versions': {}, 'artifacts': {}, 'features': None, 'warnings': [], 'notes': []}
     _check_stray_hosts(hostvars, groups, _unchecked(variables), problems, result['warnings'])
     if _check_names(variables, spec['roles'], problems):
         result['notes'].append('A name another tool reads from the same inventory can be listed in %s.'
@@ -622,6 +656,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
                     return variables[host][name] if name in variables[host] else _roles.role_defaults(role).get(name)
                 return role_value
             _check_kube_proxy_mode(result['inventory'], nodes, role_value_of, problems)
+            result['features'] = _check_features(variables, nodes, result['inventory'], role_value_of, problems)
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before
@@ -629,7 +664,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             if spec['artifacts'] and network is not None:
                 placeholders: list[str] = []
                 result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
-                                                       role_value_of, problems, placeholders)
+                                                       role_value_of, problems, placeholders,
+                                                       result['features']['csi_proxy'])
                 for line in placeholders:
                     if placeholder_pins == 'refuse':
                         problems.add(line)

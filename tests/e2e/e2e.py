@@ -15,6 +15,9 @@
    family, each pod on a Windows node an IPv4 and an IPv6 address, an IPv4 and an IPv6 Service have their load
    balancer on every node, and host-local with the CNI config on each node gives a pod one address of each family
    in that node's pod ranges;
+9. on a fleet with gMSA or csi-proxy (kubewin_gmsa, kubewin_csi_proxy), doctor.yml on the converged fleet with its
+   first node broken (csi-proxy's process gone, HNS's EnableCompartmentNamespace removed, an error in Container
+   Credential Guard's log): the doctor's gMSA and csi-proxy checks find that node's problems and none on the others;
 and the CNI config and flannel net-conf on each node are byte for byte what playbooks/plan.yml
 renders for the same inventory. Every run's fleet report (kubewin.node.fleet_report) has one row
 per node whose changes and remote calls are the ones the task results and the simulated nodes
@@ -285,6 +288,53 @@ def reset_rejoin_problems(sim, hosts, host, run):
     return problems
 
 
+# What doctor.yml must find on a node broken by break_features (plugins/plugin_utils/_doctor.py check_gmsa,
+# check_csi_proxy, check_services): per setting, the finding ids.
+FEATURE_FINDINGS = {'gmsa': {'gmsa-compartment-namespace', 'gmsa-ccg-errors'},
+                    'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'}}
+FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-')
+CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
+
+
+def features_of(data, hosts):
+    """Which of gMSA and csi-proxy (service mode) the fleet's first Windows node has."""
+    variables = data.get('_meta', {}).get('hostvars', {}).get(hosts[0], {})
+    return [name for name, on in (('gmsa', variables.get('kubewin_gmsa') is True),
+                                  ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service')) if on]
+
+
+def break_features(sim, host, features):
+    """Break what the doctor's gMSA and csi-proxy checks look at, as it breaks on a server: csi-proxy's process exits
+    (its service stopped with an exit code; the kubelet, which depends on it, keeps running), someone removes HNS's
+    value, and Container Credential Guard logs an error (a credential spec naming an account the node may not
+    retrieve)."""
+    with sim.edit_node(host) as node:
+        if 'csi_proxy' in features:
+            node.data['services']['csiproxy'].update(state='stopped', exit_code=1)
+        if 'gmsa' in features:
+            values = node.data['registry']['system\\currentcontrolset\\services\\hns\\state']['values']
+            values.pop('EnableCompartmentNamespace')
+            node.data.setdefault('event_log', {}).setdefault('Microsoft-Windows-Containers-CCG', []).append(
+                {'time': time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime()), 'level': 'Error', 'id': 1,
+                 'log': CCG_LOG, 'message': 'Unable to retrieve the password of the account WebApp1.'})
+
+
+def doctor_problems(sim, hosts, features, run):
+    """doctor.yml finds the broken node's gMSA and csi-proxy problems, and none on the other nodes."""
+    break_features(sim, hosts[0], features)
+    result = run('doctor', playbook=os.path.join(ROOT, 'playbooks', 'doctor.yml'))
+    problems = []
+    for host in hosts:
+        found = [task['result'].get('ansible_facts', {}).get('doctor_findings') or []
+                 for task in result.results('Diagnose the node', host)]
+        ids = {finding['id'] for findings in found for finding in findings
+               if finding['id'].startswith(FEATURE_PREFIXES) or finding['id'] == 'service-stopped'}
+        wanted = set().union(*(FEATURE_FINDINGS[name] for name in features)) if host == hosts[0] else set()
+        if ids != wanted:
+            problems.append('doctor: %s has the findings %s, expected %s' % (host, sorted(ids), sorted(wanted)))
+    return problems
+
+
 def fleet_report_problems(name, run, hosts):
     """What the run's fleet report gets wrong: a node missing, or changes and calls other than those counted."""
     if run.report is None:
@@ -398,6 +448,10 @@ def main(argv=None):
 
     if args.reset_rejoin:
         problems.extend(reset_rejoin_problems(sim, hosts, rebooted, run))
+
+    features = features_of(data, hosts)
+    if features:
+        problems.extend(doctor_problems(sim, hosts, features, run))
 
     plan_dir = rendered_plan(inventory, os.path.join(workdir, 'plan'))
     for host in hosts:

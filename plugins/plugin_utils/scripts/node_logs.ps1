@@ -3,7 +3,8 @@
 # it finds where the program writes its output (nssm's AppStdout/AppStderr, the
 # -log-file of kube-log-runner, containerd's --log-file) and returns the end of
 # those files and of the extra paths; the last events of the given event log
-# providers (dockerd logs to the Application log); the HNS networks, endpoints
+# providers (dockerd logs to the Application log) and of the given event logs (Container Credential Guard's
+# Microsoft-Windows-Containers-CCG/Admin, for gMSA); the HNS networks, endpoints
 # and policy lists as HNS itself returns them; and the Open vSwitch state (product,
 # bridges, external_ids, the switch extension on each vSwitch) as node_info reads it.
 [CmdletBinding(SupportsShouldProcess)]
@@ -11,6 +12,7 @@ param(
     [ValidatePattern('^[A-Za-z0-9_.-]+$')][string[]]$Services = @(),
     [string[]]$Paths = @(),
     [string[]]$EventProviders = @(),
+    [string[]]$EventLogs = @(),
     [ValidateRange(1, 10000)][int]$EventCount = 200,
     [ValidateRange(1024, 67108864)][int]$TailBytes = 1048576
 )
@@ -83,16 +85,28 @@ foreach ($path in $Paths) {
     if (-not $logs.Contains($path)) { $logs[$path] = Get-LogTail -Path $path }
 }
 
+function ConvertTo-KubeWinEvent {
+    param([Parameter(ValueFromPipeline)]$Record)
+    process {
+        [ordered]@{
+            time = $Record.TimeCreated.ToUniversalTime().ToString('o')
+            level = [string]$Record.LevelDisplayName
+            message = [string]$Record.Message
+        }
+    }
+}
+
 $events = [ordered]@{}
 foreach ($provider in $EventProviders) {
     $events[$provider] = @(Get-WinEvent -FilterHashtable @{ LogName = 'Application'; ProviderName = $provider } `
-            -MaxEvents $EventCount -ErrorAction SilentlyContinue | Sort-Object -Property TimeCreated | ForEach-Object {
-            [ordered]@{
-                time = $_.TimeCreated.ToUniversalTime().ToString('o')
-                level = [string]$_.LevelDisplayName
-                message = [string]$_.Message
-            }
-        })
+            -MaxEvents $EventCount -ErrorAction SilentlyContinue | Sort-Object -Property TimeCreated | ConvertTo-KubeWinEvent)
+}
+# A log that is not there (a node without the Containers feature has no CCG log) has no events either. Not
+# $eventLogs: that is the [string[]] parameter $EventLogs (variable names are case-insensitive).
+$logEvents = [ordered]@{}
+foreach ($log in $EventLogs) {
+    $logEvents[$log] = @(Get-WinEvent -FilterHashtable @{ LogName = $log } -MaxEvents $EventCount `
+            -ErrorAction SilentlyContinue | Sort-Object -Property TimeCreated | ConvertTo-KubeWinEvent)
 }
 
 $hns = [ordered]@{ available = $false; networks = @(); endpoints = @(); policy_lists = @() }
@@ -110,6 +124,7 @@ $Ansible.Result = ConvertTo-Json -Depth 12 -Compress -InputObject ([ordered]@{
         services = $serviceStates
         logs = $logs
         events = $events
+        event_logs = $logEvents
         hns = $hns
         ovs = Get-KubeWinOvsState
     })

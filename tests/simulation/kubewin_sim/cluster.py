@@ -52,6 +52,7 @@ import uuid
 
 import yaml
 
+from kubewin_sim import gmsa
 from kubewin_sim import hostprocess
 from kubewin_sim import node as sim_node
 from kubewin_sim import tigera
@@ -98,6 +99,12 @@ KINDS = {
     'EndpointSlice': ('discovery.k8s.io/v1', True),
     'RuntimeClass': ('node.k8s.io/v1', False),
     'PodDisruptionBudget': ('policy/v1', True),
+    # What gMSA reads and writes (kubewin_sim/gmsa.py): RBAC, CRDs and admission webhooks, built into every API server.
+    'ClusterRole': ('rbac.authorization.k8s.io/v1', False),
+    'RoleBinding': ('rbac.authorization.k8s.io/v1', True),
+    'CustomResourceDefinition': ('apiextensions.k8s.io/v1', False),
+    'MutatingWebhookConfiguration': ('admissionregistration.k8s.io/v1', False),
+    'ValidatingWebhookConfiguration': ('admissionregistration.k8s.io/v1', False),
 }
 # Kinds whose metadata.generation counts changes of their spec.
 GENERATION_KINDS = ('DaemonSet', 'Deployment')
@@ -123,6 +130,9 @@ DEFAULT_PROFILE = {
     'container_runtime_version': 'containerd://1.7.24',
     # The Tigera operator as installed before kubewin.node: the keyword arguments of tigera.install (None: none).
     'tigera': None,
+    # kubernetes-sigs/windows-gmsa's chart as installed before kubewin.node: the keyword arguments of gmsa.install
+    # (None: none).
+    'gmsa': None,
 }
 
 
@@ -425,6 +435,8 @@ def initial_state(profile):
         cluster.create(obj)
     if profile['tigera'] is not None:
         tigera.install(cluster, **profile['tigera'])
+    if profile['gmsa'] is not None:
+        gmsa.install(cluster, **profile['gmsa'])
     return data
 
 
@@ -1190,6 +1202,9 @@ class Cluster:
         return None
 
     def _reconcile_daemonsets(self):
+        if self.state_dir is not None:
+            # The pods the garbage collector removed with their DaemonSet: their HostProcess processes end.
+            hostprocess.stop_gone(self)
         nodes = list(self._store('Node').values())
         for key, daemon_set in list(self._store('DaemonSet').items()):
             pod_spec = daemon_set['spec']['template'].get('spec') or {}

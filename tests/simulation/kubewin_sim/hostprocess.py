@@ -27,6 +27,11 @@ the process exit code as about_PowerShell_exe gives it); any other program is a 
 program the script runs that does not end (kube-proxy) is modelled by its start-up (see its program model); a
 container whose process ends with exit code 0 is taken as running, any other code is the container's exit code.
 
+A container without a command runs its image's entry point; the one image modelled so far is csi-proxy's
+(kubewin_sim/csi_proxy.py: sig-windows-tools' ``csi-proxy.exe -v 4``). Its process runs while its pod is there: the
+node keeps it in ``container_processes`` (the pipes it serves), and the kubelet ends it once the pod is gone (deleted,
+or replaced by a new revision), which ``stop_gone`` does when it next reaches the node.
+
 The node is changed under its lock, taken without waiting: while a module holds it (a script runs on the node), the
 pod stays ContainerCreating and starts at a later reconcile (``Cluster.held_nodes`` names such nodes, so that a
 client's wait does not spend its time on the simulation's own lock).
@@ -53,6 +58,7 @@ import os
 import re
 
 from kubewin_sim import calico_windows
+from kubewin_sim import csi_proxy
 from kubewin_sim import node as sim_node
 from kubewin_sim import programs
 from kubewin_sim.k8s_objects import fits_node
@@ -190,8 +196,11 @@ def _kubelet(cluster, pod, node):
             if not statuses:
                 _waiting(pod, node, 'ContainerCreating', '')
             return
+        _end_processes(cluster, sim, _live_pods(cluster))
         with sim.alongside():
             failure = _run_container(cluster, pod, node, sim)
+        if failure is None and pod['metadata'].get('uid') in (sim.data.get('container_processes') or {}):
+            cluster.data.setdefault('hostprocess_containers', {})[pod['metadata']['uid']] = host
     if failure is None:
         container = pod['spec']['containers'][0]
         pod['status'] = {'phase': 'Running', 'hostIP': _address(node), 'podIP': _address(node),
@@ -215,6 +224,30 @@ def _kubelet_acts(state_dir, host):
     if not task_host or task_host.lower() == host.lower():
         return True
     return _host_file(state_dir, task_host.lower()) is None
+
+
+def _live_pods(cluster):
+    return {pod['metadata'].get('uid') for pod in cluster._store('Pod').values()}  # pylint: disable=protected-access
+
+
+def _end_processes(cluster, sim, live):
+    """The processes of the node's HostProcess containers whose pod is gone end."""
+    processes = sim.data.get('container_processes') or {}
+    for uid in [uid for uid in processes if uid not in live]:
+        sim.record('pod %s gone: its process %s ended' % (processes[uid].get('pod'), processes[uid].get('program')))
+        del processes[uid]
+        cluster.data.get('hostprocess_containers', {}).pop(uid, None)
+
+
+def stop_gone(cluster):
+    """End the processes of the HostProcess containers whose pod is gone (its DaemonSet deleted, or the pod
+    replaced), on the nodes that are free now; a busy node is done at a later reconcile."""
+    started = cluster.data.get('hostprocess_containers') or {}
+    live = _live_pods(cluster)
+    for host in sorted({host for uid, host in started.items() if uid not in live}):
+        with sim_node.open_node_if_free(cluster.state_dir, host) as sim:
+            if sim is not None:
+                _end_processes(cluster, sim, live)
 
 
 def _host_file(state_dir, name):
@@ -269,6 +302,8 @@ def _run_container(cluster, pod, node, sim):
     if calico_windows.is_calico_pod(pod):
         return _run_calico(cluster, pod, node, sim)
     container = pod['spec']['containers'][0]
+    if not container.get('command') and csi_proxy.image_entrypoint(container.get('image')):
+        return _run_csi_proxy(pod, container, sim)
     command = list(container.get('command') or []) + list(container.get('args') or [])
     if not command or command[0].lower() != 'powershell.exe':
         raise SimulationGap('container command %r' % (command,))
@@ -290,6 +325,24 @@ def _run_container(cluster, pod, node, sim):
         sim.record('pod %s: %s (exit code %d)' % (pod['metadata']['name'], message, result.exit_code))
         return result.exit_code, message
     sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' | '.join(result.stdout_lines[-1:])))
+    return None
+
+
+def _run_csi_proxy(pod, container, sim):
+    """The csi-proxy image's entry point (kubewin_sim/csi_proxy.py): the image's csi-proxy.exe from the sandbox, with
+    the container's args after the entry point's; it serves its pipes while the pod is there, or stops at once."""
+    entrypoint, release = csi_proxy.image_entrypoint(container.get('image'))
+    sandbox = ntpath.join(SANDBOX_ROOT, pod['metadata'].get('uid') or pod['metadata']['name'])
+    program = ntpath.join(sandbox, entrypoint[0])
+    sim.write_file(program, content='(csi-proxy.exe of %s)\n' % container.get('image'))
+    argv = entrypoint[1:] + list(container.get('args') or [])
+    failure = csi_proxy.start_failure(sim, argv, release, exclude=pod['metadata'].get('uid'))
+    if failure:
+        sim.record('pod %s: csi-proxy exited: %s' % (pod['metadata']['name'], failure))
+        return 2 if failure.startswith('flag') else 1, failure
+    sim.data.setdefault('container_processes', {})[pod['metadata'].get('uid')] = {
+        'program': program, 'argv': [program] + argv, 'pod': '%s/%s' % (pod['metadata']['namespace'], pod['metadata']['name'])}
+    sim.record('pod %s: running (%s)' % (pod['metadata']['name'], ' '.join([entrypoint[0]] + argv)))
     return None
 
 

@@ -73,6 +73,9 @@ DEFAULT_PROFILE = {
     'web_direct_hosts': [],
     # The proxy in the Internet settings of the account WinRM runs scripts as (None: none set): windows/downloads.py.
     'user_proxy': None,
+    # The DNS name of the Active Directory domain the server joined (Win32_ComputerSystem, windows/computersystem.py);
+    # None: the workgroup WORKGROUP, as Windows Setup leaves a server.
+    'domain': None,
 }
 
 

@@ -29,6 +29,7 @@ import re
 import tomllib
 
 from kubewin_sim import cluster as sim_cluster
+from kubewin_sim import csi_proxy
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
 CONTAINERD_STATE = 'C:\\ProgramData\\containerd\\state'
@@ -194,6 +195,31 @@ def _running_version(node, argv):
     return None
 
 
+def program_of(service):
+    """The program a service runs: nssm's application, the program kube-log-runner starts (its first argument that
+    is not a flag), else the ImagePath's."""
+    argv = split_command_line(service.get('command_line') or '')
+    nssm = nssm_settings(service)
+    program = nssm['application'] if nssm else (argv[0] if argv else '')
+    if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe' and len(argv) > 1:
+        program = next((word for word in argv[1:] if not word.startswith('-')), program)
+    return program
+
+
+def _csi_proxy_failure(node, name, service, argv):
+    """csi-proxy (kubewin_sim/csi_proxy.py), run by the service itself or through kube-log-runner: without
+    -windows-service nothing reports to the service control manager (1053); else why it stops at once, or None."""
+    program = program_of(service)
+    arguments = argv[argv.index(program) + 1:] if program in argv else []
+    flags, error = csi_proxy.parse_flags(arguments, installed_version(node, program))
+    if error is None and flags.get('windows-service', 'false').lower() not in ('true', '1', 't'):
+        service.update(state='stopped', exit_code=1053)
+        node.record('%s: %s without -windows-service does not report to the service control manager' % (name, program))
+        raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
+                             'control request in a timely fashion. (error 1053)' % name)
+    return csi_proxy.start_failure(node, arguments, installed_version(node, program), exclude=name.lower())
+
+
 def start(node, name, service):
     """Raise ProgramFailure as node_service_apply.ps1 would report the program's failure to start."""
     argv = split_command_line(service['command_line'])
@@ -210,6 +236,8 @@ def start(node, name, service):
                              'control request in a timely fashion. (error 1053)' % name, ERROR_SERVICE_REQUEST_TIMEOUT)
     check = CHECKS.get(base)
     reason = check(node, program, argv) if check else None
+    if reason is None and csi_proxy.is_csi_proxy(program_of(service)):
+        reason = _csi_proxy_failure(node, name, service, argv)
     # The process that starts is the binary on disk now; a binary replaced later runs only after a restart.
     version = _running_version(node, argv)
     if version:
@@ -340,12 +368,7 @@ def started(node, name, service):
     """What a program that reached Running leaves behind in its first second: a line in its log
     (the dockerd service writes to the Application event log), and kube-proxy's load balancers."""
     stamp = node.date_iso()
-    argv = split_command_line(service.get('command_line') or '')
-    nssm = nssm_settings(service)
-    program = nssm['application'] if nssm else (argv[0] if argv else '')
-    if argv and ntpath.basename(argv[0]).lower() == 'kube-log-runner.exe' and len(argv) > 1:
-        program = next((word for word in argv[1:] if not word.startswith('-')), program)
-    base = ntpath.basename(program).lower()
+    base = ntpath.basename(program_of(service)).lower()
     line = 'I%s %s started (service %s)' % (stamp, base, name)
     log_file = log_file_of(service)
     if log_file:

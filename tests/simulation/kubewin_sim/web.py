@@ -7,7 +7,8 @@ without that suffix, as upstream release sites do: an honest mirror.
 
 ``<state dir>/web.json`` changes that, shared by all nodes:
 
-    {"served": {"<url>": {"sha256": "<hex>", "size": 123}},   # what a URL serves instead
+    {"served": {"<url>": {"sha256": "<hex>", "size": 123}},   # what a URL serves instead: a binary known by its
+                                                              # digest, or {"base64": "<bytes>"}: these bytes
      "archives": {"<url>": ["member/path", ...]},             # members of an archive
      "faults": {"<url>": ["503", "503", "200"]},              # answers, consumed in order
      "rates": {"<url>": 8388608}}                             # bytes per second the body arrives at
@@ -27,6 +28,7 @@ that ``served`` pins for a URL), each member a binary of 4096 bytes whose SHA-25
 the archive's SHA-256 and the member's path.
 """
 
+import base64
 import contextlib
 import fcntl
 import hashlib
@@ -51,6 +53,7 @@ KNOWN_LAYOUTS = [
     (r'/cri-dockerd-[^/]+\.win\.amd64\.zip$', ['cri-dockerd/cri-dockerd.exe']),
     (r'/docker-[^/]+\.zip$', ['docker/docker.exe', 'docker/dockerd.exe']),
     (r'/nssm-2\.24\.zip$', ['nssm-2.24/win32/nssm.exe', 'nssm-2.24/win64/nssm.exe']),
+    (r'/csi-proxy-v[^/]+\.tar\.gz$', ['bin/csi-proxy.exe']),
 ]
 
 
@@ -113,6 +116,9 @@ def identity(data, url):
     """{'sha256', 'sha512', 'size'} of what ``url`` serves when nothing goes wrong, with 'body' (the bytes)
     unless ``served`` pins it by its digest."""
     if url in data['served']:
+        if 'base64' in data['served'][url]:
+            # A file whose bytes a test gives (a text file a program reads: a .reg file, a manifest).
+            return _digests(base64.b64decode(data['served'][url]['base64']))
         return dict(data['served'][url])
     return _digests(body(url))
 

@@ -193,6 +193,8 @@ def test_node_logs_runs_whole_and_answers_what_the_node_holds():
     # HNS's own objects, as ConvertFrom-Json read them: HNS leaves fields without a value out (windows/hns.py), so
     # an endpoint that is not remote has no IsRemoteEndpoint.
     assert real.pop('hns') == expected_hns(node)
+    # No EventLogs asked for.
+    assert real.pop('event_logs') == {}
     assert real == {
         'hostname': 'WIN1',
         'services': {
@@ -225,3 +227,58 @@ def test_node_logs_used_to_overwrite_its_services_parameter():
     assert result['error'][0]['exception']['message'] == (
         'Cannot convert value "System.Collections.Specialized.OrderedDictionary" to type "System.Int32". '
         'Error: "Input string was not in a correct format."')
+
+
+# -- channels of their own: Container Credential Guard's log -----------------------------------------------------------
+
+CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
+CCG_EVENTS = [
+    {'time': '2025-03-01T10:00:03+00:00', 'level': 'Information', 'log': CCG_LOG, 'message': 'CCG started'},
+    {'time': '2025-03-01T10:00:04+00:00', 'level': 'Error', 'log': CCG_LOG,
+     'message': 'Unable to retrieve the password of WebApp1'}]
+
+
+def ccg_node(containers=True):
+    node = events_node()
+    if containers:
+        node.data['features']['Containers'] = 'installed'
+    node.data['event_log']['Microsoft-Windows-Containers-CCG'] = json.loads(json.dumps(CCG_EVENTS))
+    return node
+
+
+def test_the_ccg_log_is_a_log_of_its_own_with_its_provider():
+    # kubernetes.io "Configure GMSA" and the gMSA troubleshooting guide read Microsoft-Windows-Containers-CCG/Admin,
+    # CCG's channel; Get-WinEvent's LogName names a channel; its events are not in the Application log.
+    outcome = run(ccg_node(), "Get-WinEvent -FilterHashtable @{ LogName = '%s'; Level = 2 } | ForEach-Object { "
+                              "$_.LogName + '|' + $_.ProviderName + '|' + $_.Message }; "
+                              "@(Get-WinEvent -FilterHashtable @{ LogName = 'Application' } | Where-Object "
+                              "{ $_.ProviderName -like '*CCG' }).Count" % CCG_LOG)
+    assert (outcome.exit_code, outcome.errors) == (0, [])
+    assert outcome.output == [CCG_LOG + '|Microsoft-Windows-Containers-CCG|Unable to retrieve the password of WebApp1',
+                              '0']
+
+
+def test_a_provider_and_a_log_it_does_not_write_do_not_overlap():
+    # GetEventCommand.cs: with both keys, the providers' logs must include a given log (LogsAndProvidersDontOverlap).
+    outcome = run(ccg_node(), "Get-WinEvent -FilterHashtable @{ LogName = 'Application'; "
+                              "ProviderName = 'Microsoft-Windows-Containers-CCG' } -ErrorAction SilentlyContinue; "
+                              "$Error[0].FullyQualifiedErrorId")
+    assert outcome.output == ['LogsAndProvidersDontOverlap,Microsoft.PowerShell.Commands.GetWinEventCommand']
+
+
+def test_without_the_containers_feature_there_is_no_ccg_log():
+    outcome = run(ccg_node(containers=False), "Get-WinEvent -FilterHashtable @{ LogName = '%s' } "
+                                              "-ErrorAction SilentlyContinue; $Error[0].FullyQualifiedErrorId" % CCG_LOG)
+    assert outcome.output == ['NoMatchingLogsFound,Microsoft.PowerShell.Commands.GetWinEventCommand']
+
+
+def test_node_logs_reads_the_events_of_the_logs_asked_for():
+    node = ccg_node()
+    parameters = dict(PARAMETERS, EventLogs=[CCG_LOG, 'Missing-Log/Admin'], EventCount=1)
+    result = invoke(node, node_logs_script(), parameters, error_action='stop')
+    assert (result['failed'], result['error']) == (False, [])
+    real = _contracts.check('node_logs', json.loads(result['result']))
+    # The newest EventCount of each log; a log the node does not have reads as no events.
+    assert [(event['level'], event['message']) for event in real['event_logs'][CCG_LOG]] == [
+        ('Error', 'Unable to retrieve the password of WebApp1')]
+    assert real['event_logs']['Missing-Log/Admin'] == []

@@ -56,6 +56,35 @@ function Get-KubeWinRemoteAccess {
     return $remote
 }
 
+function Get-KubeWinGmsa {
+    # gMSA on the node (plugins/plugin_utils/_gmsa.py): whether it is domain-joined (Win32_ComputerSystem), HNS's
+    # EnableCompartmentNamespace, and the CLSIDs registered with Container Credential Guard (the subkeys of
+    # CCG\COMClasses; null when the key is not there).
+    $computer = Get-CimInstance -ClassName Win32_ComputerSystem
+    $gmsa = [ordered]@{
+        part_of_domain = [bool]$computer.PartOfDomain
+        domain = [string]$computer.Domain
+        compartment_namespace = $null
+        ccg_plugins = $null
+    }
+    $hnsState = Get-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Services\hns\State' -ErrorAction SilentlyContinue
+    if ($hnsState -and $null -ne $hnsState.EnableCompartmentNamespace) {
+        $gmsa.compartment_namespace = [int]$hnsState.EnableCompartmentNamespace
+    }
+    $classes = 'HKLM:\SYSTEM\CurrentControlSet\Control\CCG\COMClasses'
+    if (Test-Path -LiteralPath $classes) {
+        $gmsa.ccg_plugins = @(Get-ChildItem -LiteralPath $classes | ForEach-Object { [string]$_.PSChildName } | Sort-Object)
+    }
+    return $gmsa
+}
+
+function Get-KubeWinCsiProxyPipes {
+    # The named pipes csi-proxy serves (\\.\pipe\csi-proxy-<API group>-<version>), as the pipe file system lists them.
+    $folder = '\\.\pipe\'
+    return @([System.IO.Directory]::GetFiles($folder) | ForEach-Object { $_.Substring($folder.Length) } |
+            Where-Object { $_ -like 'csi-proxy-*' } | Sort-Object)
+}
+
 function Get-KubeWinScheduledTasks {
     # The tasks the collection registers, all in the task folder \kubewin\ (Get-ScheduledTask writes
     # ObjectNotFound for a folder that does not exist yet).
@@ -243,6 +272,14 @@ function Get-KubeWinNodeState {
 
     if ('remote_access' -in $Sections) {
         $state.remote_access = Get-KubeWinRemoteAccess
+    }
+
+    if ('gmsa' -in $Sections) {
+        $state.gmsa = Get-KubeWinGmsa
+    }
+
+    if ('csi_proxy' -in $Sections) {
+        $state.csi_proxy = [ordered]@{ pipes = @(Get-KubeWinCsiProxyPipes) }
     }
 
     if ('ovs' -in $Sections) {

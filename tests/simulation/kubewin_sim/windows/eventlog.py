@@ -21,10 +21,14 @@ local time, Level a Byte (1 Critical, 2 Error, 3 Warning, 4 Information, 5 Verbo
 winmeta.xml) and LevelDisplayName its name, ProviderName, LogName, Id, RecordId.
 
 The node's events are ``node.data['event_log']``: ``{provider: [{'time': ISO 8601, 'level': LevelDisplayName,
-'message': text}]}``, oldest first, all in the Application log (where a program registered as an event source
-writes: dockerd's service writes there, kubewin_sim/programs.py). A provider is registered when it has an entry,
-even an empty list. Keys other than LogName, ProviderName, Level, StartTime and EndTime, and the other
-parameter sets, are not modelled (an engine gap naming them).
+'message': text, 'log': channel}]}``, oldest first, in the Application log (where a program registered as an event
+source writes: dockerd's service writes there, kubewin_sim/programs.py) unless an event names its ``log``. A provider
+is registered when it has an entry, even an empty list. Channels of their own (``channels(node)``): Container
+Credential Guard's ``Microsoft-Windows-Containers-CCG/Admin`` (provider ``Microsoft-Windows-Containers-CCG``, which
+kubernetes.io "Configure GMSA" and the Windows containers gMSA troubleshooting guide read) once the Containers feature
+is installed, and those an instrumentation manifest imported with ``wevtutil.exe im`` declares
+(``node.data['event_channels']``, windows/wevtutil.py). Keys other than LogName, ProviderName, Level, StartTime and
+EndTime, and the other parameter sets, are not modelled (an engine gap naming them).
 """
 
 import datetime
@@ -33,9 +37,12 @@ from ..pwsh import operators as ops
 from ..pwsh.values import Byte, Int64, PSError, Unsupported, enumerate_value, is_enumerable, is_null, to_string
 from .system import DateTime
 
-# The logs of a Windows Server installation the model knows; only Application holds events.
+# The logs of a Windows Server installation the model knows; Application holds the events of event sources.
 LOGS = ('Application', 'Security', 'Setup', 'System')
 EVENT_LOG = 'Application'
+# Container Credential Guard's channel and provider, there with the Containers feature.
+CCG_CHANNEL = 'Microsoft-Windows-Containers-CCG/Admin'
+CCG_PROVIDER = 'Microsoft-Windows-Containers-CCG'
 LEVELS = {'Critical': 1, 'Error': 2, 'Warning': 3, 'Information': 4, 'Verbose': 5}
 KEYS = {'logname', 'providername', 'level', 'starttime', 'endtime'}
 
@@ -48,7 +55,7 @@ class EventLogRecord:
 
     def __init__(self, provider, record_id, event):
         self.ProviderName = provider
-        self.LogName = EVENT_LOG
+        self.LogName = event.get('log') or EVENT_LOG
         self.Id = int(event.get('id', 0))  # Int32
         self.LevelDisplayName = event['level']
         self.Level = Byte(LEVELS.get(event['level'], 0))  # Nullable<Byte> (EventRecord.Level, .NET API reference)
@@ -61,6 +68,27 @@ class EventLogRecord:
 
     def to_string(self):
         return self.NET
+
+
+def channels(node):
+    """{channel: provider} of the channels of their own the node has."""
+    found = {}
+    if node.data['features'].get('Containers') == 'installed':
+        found[CCG_CHANNEL] = CCG_PROVIDER
+    found.update(node.data.get('event_channels') or {})
+    return found
+
+
+def _provider_logs(node):
+    """{provider: the logs it writes}: an event source the Application log, a manifest's provider its channels."""
+    declared = channels(node)
+    logs = {}
+    for channel, provider in declared.items():
+        logs.setdefault(provider, set()).add(channel)
+    for provider, events in (node.data.get('event_log') or {}).items():
+        if provider not in logs:
+            logs[provider] = {event.get('log') or EVENT_LOG for event in events} or {EVENT_LOG}
+    return logs
 
 
 def _values(value):
@@ -107,16 +135,17 @@ def _query(ctx, table):
     unknown = sorted(set(keys) - KEYS)
     if unknown:
         raise Unsupported('Get-WinEvent -FilterHashtable key %s' % unknown[0])
-    logs = list(LOGS)
+    known = list(LOGS) + sorted(channels(node))
+    logs = known
     if 'logname' in keys:
-        logs = _each_matching(ctx, keys['logname'], LOGS, 'event log', 'NoMatchingLogsFound')
+        logs = _each_matching(ctx, keys['logname'], known, 'event log', 'NoMatchingLogsFound')
     providers = None
     if 'providername' in keys:
-        providers = _each_matching(ctx, keys['providername'], sorted(node.data.get('event_log') or {}),
-                                   'event provider', 'NoMatchingProvidersFound')
-        # Every registered provider writes to the Application log.
+        writes = _provider_logs(node)
+        providers = _each_matching(ctx, keys['providername'], sorted(writes), 'event provider',
+                                   'NoMatchingProvidersFound')
         if 'logname' in keys and logs:
-            logs = [log for log in logs if log == EVENT_LOG and providers]
+            logs = [log for log in logs if any(log in writes[provider] for provider in providers)]
             if not logs:
                 ctx.write_error(_error('The specified providers do not write events to any of the specified logs.',
                                        'LogsAndProvidersDontOverlap', 'InvalidArgument'))

@@ -1457,11 +1457,20 @@ def _find_first(node, full):
     return found
 
 
+def _get_files(node, path):
+    """Directory.GetFiles(path): modelled for the pipe namespace \\\\.\\pipe\\ (windows/pipes.py)."""
+    from . import pipes  # pylint: disable=import-outside-toplevel  # an area of its own
+    if not is_null(path) and pipes.is_pipe_folder(to_string(path)):
+        return PSArray(pipes.pipe_paths(node), 'System.String')
+    raise Unsupported('[System.IO.Directory]::GetFiles(%r) (only the pipe folder \\\\.\\pipe\\ is modelled)' % to_string(path))
+
+
 def _directory_statics(node):
     return {
         'Exists': lambda path: not is_null(path) and bool((lookup(node, path) or {'dir': False})['dir']),
         'CreateDirectory': lambda path: FileSystemInfo(make_directories(node, path)),
         'Delete': lambda path, *recursive: directory_delete(node, path, *recursive),
+        'GetFiles': lambda path: _get_files(node, path),
     }
 
 

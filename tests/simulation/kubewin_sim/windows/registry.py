@@ -87,6 +87,16 @@ CONTAINER_SERVICES = (
 # windows-calico/troubleshoot.mdx); it runs in a shared svchost (netsvcs) as LocalSystem.
 REMOTE_ACCESS_SERVICES = (
     ('RemoteAccess', 'Routing and Remote Access', 0x20, '%SystemRoot%\\system32\\svchost.exe -k netsvcs', 'LocalSystem'),)
+# HNS keeps its settings in the State subkey of its service key, which is there while HNS is (the Containers feature):
+# Azure/AgentBaker's Windows VHD build sets its fixes there with Set-ItemProperty, which creates no key, and
+# kubernetes.io "Configure GMSA" adds EnableCompartmentNamespace there. Its values are the node's own (``registry``).
+HNS_STATE = SERVICES + '\\hns\\state'
+# The values of it scripts write: kubernetes.io "Configure GMSA", hostname or FQDN (REG_DWORD 1).
+HNS_STATE_VALUES = ('EnableCompartmentNamespace',)
+# Container Credential Guard's plugin registrations (learn.microsoft.com, ICcgDomainAuthCredentials): there with the
+# Containers feature, which brings CCG; its subkeys are the node's (``registry``), its owner and rules
+# windows/registry_security.py's.
+CCG_COMCLASSES = 'system\\currentcontrolset\\control\\ccg\\comclasses'
 
 
 class RegistryError(Exception):
@@ -290,6 +300,11 @@ def read_key(node, key):
         builtin = builtin_services(node).get(parts[3])
         if builtin is not None and len(parts) == 4:
             return _builtin_values(*builtin)
+        if lowered == HNS_STATE and builtin is not None:
+            return _generic(node, key) or {}
+    if CCG_COMCLASSES.startswith(lowered) and lowered.startswith(SERVICES.rsplit('\\', 1)[0] + '\\control\\ccg') \
+            and node.data['features'].get('Containers') == 'installed':
+        return _generic(node, key) or {}
     if lowered == CURRENT_VERSION:
         return _os_values(node)
     if lowered in REBOOT_KEYS:
@@ -378,7 +393,8 @@ def _target(node, key):
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
     if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
-            parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)):
+            parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)
+            and lowered != HNS_STATE):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('writing values of %s' % provider_path(key))
     if not key_exists(node, key):
@@ -775,6 +791,13 @@ def new_item(ctx, params, input_items):
         if not key_exists(node, parent) and not params.get('Force'):
             ctx.write_error(_not_found(path))
             continue
+        from .registry_security import may_create_subkey, privileges  # pylint: disable=import-outside-toplevel
+        if not may_create_subkey(node, parent, privileges(ctx.host)):
+            # The key's DACL does not let the token create subkeys (CCG\COMClasses is TrustedInstaller's).
+            ctx.write_error(PSError('Requested registry access is not allowed.', 'System.Security.SecurityException',
+                                    'System.Security.SecurityException,Microsoft.PowerShell.Commands.NewItemCommand',
+                                    'PermissionDenied', target=provider_path(parent)))
+            continue
         create_key(node, key)
         out.append(RegistryKey(node, key))
     return out
@@ -811,10 +834,16 @@ def subkeys(node, key):
             key.lower().startswith(SERVICES + '\\'):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('listing the subkeys of %s' % provider_path(key))
+    # A key keeps the case it was created with (RegCreateKeyEx): the name as the store recorded its path.
     prefix = key.lower() + '\\'
-    names = {stored[len(prefix):].split('\\', 1)[0] for stored in (node.data.get('registry') or {})
-             if stored.startswith(prefix)}
-    return sorted(names)
+    depth = len(key.split('\\'))
+    names = {}
+    for stored, entry in (node.data.get('registry') or {}).items():
+        if stored.startswith(prefix):
+            parts = entry.get('path', stored).split('\\')
+            name = parts[depth] if len(parts) > depth else stored[len(prefix):].split('\\', 1)[0]
+            names.setdefault(name.lower(), name)
+    return sorted(names.values(), key=str.lower)
 
 
 def get_childitem(ctx, params, input_items):

@@ -69,7 +69,7 @@ def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
 
 def test_the_held_out_set_covers_every_kind_of_mistake():
     ids = [case['id'] for case in BROKEN['cases']]
-    assert len(ids) == len(set(ids)) == 51
+    assert len(ids) == len(set(ids)) == 65
     firsts = {case['expect'][0] for case in BROKEN['cases']}
     assert {'kube_control_plane', 'windows_nodes', 'flannel_version', 'container_runtime_cri_dockerd_version',
             'kubewin_kubernetes_version', 'kubewin_container_runtime'} <= firsts
