@@ -216,7 +216,7 @@ def _csi_proxy_failure(node, name, service, argv):
         service.update(state='stopped', exit_code=1053)
         node.record('%s: %s without -windows-service does not report to the service control manager' % (name, program))
         raise ProgramFailure('Service \'%s\' cannot be started: The service did not respond to the start or '
-                             'control request in a timely fashion. (error 1053)' % name)
+                             'control request in a timely fashion. (error 1053)' % name, ERROR_SERVICE_REQUEST_TIMEOUT)
     return csi_proxy.start_failure(node, arguments, installed_version(node, program), exclude=name.lower())
 
 
