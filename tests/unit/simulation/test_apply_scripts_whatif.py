@@ -28,6 +28,7 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import filesystem, win_powershell  # noqa: E402
 
 import test_script_node_reset  # noqa: E402
+import test_windows_gmsa  # noqa: E402
 import test_windows_hostlocal  # noqa: E402
 import test_windows_scm  # noqa: E402
 
@@ -48,6 +49,14 @@ def _l2bridge(node):
 def firewall_rule_apply():
     return _plain_node(), {'Name': 'kubewin-vxlan', 'DisplayName': 'VXLAN', 'Protocol': 'udp', 'LocalPort': ['4789'],
                            'Direction': 'inbound', 'Action': 'allow'}
+
+
+def gmsa_apply():
+    # A node that is not domain-joined: HNS's value and the CCG plugin's registration (take-over of CCG\COMClasses,
+    # reg.exe import, wevtutil.exe im), from the plugin's own files.
+    return test_windows_gmsa.gmsa_node(), {'CompartmentNamespace': True, 'PluginClsid': test_windows_gmsa.CLSID,
+                                           'RegistrationPath': test_windows_gmsa.REG,
+                                           'ManifestPath': test_windows_gmsa.MAN}
 
 
 def hns_endpoint_apply():
@@ -117,7 +126,7 @@ def source_vip_apply():
 
 
 CASES = {function.__name__: function for function in (
-    firewall_rule_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
+    firewall_rule_apply, gmsa_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
     node_reset_apply, node_routes_apply, node_service_apply, remote_access_routing_apply, scheduled_task_apply,
     source_vip_apply)}
 
