@@ -307,7 +307,8 @@ def break_features(sim, host, features):
     """Break what the doctor's gMSA and csi-proxy checks look at, as it breaks on a server: csi-proxy's process exits
     (its service stopped with an exit code; the kubelet, which depends on it, keeps running), someone removes HNS's
     value, and Container Credential Guard logs an error (a credential spec naming an account the node may not
-    retrieve)."""
+    retrieve) at the node's date (its simulated clock, tests/simulation/README.md "Time", on which the doctor's log
+    window is measured)."""
     with sim.edit_node(host) as node:
         if 'csi_proxy' in features:
             node.data['services']['csiproxy'].update(state='stopped', exit_code=1)
@@ -315,7 +316,7 @@ def break_features(sim, host, features):
             values = node.data['registry']['system\\currentcontrolset\\services\\hns\\state']['values']
             values.pop('EnableCompartmentNamespace')
             node.data.setdefault('event_log', {}).setdefault('Microsoft-Windows-Containers-CCG', []).append(
-                {'time': time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime()), 'level': 'Error', 'id': 1,
+                {'time': node.date_iso(), 'level': 'Error', 'id': 1,
                  'log': CCG_LOG, 'message': 'Unable to retrieve the password of the account WebApp1.'})
 
 
