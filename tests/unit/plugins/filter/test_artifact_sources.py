@@ -31,7 +31,7 @@ artifact_sources = FILTERS['artifact_sources']
 artifact_versions = FILTERS['artifact_versions']
 
 # Upstream publishes no hash file for these, and the catalog pins none of their versions: the user must.
-NEEDS_A_PIN = {'flanneld', 'cri-dockerd', 'openvswitch'}
+NEEDS_A_PIN = {'flanneld', 'cri-dockerd', 'openvswitch', 'csi-proxy'}
 EVERY_VERSION = [(component, version) for component in sorted(CATALOG) for version in CATALOG[component]['versions']]
 PIN = 'sha256:' + '0123456789abcdef' * 4
 
@@ -58,7 +58,7 @@ def test_registered_filters_match_their_documentation():
 def test_catalog_shape():
     assert set(CATALOG) == {'kubelet', 'kube-proxy', 'kubeadm', 'kubectl', 'kube-log-runner', 'containerd', 'crictl',
                             'cni-plugins', 'sdn-cni', 'flanneld', 'flannel-cni', 'docker', 'cri-dockerd', 'openvswitch',
-                            'nssm'}
+                            'csi-proxy', 'nssm'}
     for component, entry in CATALOG.items():
         assert set(entry) <= {'url', 'upstream_checksum', 'extract', 'versions'}, component
         versions = list(entry['versions'])
