@@ -57,8 +57,6 @@ CONVERGE_SKIPPED_BUDGET = 13
 EARLY_END_DECISION = 'Take the node state snapshot and decide whether the node is converged'
 # The services reset.yml removes (roles/reset); the container runtime stays unless reset_container_runtime.
 RESET_REMOVES_SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
-# What changes on a node without a change of its Windows state: the simulation's counters and its clock.
-VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until', 'refused_in_drop', 'clock_offset')
 # How long, on a restarted node's simulated clock, it has to answer again (its pods' network drops included).
 REBOOT_ANSWER_SECONDS = 600
 # A dual-stack fleet's workload, in the cluster before the first run: a Service of each family (kube-proxy programs
@@ -74,7 +72,7 @@ def node_states(sim, hosts):
     states = {}
     for host in hosts:
         node = sim.node(host)
-        states[host] = {k: v for k, v in node.data.items() if k not in VOLATILE} if node else None
+        states[host] = sim_node.windows_state(node.data) if node else None
     return states
 
 

@@ -137,6 +137,16 @@ def initial_state(hostname, profile):
     }
 
 
+# What moves on a node without a change of its Windows state: the simulation's counters and log, its network drop's
+# bookkeeping and its clock (a read-only run still takes time: the module's temporary folder is written and removed).
+VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until', 'refused_in_drop', 'clock_offset')
+
+
+def windows_state(data):
+    """A node's state without VOLATILE: what a run that changes nothing leaves as it found it."""
+    return {key: value for key, value in data.items() if key not in VOLATILE}
+
+
 ADAPTER_DESCRIPTION = 'Microsoft Hyper-V Network Adapter'
 VNIC_DESCRIPTION = 'Hyper-V Virtual Ethernet Adapter'
 VSWITCH_DESCRIPTION = 'Hyper-V Virtual Switch Extension Adapter'

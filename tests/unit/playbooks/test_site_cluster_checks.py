@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
+from kubewin_sim.node import windows_state  # noqa: E402
 from kubewin_sim.harness import ROOT, Simulation  # noqa: E402
 
 import network_play  # noqa: E402
@@ -50,8 +51,7 @@ def assert_no_node_changed(sim, run, before, snapshot=True):
             ['kubewin.node.prerequisites : Take the node state snapshot and decide whether the node is converged']
             if snapshot else []), run.output
         after = sim.node(host).data
-        assert {key: value for key, value in after.items() if key not in ('calls', 'log')} == {
-            key: value for key, value in before[host].items() if key not in ('calls', 'log')}, '%s changed' % host
+        assert windows_state(after) == windows_state(before[host]), '%s changed' % host
     assert run.api_calls['total'] and all(kind.startswith(('k8s_info:', 'k8s_cluster_info'))
                                           for kind in run.api_calls['by_kind']), run.api_calls
 

@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
+from kubewin_sim.node import windows_state  # noqa: E402
 from kubewin_sim.harness import Simulation  # noqa: E402
 
 import network_play  # noqa: E402
@@ -23,7 +24,6 @@ OLD, NEW = '1.31.14', '1.32.13'
 CLUSTER = {'version': 'v1.32.4'}
 # The bootstrap kubeconfig join, as in test_site_network: what is tested here is what follows the join.
 OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
-VOLATILE = ('calls', 'log', 'unreachable_attempts', 'unreachable_until')
 DRAIN = 'Drain the node before its Kubernetes binaries are replaced'
 UNCORDON = 'Uncordon the node'
 MARKER = 'C:\\var\\lib\\kubelet\\kubewin-upgrade.json'
@@ -41,7 +41,7 @@ def fleet(sim, version):
 
 
 def node_states(sim):
-    return {host: {k: v for k, v in sim.node(host).data.items() if k not in VOLATILE} for host in HOSTS}
+    return {host: windows_state(sim.node(host).data) for host in HOSTS}
 
 
 def windows_pods(sim):

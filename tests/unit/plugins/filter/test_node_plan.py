@@ -28,7 +28,8 @@ def test_plan_input_reads_the_contract():
                {'name': 'b', 'management_ip': '10.127.130.12', 'pod_cidr': None}])
     assert gathered['container_runtimes'] == {'a': 'docker', 'b': 'containerd'}
     assert gathered['versions'] == {'kubernetes_version': None, 'control_plane_version': None,
-                                    'acknowledged_cves': [], 'calico_version': None, 'topology': 'l2bridge'}
+                                    'acknowledged_cves': [], 'calico_version': None, 'topology': 'l2bridge',
+                                    'dual_stack': False}
     assert gathered['paths']['cni_bin_dir'] == 'C:\\opt\\cni\\bin'
 
 
