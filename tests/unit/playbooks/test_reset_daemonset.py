@@ -24,7 +24,7 @@ from kubewin_sim.harness import Simulation  # noqa: E402
 from ansible_collections.kubewin.node.plugins.plugin_utils._kube_proxy_daemonset import kube_proxy_daemonset  # noqa: E402
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_plan import NODE_PATHS  # noqa: E402
 
-FLEET_TASK = "Remove the collection's kube-proxy DaemonSet and its ConfigMap"
+FLEET_TASK = "Remove the collection's DaemonSets and kube-proxy's ConfigMap"
 NODES = {'win1': {'ansible_host': '10.127.130.38'}, 'win2': {'ansible_host': '10.127.130.39'}}
 
 

@@ -11,6 +11,7 @@ import json
 
 from conftest import PLAN_VARS
 
+from ansible_collections.kubewin.node.plugins.plugin_utils import _csi_proxy, _gmsa
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import plan_settings
 
 # The plan facts the plan role would set on localhost come as extra vars (plan_facts below); no plan role runs.
@@ -142,7 +143,9 @@ def plan_facts(sim):
     return '@' + sim.write('plan.json', json.dumps({
         # This test is about the calico tasks: kube-proxy's DaemonSet (calico's default mode, which needs the whole
         # plan) is left out with service mode; the calico e2e fleet applies it (tests/e2e/inventories/calico).
-        'plan_cluster': cluster, 'plan_inventory': {'versions': {'kubernetes_version': None}, 'kube_proxy_mode': 'service'}}))
+        'plan_cluster': cluster, 'plan_inventory': {'versions': {'kubernetes_version': None}, 'kube_proxy_mode': 'service'},
+        # Neither gMSA nor csi-proxy (the role's checks and applies read them from the plan role's features).
+        'plan_features': {'gmsa': _gmsa.settings(False, {}, []), 'csi_proxy': _csi_proxy.DEFAULT_MODE}}))
 
 
 def phases(run):

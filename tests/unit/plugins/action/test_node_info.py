@@ -35,7 +35,7 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'inherited'}
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
-        'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access'}
+        'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa', 'csi_proxy'}
     assert facts['routes'] == []
     # No task in the collection's task folder yet.
     assert facts['scheduled_tasks'] == {}
