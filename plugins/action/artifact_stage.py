@@ -57,6 +57,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         self._supports_check_mode = True
         result = super().run(tmp, task_vars)
+        del tmp
         task_vars = task_vars or {}
         try:
             args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)[1]

@@ -368,8 +368,9 @@ def wrong_pin(scenario):
     staged = len(web.requests(scenario.sim.state_dir)) - served
     scenario.recover()
     # The recovery downloads what was not staged (flanneld) and nothing it had staged; the next run downloads nothing.
-    requests = web.requests(scenario.sim.state_dir)[served + staged:]
-    twice = sorted({u for u in requests if not u.endswith('/flanneld.exe')} & set(web.requests(scenario.sim.state_dir)[served:served + staged]))
+    everything = web.requests(scenario.sim.state_dir)
+    requests, first = everything[served + staged:], set(everything[served:served + staged])
+    twice = sorted({url for url in requests if not url.endswith('/flanneld.exe')} & first)
     scenario.runs['converge']['downloads'] = {'failed_run': staged, 'recovery_and_again': len(requests)}
     if twice:
         scenario.problems.append('the recovery downloaded again what the failed run had staged: %s' % twice)
