@@ -42,6 +42,11 @@ class ActionModule(NodeAction):
         'source': {'type': 'str', 'choices': ['node', 'controller'], 'default': 'node'},
         'cache_dir': {'type': 'path', 'default': '~/.cache/kubewin/artifacts'},
         'version': {'type': 'str'},
+        # What kubewin.node.artifact_stage put in the node's staging folder for this URL: installed from there.
+        'staged': {'type': 'dict', 'options': {
+            'path': {'type': 'str', 'required': True},
+            'sha': {'type': 'str', 'required': True},
+        }},
     }
     ARGSPEC_OPTIONS = {'mutually_exclusive': [('checksum', 'skip_checksum')]}
     SECTIONS = ('files', 'artifacts')
@@ -163,7 +168,18 @@ class ActionModule(NodeAction):
                 secrets['ProxyPassword'] = args['proxy']['password'] or ''
         if args['source'] == 'controller':
             return self._push_from_controller(args, parameters, secrets)
+        if args['staged']:
+            return self._install_staged(args, parameters, secrets)
         return self._fetch(parameters, secrets)
+
+    def _install_staged(self, args, parameters, secrets):
+        """The staging step downloaded and verified the artifact on the node: it is moved into place from there (and
+        verified again against the hash it was staged under), with no download."""
+        parameters.update(StagedPath=args['staged']['path'], Checksum=args['staged']['sha'])
+        parameters.pop('ChecksumUrl', None)
+        applied = self._fetch(parameters, secrets)
+        applied['download'] = _artifacts.figures(_artifacts.file_name(args['url']), 'staged')
+        return applied
 
     def _fetch(self, parameters, secrets):
         applied = self.run_script('artifact_fetch', parameters, secrets=secrets)

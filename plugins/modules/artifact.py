@@ -115,6 +115,21 @@ options:
         without reading the file (the node play of C(playbooks/site.yml) decides on an upgrade from it).
       - An installed artifact whose record names another release, or none, is installed again.
     type: str
+  staged:
+    description:
+      - "What M(kubewin.node.artifact_stage) put in the node's staging folder for O(url) earlier in the run
+        (its RV(kubewin.node.artifact_stage#module:staged) entry for the URL): the file is moved into place from
+        there, verified again against C(sha), and nothing is downloaded. Ignored with O(source=controller)."
+    type: dict
+    suboptions:
+      path:
+        description: The staged file on the node.
+        type: str
+        required: true
+      sha:
+        description: The hash (of the algorithm of O(checksum)) it was verified with when staged.
+        type: str
+        required: true
 extends_documentation_fragment:
   - kubewin.node.node_action
 seealso:
@@ -177,7 +192,8 @@ download:
       description:
         - C(downloaded) (by the node, or by the controller with O(source=controller)), C(cached) (the
           controller's cache had it; copied to the node), C(present) (the node has it, verified by its hash;
-          nothing downloaded) or C(pending) (in check mode, it would be downloaded).
+          nothing downloaded), C(staged) (moved into place from the node's staging folder, see O(staged)) or
+          C(pending) (in check mode, it would be downloaded).
       type: str
       sample: downloaded
     bytes:

@@ -179,7 +179,8 @@ def figures(name, status, size=None, seconds=None, attempts=None, copy_seconds=N
 
     ``status``: downloaded (on the node, or on the controller when ``copy_seconds`` is given: the copy to the node
     took that long), cached (the controller's cache had it; copied), present (the node has it, verified by its hash:
-    nothing downloaded) or pending (check mode: it would be downloaded).
+    nothing downloaded), staged (kubewin.node.artifact_stage downloaded it into the node's staging folder earlier in
+    the run: moved into place from there) or pending (check mode: it would be downloaded).
     """
     result = {'file': name, 'status': status}
     if size is not None:
@@ -210,6 +211,8 @@ def describe(download):
     name, status = download['file'], download['status']
     if status == 'present':
         return '%s: already in place, verified by its hash; not downloaded' % name
+    if status == 'staged':
+        return "%s: installed from the node's staging folder (downloaded and verified by the staging step)" % name
     if status == 'pending':
         return '%s: would be downloaded (check mode)' % name
     size = download['bytes']

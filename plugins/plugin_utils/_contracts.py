@@ -498,6 +498,9 @@ WITHOUT_RESULT = ('kube_proxy_start',)
 # Script name -> (the name of the result's root in messages, its schema).
 CONTRACTS = {
     'node_info': ('state', NODE_STATE),
+    'artifact_stage': ('', obj(required={'artifacts': list_of(obj(required={
+        'url': STR, 'state': enum('present', 'downloaded', 'pending'), 'path': nullable(STR), 'sha': nullable(STR),
+        'bytes': nullable(INT), 'seconds': nullable(NUMBER), 'attempts': INT}))})),
     'artifact_fetch': ('', obj(required={'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR,
                                          'state': NODE_STATE})),
     'detached_start': ('', obj(required={'operation_id': STR, 'process_id': INT})),

@@ -28,6 +28,10 @@ managed files) and that one more run changes nothing. Scenarios:
   bad-node-name         every host is to register as a Node name Kubernetes refuses (kubewin_node_name Win_1):
                         site.yml refuses it in its first play, no node is contacted or changed; then the fleet
                         converges
+  wrong-pin             a well-formed wrong flanneld checksum in artifacts_checksum_overrides: the staging step
+                        fails naming the URL and both hashes, and each node is untouched but its staging folder (no
+                        kubelet, kube-proxy or flanneld service, no HNS network, no join); then the fleet converges
+                        and downloads nothing it had staged
 
 Exits 1 when a scenario's expectation fails; writes a JSON report with --report.
 """
@@ -207,8 +211,9 @@ def truncated_archive(scenario):
 
 
 def disk_full(scenario):
-    # Another program fills the system drive just before the kubelet download.
-    fault = {'script': 'artifact_fetch', 'contains': 'kubelet.exe', 'fill_disk': 0, 'times': 1}
+    # Another program fills the system drive just before the staging step downloads the node's artifacts (the kubelet's
+    # among them).
+    fault = {'script': 'artifact_stage', 'contains': 'kubelet.exe', 'fill_disk': 0, 'times': 1}
     free = {h: scenario.sim.node(h).data['profile']['free_disk_bytes'] for h in scenario.hosts}
     scenario.edit_nodes(lambda node: node.data.__setitem__('script_faults', [dict(fault)]))
     failed = scenario.run('converge', expect_failure=True)
@@ -316,10 +321,67 @@ def bad_node_name(scenario):
     scenario.recover()
 
 
+# What the staging step may write on a node that then refuses a wrong pin: its staging folder and the folders above it.
+STAGING_DIR = 'c:\\k\\staging'
+
+
+def staging_only(before, after):
+    """What changed on a node between two copies of its data, but its staging folder (and the folders it created to
+    hold it) and what the run's reads leave (VOLATILE, the clock, the free space the staged files took)."""
+    changes = sorted(key for key in set(before) | set(after)
+                     if key not in ('fs', 'profile', 'clock') and before.get(key) != after.get(key))
+    fs_before, fs_after = before.get('fs') or {}, after.get('fs') or {}
+    for key in sorted(set(fs_before) | set(fs_after)):
+        if fs_before.get(key) == fs_after.get(key) or key.startswith(STAGING_DIR):
+            continue
+        if fs_before.get(key) is None and fs_after[key]['dir'] and STAGING_DIR.startswith(key + '\\'):
+            continue
+        changes.append('file %s' % key)
+    return changes
+
+
+def wrong_pin(scenario):
+    """A well-formed wrong pin for flanneld (upstream publishes no hash: the site pins one, here mistyped)."""
+    overrides = json.loads(json.dumps(scenario.variable('artifacts_checksum_overrides')))
+    version = sorted(overrides['flanneld'])[0]
+    wrong = 'sha256:' + 'ab' * 32
+    overrides['flanneld'][version] = wrong
+    before = {host: e2e.node_states(scenario.sim, [host])[host] for host in scenario.hosts}
+    served = len(web.requests(scenario.sim.state_dir))
+    failed = scenario.run('converge', '-e', json.dumps({'artifacts_checksum_overrides': overrides}), expect_failure=True)
+    messages = ' '.join(json.dumps(t['result']) for t in failed.tasks if t['status'] == 'failed')
+    url = 'flannel-io/flannel/releases/download/v%s/flanneld.exe' % version
+    if url not in messages or ('expected sha256 %s' % wrong.split(':')[1]) not in messages or 'got ' not in messages:
+        scenario.problems.append('the failure does not name the URL and both hashes: %s' % messages[:600])
+    for host in scenario.hosts:
+        node = scenario.sim.node(host)
+        changes = staging_only(before[host], e2e.node_states(scenario.sim, [host])[host])
+        services = sorted(set(node.data['services']) & {'kubelet', 'kube-proxy', 'flanneld'})
+        networks = [network['name'] for network in node.data['hns']['networks']]
+        joined = [p for p in node.file_paths() if p.lower().endswith(KUBEADM_JOIN_WRITES)]
+        scenario.runs['converge'].setdefault('before_refusal', {})[host] = {
+            'remote_calls': failed.attempted_calls(host), 'changed_tasks': failed.stats.get(host, {}).get('changed'),
+            'changes_outside_staging': changes}
+        if changes or services or networks or joined:
+            scenario.problems.append('%s: changed before the refusal: %s; services %s, HNS networks %s, join files %s'
+                                     % (host, changes, services, networks, joined))
+    staged = len(web.requests(scenario.sim.state_dir)) - served
+    scenario.recover()
+    # The recovery downloads what was not staged (flanneld) and nothing it had staged; the next run downloads nothing.
+    everything = web.requests(scenario.sim.state_dir)
+    requests, first = everything[served + staged:], set(everything[served:served + staged])
+    twice = sorted({url for url in requests if not url.endswith('/flanneld.exe')} & first)
+    scenario.runs['converge']['downloads'] = {'failed_run': staged, 'recovery_and_again': len(requests)}
+    if twice:
+        scenario.problems.append('the recovery downloaded again what the failed run had staged: %s' % twice)
+
+
 def scenarios_for(topology):
     table = {'network-drop': network_drop, 'corrupted-download': corrupted_download, 'secrets': secrets,
              'truncated-archive': truncated_archive, 'disk-full': disk_full, 'reboot': reboot,
              'expired-token': expired_token, 'bad-node-name': bad_node_name}
+    if topology in ('overlay', 'l2bridge'):  # the topologies with flannel, whose flanneld a site pins
+        table['wrong-pin'] = wrong_pin
     table.update({'role:%s' % role: role_fault(role) for role in TOPOLOGY_ROLES.get(topology, [])})
     table.update({'role-before:%s' % role: role_fault(role, after=False) for role in TOPOLOGY_ROLES.get(topology, [])})
     return table

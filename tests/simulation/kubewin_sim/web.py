@@ -11,7 +11,10 @@ without that suffix, as upstream release sites do: an honest mirror.
                                                               # digest, or {"base64": "<bytes>"}: these bytes
      "archives": {"<url>": ["member/path", ...]},             # members of an archive
      "faults": {"<url>": ["503", "503", "200"]},              # answers, consumed in order
-     "rates": {"<url>": 8388608}}                             # bytes per second the body arrives at
+     "rates": {"<url>": 8388608},                             # bytes per second the body arrives at
+     "requests": ["<url>", ...]}                              # every GET the web answered or refused, in order
+
+``requests`` is the web's own log (``requests``), so a test can count what a run downloaded.
 
 A fault is one of 200, 404, 403, 500, 503, timeout, reset, corrupt (the body
 differs from what the URL normally serves), truncated.
@@ -87,7 +90,7 @@ def _web(state_dir):
     path = _path(state_dir)
     with open(path + '.lock', 'a') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        data = {'served': {}, 'archives': {}, 'faults': {}, 'rates': {}}
+        data = {'served': {}, 'archives': {}, 'faults': {}, 'rates': {}, 'requests': []}
         if os.path.exists(path):
             with open(path, encoding='utf-8') as handle:
                 data.update(json.load(handle))
@@ -103,6 +106,12 @@ def configure(state_dir, served=None, archives=None, faults=None, rates=None):
         data['archives'].update(archives or {})
         data['faults'].update(faults or {})
         data['rates'].update(rates or {})
+
+
+def requests(state_dir):
+    """Every URL a node asked the web for so far, in order (one entry per GET, a hash file's too)."""
+    with _web(state_dir) as data:
+        return list(data['requests'])
 
 
 def serve_unless_configured(state_dir, served):
@@ -148,6 +157,7 @@ def request(state_dir, url):
 def _answer(state_dir, url):
     """What one GET of ``url`` answers (as ``request`` returns it, without 'seconds'), and the URL's rate."""
     with _web(state_dir) as data:
+        data['requests'].append(url)
         queue = data['faults'].get(url) or []
         answer = queue.pop(0) if queue else '200'
         text = _hash_file(data, url) if answer == '200' else None

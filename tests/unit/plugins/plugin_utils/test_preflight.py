@@ -198,6 +198,19 @@ def test_the_install_table_matches_the_roles(role):
     assert _installed_by(role) == table
 
 
+def test_every_role_that_installs_artifacts_is_in_the_install_table():
+    # The staging step (artifacts tasks_from: stage) downloads the node's share of the preflight (plan_artifacts), read
+    # from this table: a role that includes the artifacts role without a row here would install a download the
+    # staging step never verified, after the node changed (issue 24).
+    # An include of the main entry point (the one of tasks_from: stage is the staging step itself).
+    install = re.compile(r'name:\s*kubewin\.node\.artifacts\s*\n(?!\s*tasks_from:\s*stage)')
+    including = {path.parent.parent.name for path in (ROOT / 'roles').glob('*/tasks/*.yml')
+                 if install.search(path.read_text(encoding='utf-8'))}
+    known = {entry[0] for entry in _preflight.INSTALLS} | {_preflight.BINARIES_ROLE}
+    assert including - known == set()
+    assert including, 'no role includes the artifacts role: the scan proves nothing'
+
+
 def test_the_kubernetes_binaries_come_from_the_role_list_at_the_kubernetes_version():
     text = (ROOT / 'roles' / 'kubernetes_binaries' / 'tasks' / 'main.yml').read_text(encoding='utf-8')
     assert "map('combine', {'version': plan_versions.kubernetes_version})" in text
