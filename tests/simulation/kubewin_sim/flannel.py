@@ -243,7 +243,7 @@ def _ensure_bridge_endpoint(node, network, subnet):
         for stale in endpoints:
             hns.call(node, 'DELETE', '/endpoints/%s' % stale['id'])
         endpoint_id = hns.call(node, 'POST', '/endpoints/', {'Name': name, 'IPAddress': address,
-                                                            'VirtualNetwork': network['id'].upper()})['ID']
+                                                             'VirtualNetwork': network['id'].upper()})['ID']
     try:
         hns.call(node, 'POST', '/endpoints/%s/attach' % endpoint_id, {'SystemType': 'Host', 'CompartmentId': 1})
     except hns.HnsFailure as failure:

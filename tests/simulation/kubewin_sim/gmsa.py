@@ -37,7 +37,7 @@ def _crd():
 def _webhook(kind, release, path, operations):
     return {'apiVersion': 'admissionregistration.k8s.io/v1', 'kind': kind, 'metadata': {'name': release},
             'webhooks': [{'name': WEBHOOK, 'clientConfig': {'service': {'name': release, 'namespace': NAMESPACE,
-                                                                         'path': path}},
+                                                                        'path': path}},
                           'rules': [{'operations': operations, 'apiGroups': [''], 'apiVersions': ['*'],
                                      'resources': ['pods']}],
                           'failurePolicy': 'Fail', 'admissionReviewVersions': ['v1', 'v1beta1'], 'sideEffects': 'None'}]}

@@ -103,7 +103,7 @@ def start(node, name, starting=()):
         service.update(state='stopped', exit_code=1)
         # nssm reports to the SCM, logs this and ends: for StartService, a process that ended.
         raise program_model.ProgramFailure("Service '%s' cannot be started: Error setting up one or more I/O filehandles. "
-                              'Service %s will not be started.' % (name, name))
+                                           'Service %s will not be started.' % (name, name))
     if missing:
         service.update(state='stopped', exit_code=2)
         raise StartRefused("Service '%s' cannot be started: The system cannot find the file specified (%s)."

@@ -277,7 +277,7 @@ def _is_data_key(name):
 
 def _listing(kind, checked, missing):
     return '%d %s checked: %s\nnot modelled: %s' % (len(checked), kind, ', '.join(sorted(checked, key=str.lower)),
-                                                   ', '.join('%s (%s)' % item for item in sorted(missing)) or 'none')
+                                                    ', '.join('%s (%s)' % item for item in sorted(missing)) or 'none')
 
 
 # -- the checks ------------------------------------------------------------------------------------------------------

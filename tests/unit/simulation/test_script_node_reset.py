@@ -291,4 +291,4 @@ def test_a_volume_link_given_itself_is_removed_without_its_target():
     assert real['state']['files'][VOLUME] == {'exists': False}
     assert filesystem.lookup(node, VOLUME) is None and filesystem.lookup(node, KUBELET + '\\pods\\6f1c') is not None
     assert [entry['path'] for entry in filesystem.walk(node, HOST_DATA)] == [HOST_DATA + '\\logs',
-                                                                              HOST_DATA + '\\logs\\app.log']
+                                                                             HOST_DATA + '\\logs\\app.log']

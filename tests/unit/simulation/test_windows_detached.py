@@ -107,7 +107,6 @@ def test_a_script_file_called_by_path_runs_in_its_own_scope_and_its_exit_ends_on
         'in script x seen', '3', 'False', 'True', 'after']
 
 
-
 def test_a_script_file_is_a_command_of_its_pipeline():
     # about_Pipelines: a script without named blocks runs as its end block, over every piped object in $input
     # (about_Automatic_Variables); what it wrote before `exit` is kept and the caller goes on (about_Language_Keywords

@@ -189,7 +189,6 @@ def test_a_host_inside_the_network_is_reached_directly_and_not_through_the_proxy
         'The remote server returned an error: (502) Bad Gateway.', 'ProtocolError', 'False']
 
 
-
 def test_uri_conversion_is_relative_or_absolute():
     # LanguagePrimitives.ConvertStringToUri: new Uri(text, UriKind.RelativeOrAbsolute).
     assert run(fresh_node(), "$u = [Uri]'https://Example.invalid/a b/k.tgz?x=1'; $u.AbsolutePath; $u.Host; "

@@ -298,7 +298,6 @@ def test_get_filehash_writes_a_custom_object_and_the_errors_of_its_function():
     assert 'MACTRIPLEDES' in run_on_node(node, "Get-FileHash C:\\h.txt -Algorithm MACTripleDES").unsupported
 
 
-
 def test_system_io_file_statics():
     node = fresh_node()
     assert run(node, "[System.IO.File]::Exists('C:\\ProgramData'); [System.IO.File]::WriteAllText('C:\\u.txt', 'x', "
@@ -489,9 +488,7 @@ def test_file_write_over_a_file_never_leaves_it_missing_and_sets_its_profile(fir
     assert result['state']['files'][path] == file_state(b'two', second)
 
 
-
 # --- file_write.ps1 and node_info's sections ------------------------------------------------------------------
-
 CASES = [
     {'Path': HOME + '\\etc\\kubelet.conf', 'Content': 'a=1\n', 'Acl': 'protected'},
     {'Path': HOME + '\\etc\\token', 'SecretContent': 's3cret', 'Acl': 'secret'},

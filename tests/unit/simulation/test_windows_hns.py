@@ -706,7 +706,7 @@ def test_hns_network_apply_creates_a_dual_stack_network_as_new_hnsnetwork_ipv6_d
                   {'AddressPrefix': 'fd00:10:244:1::/64', 'GatewayAddress': 'fd00:10:244:1::1'}]}, 'IPv6 None'),
     ({'IPv6': True, 'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'}]}, 'IPv6 True'),
     ({'IPv6': True, 'Type': 'Overlay', 'Subnets': [{'AddressPrefix': '10.244.1.0/24', 'GatewayAddress': '10.244.1.1'},
-                                                    {'AddressPrefix': 'fd00::/64', 'GatewayAddress': 'fd00::1'}]},
+                                                   {'AddressPrefix': 'fd00::/64', 'GatewayAddress': 'fd00::1'}]},
      'an IPv6 subnet on a Overlay network'),
 ])
 def test_a_dual_stack_network_other_than_hns_psm1s_is_an_engine_gap(body, gap):

@@ -261,7 +261,6 @@ def test_source_vip_apply_fails_with_host_locals_error():
                               'Network 10.244.1.0/31 too small to allocate from"\n}')
 
 
-
 def test_a_dual_stack_configuration_gets_one_address_of_each_family_and_its_routes():
     # sdnbridge's dual-stack configuration as the collection writes it (_ip_plan._dual_stack_ipam): a range set per
     # family, the host endpoints as gateways and default routes, copied into the result (main.go cmdAdd).

@@ -338,7 +338,6 @@ def test_a_pending_file_rename_is_a_pending_reboot():
     assert ok(node, STATE + pending) == ['False']
 
 
-
 def test_new_itemproperty_on_a_service_key_is_the_scm_view():
     node = fresh_node()
     key = r"HKLM:\SYSTEM\CurrentControlSet\Services\kube-proxy"
@@ -458,7 +457,7 @@ def test_state_sections_report_os_features_services_and_environment():
                'product_name': 'Windows Server 2022 Datacenter', 'edition': 'ServerDatacenter', 'display_version': '21H2',
                'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node),
                'execution_policies': {scope: 'Undefined' for scope in ('MachinePolicy', 'UserPolicy', 'Process',
-                                                                         'CurrentUser', 'LocalMachine')}},
+                                                                       'CurrentUser', 'LocalMachine')}},
         'features': {'Containers': 'installed', 'Hyper-V': 'installpending'}, 'reboot_pending': True,
         'services': {'kubelet': services['kubelet'], 'kube-proxy': services['kube-proxy'], 'nosuch': absent('nosuch')},
         'environment': {'KUBECONFIG': 'C:\\k\\config', 'NOPE': None}}
@@ -714,7 +713,6 @@ def test_the_aside_of_the_running_binary_survives_until_the_rollback_that_needs_
     message = failure(node, **{**fresh_parameters('kubelet'), 'Environment': ['A=1'], 'Restart': True})
     assert message.endswith('the previous binary and settings were put back and the service runs with them again')
     assert node.file('C:\\k\\kubelet.exe')['sha256'] == '0' * 64
-
 
 
 def test_a_stopped_service_whose_new_settings_do_not_start_keeps_them_and_says_so():

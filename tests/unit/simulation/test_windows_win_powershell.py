@@ -352,7 +352,7 @@ def test_output_is_converted_to_depth():
 def test_creates_and_removes_skip_as_the_module_s_test_ansible_path_decides():
     sim = node()
     assert invoke(sim, '"ran"', creates='C:\\Windows') == dict(win_powershell.EMPTY, changed=False,
-                                                             msg='skipped, since C:\\Windows exists')
+                                                               msg='skipped, since C:\\Windows exists')
     assert invoke(sim, '"ran"', creates='C:\\Missing')['output'] == ['ran']
     assert invoke(sim, '"ran"', removes='C:\\Windows\\Missing\\file.txt')['msg'] == (
         'skipped, since C:\\Windows\\Missing\\file.txt does not exist')

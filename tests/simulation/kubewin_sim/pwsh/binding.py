@@ -449,7 +449,7 @@ class PSCmdlet:
             description = 'Performing the operation "%s" on target "%s".' % (self._command, to_string(arguments[0]))
         elif len(arguments) == 2:
             description = 'Performing the operation "%s" on target "%s".' % (to_string(arguments[1]),
-                                                                            to_string(arguments[0]))
+                                                                             to_string(arguments[0]))
         elif len(arguments) == 3:
             description = to_string(arguments[0])
         else:

@@ -107,7 +107,7 @@ class _ForEachObject(_Streaming):
 
     def begin(self):
         if self.params.get('MemberName') is None and any(to_bool(self.ctx.common.get(name, False))
-                                                          for name in ('WhatIf', 'Confirm')):
+                                                         for name in ('WhatIf', 'Confirm')):
             raise PSError('The -WhatIf and -Confirm parameters are not supported for script blocks.',
                           'System.InvalidOperationException',
                           'NoShouldProcessForScriptBlockSet,Microsoft.PowerShell.Commands.ForEachObjectCommand',

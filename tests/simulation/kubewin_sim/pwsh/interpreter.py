@@ -128,7 +128,7 @@ class CategoryInfo:
         label = 'Deadlock detected' if self.Category == 'DeadlockDetected' else self.Category
         reason = self._ellipsize(self.Reason) if self._reason_given else self.Reason
         return '%s: (%s:%s) [%s], %s' % (label, self._ellipsize(self.TargetName), self._ellipsize(self.TargetType),
-                                          self._ellipsize(self.Activity), reason)
+                                         self._ellipsize(self.Activity), reason)
 
 
 class ExceptionObject:

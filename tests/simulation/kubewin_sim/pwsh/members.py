@@ -218,8 +218,8 @@ def _model_attribute(obj, name):
     if lower in declared or (documented is not None and documented.member(name) is not None):
         return found
     if (documented is None or not documented.complete) and found[0].isupper() and found not in ('NET', 'CLASS', 'KEY',
-                                                                                              'PROPERTIES', 'DOCUMENTED',
-                                                                                              'NET_NAMES', 'ENUMERABLE'):
+                                                                                                'PROPERTIES', 'DOCUMENTED',
+                                                                                                'NET_NAMES', 'ENUMERABLE'):
         return found
     return None
 
@@ -309,7 +309,7 @@ def _intrinsic(obj, lower):
             raise Unsupported('.PSTypeNames of a %s' % netmembers.documented_name(obj))
         return TypeNameCollection(names)
     raise Unsupported('intrinsic member %s' % {'psbase': 'PSBase', 'psadapted': 'PSAdapted',
-                                                'psextended': 'PSExtended'}[lower])
+                                               'psextended': 'PSExtended'}[lower])
 
 
 def _type_names(obj):

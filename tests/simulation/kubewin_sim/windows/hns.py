@@ -343,7 +343,7 @@ def _subnets(body):
     versions = [_version(subnet['AddressPrefix']) for subnet in subnets if subnet.get('AddressPrefix')]
     dual = body.get('IPv6') is True
     if dual != (6 in versions) or sorted(versions) not in ([], [4], [4, 6]) or (len(subnets) > 1 and
-                                                                               sorted(versions) != [4, 6]):
+                                                                                sorted(versions) != [4, 6]):
         raise _gap('a network with subnets of IP versions %s and IPv6 %r' % (versions, body.get('IPv6')))
     if dual and (body.get('Type') or '').lower() != 'l2bridge':
         raise _gap('an IPv6 subnet on a %s network (microsoft/windows-container-networking#61: l2bridge only)'
@@ -586,7 +586,7 @@ def _hnscall(host, method, path, request_text, response):
 
 def _hnscall_statics(host):
     return {'HNSCall': lambda method, path, request_text, response: _hnscall(host, method, path, request_text,
-                                                                              response)}
+                                                                             response)}
 
 
 def _hnscall_void_statics(host):

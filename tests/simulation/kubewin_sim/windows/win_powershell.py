@@ -432,7 +432,7 @@ def _module_tmpdir(node):
     now = system._now(node)  # pylint: disable=protected-access
     file_time = int((now - datetime.datetime(1601, 1, 1)).total_seconds() * 10 ** 7)
     path = ntpath.join(base, 'ansible-moduletmp-%d-%d-%d' % (file_time, os.getpid(),
-                                                               random.Random(file_time).randrange(2 ** 31 - 1)))
+                                                             random.Random(file_time).randrange(2 ** 31 - 1)))
     filesystem.create(node, path, True)
     return path
 
@@ -536,4 +536,3 @@ def _run(node, script, bound, ansible, error_action, depth, diff_mode,  # pylint
         if entries and diff_mode:
             result['diff'] = entries
     return result
-

@@ -1182,7 +1182,7 @@ def test_the_ipv6_range_may_come_first_and_in_capitals():
                                         "but service_cidr has no IPv6 range"]),
     ({"management_cidr": "10.127.130.0/24"}, ["but management_cidr has no IPv6 range"]),
     ({"cluster_cidr": "10.244.0.0/16,10.245.0.0/16"}, ["cluster_cidr gives two IPv4 ranges (10.244.0.0/16 and "
-                                                        "10.245.0.0/16); it takes one per IP family"]),
+                                                       "10.245.0.0/16); it takes one per IP family"]),
     ({"cluster_cidr": ["10.244.0.0/16", "fd00:10:244::/56", "fd01::/56"]}, ["cluster_cidr lists 3 values"]),
     ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::1/56"}, ["cluster_cidr[1] fd00:10:244::1/56 has host bits set; did "
                                                            "you mean fd00:10:244::/56?"]),
@@ -1195,8 +1195,8 @@ def test_the_ipv6_range_may_come_first_and_in_capitals():
     ({"cluster_cidr": "10.244.0.0/16,fd00:20::/32"}, ["node_prefix_length_ipv6 /64 is more than 16 bits longer than "
                                                       "cluster_cidr fd00:20::/32", "clusterSubnetMaxDiff",
                                                       "an IPv6 cluster range of /48 or larger"]),
-    ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::/112", "node_prefix_length_ipv6": 122}, ["node_prefix_length_ipv6 /122 gives each node 64 addresses, fewer than "
-                                        "max_pods 110 plus 4", "use /121 or shorter"]),
+    ({"cluster_cidr": "10.244.0.0/16,fd00:10:244::/112", "node_prefix_length_ipv6": 122},
+     ["node_prefix_length_ipv6 /122 gives each node 64 addresses, fewer than max_pods 110 plus 4", "use /121 or shorter"]),
     ({"dns_service_ip": "fd00:10:96::1"}, ["dns_service_ip fd00:10:96::1 is the first host of service_cidr "
                                            "fd00:10:96::/112"]),
     ({"dns_service_ip": "fd00:10:97::a"}, ["dns_service_ip fd00:10:97::a is outside service_cidr fd00:10:96::/112"]),

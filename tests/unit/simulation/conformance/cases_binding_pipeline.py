@@ -76,7 +76,7 @@ CASES = [
          "function f { param([Parameter(ValueFromPipelineByPropertyName)][Alias('N')]$Name, "
          "[Parameter(ValueFromPipeline)][int]$V) process { \"$Name/$V\" } }; [pscustomobject]@{ N = 'a' }, 5 | f",
          ['a/0', '/5'], source=SRC + ': by value when the object converts to the parameter type, by property name '
-                                   'when it has the property'),
+         'when it has the property'),
     Case('vfp-psboundparameters-per-object',
          "function f { param([Parameter(ValueFromPipeline)]$x) process { $PSBoundParameters['x'] } }; 'p', 'q' | f",
          ['p', 'q'], source='about_Automatic_Variables $PSBoundParameters (reference/5.1): the parameters bound, '

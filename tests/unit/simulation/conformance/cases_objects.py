@@ -60,7 +60,7 @@ CASES = [
          source=SORT + ': strings sort as text, not numbers'),
     Case('sort-is-unstable', "(@(1..9) | Sort-Object { 1 }) -join ' '", ['7 6 9 8 5 2 1 4 3'],
          source=SORT + ' has no -Stable in 5.1; List<T>.Sort (.NET API reference: "performs an unstable sort") of .NET '
-                'Framework leaves equal items so (PowerShell/PowerShell#20596, 5.1.19041)'),
+         'Framework leaves equal items so (PowerShell/PowerShell#20596, 5.1.19041)'),
     Case('sort-two-equal-items-swap', TWO + "($a, $b | Sort-Object -Property { 0 } | ForEach-Object { $_.Name }) -join ','",
          ['y,x'], source='the same quicksort on two equal items (PowerShell/PowerShell#20596\'s order)'),
     Case('sort-by-property', TWO + "($a, $b | Sort-Object -Property N | ForEach-Object { $_.Name }) -join ','", ['y,x'],

@@ -81,7 +81,7 @@ CASES = [
     Case('refuses-an-unmodelled-static-method-even-in-try',
          "try { [IO.Path]::ChangeExtension('a.txt', 'log') } catch { 'caught' }", [], exit_code=2,
          unsupported='ChangeExtension', source=RULE + 'Path.ChangeExtension exists (' + NETFX +
-                                                   'mscorlib/system/io/path.cs)'),
+         'mscorlib/system/io/path.cs)'),
     Case('refuses-a-script-s-named-blocks', "process { 'in process' }", [], exit_code=2, unsupported='named blocks',
          source=RULE + 'a script may have begin, process and end blocks (about_Scripts; about_Functions_Advanced_Methods), '
                        'which the tree-sitter grammar reads as a command named process'),
@@ -96,7 +96,7 @@ CASES = [
          source=RULE + '[cultureinfo] is a 5.1 type accelerator (' + ACCELERATORS + ')'),
     Case('refuses-an-unmodelled-parse-overload', "[int]::Parse('ff', 'HexNumber')", [], exit_code=2,
          unsupported='Parse(2 arguments)', source=RULE + 'Int32.Parse(String, NumberStyles) exists (' + NETFX +
-                                                      'mscorlib/system/int32.cs)'),
+         'mscorlib/system/int32.cs)'),
     Case('refuses-an-unmodelled-instance-property', "$h = @{}; try { $h.IsSynchronized } catch { 'caught' }", [],
          exit_code=2, unsupported='IsSynchronized',
          source=RULE + 'Hashtable.IsSynchronized exists (' + NETFX + 'mscorlib/system/collections/hashtable.cs)'),
