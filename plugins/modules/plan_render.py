@@ -51,6 +51,8 @@ attributes:
     platforms: posix
 seealso:
   - module: kubewin.node.fleet_report
+author:
+  - kubewin.node contributors (@kubewin)
 '''
 
 EXAMPLES = r'''

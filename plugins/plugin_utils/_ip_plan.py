@@ -1180,7 +1180,7 @@ def split_families(value: str | None) -> tuple[str | None, str | None]:
     """A normalized value (one per family, IPv4 first, comma-separated) as (IPv4, IPv6 or None)."""
     if value is None:
         return None, None
-    first, _, second = value.partition(",")
+    first, _comma, second = value.partition(",")
     return first, second or None
 
 

@@ -69,7 +69,7 @@ def parse_flags(argv, version):
         word = argv[index]
         if not word.startswith('-') or word in ('-', '--'):
             break  # the flag package stops at the first argument that is not a flag
-        name, _, value = word.lstrip('-').partition('=')
+        name, _equals, value = word.lstrip('-').partition('=')
         own = _OWN_FLAGS.get(name)
         if own is not None and (release is None or release >= own[1]):
             takes_value = own[0]

@@ -36,7 +36,7 @@ def run_detached(node, worker, arguments, operation_id):
     """detached_start's answer and the first detached_status answer that is not 'running', the calls a second of the
     node's clock apart (as run_detached probes while the worker runs)."""
     started = start_detached(node, worker, arguments, operation_id)
-    for _ in range(PROBES):
+    for _probe in range(PROBES):
         status = detached_status(node, operation_id)
         if status['state'] != 'running':
             return started, status

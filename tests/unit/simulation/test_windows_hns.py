@@ -573,7 +573,7 @@ def test_a_script_that_includes_lib_hns_and_never_calls_hns_compiles_nothing(cal
 
 # What an HNS change may touch on the node: HNS's objects, the adapters (vSwitch binding, host vNICs), and the
 # connectivity blip a vSwitch bind or unbind causes (its log line, unreachable_until).
-HNS_EFFECTS = {'hns', 'adapters', 'log', 'unreachable_until'}
+HNS_EFFECTS = frozenset({'hns', 'adapters', 'log', 'unreachable_until'})
 
 
 def run_script(node, name, parameters, effects=HNS_EFFECTS):

@@ -280,5 +280,5 @@ def test_a_dual_stack_configuration_gets_one_address_of_each_family_and_its_rout
 
 
 def test_an_ipv6_range_of_a_127_prefix_is_too_small():
-    code, out, _ = host_local(fresh_node(), 'ADD', config(subnet='fd00::/127'))
+    code, out, _errors = host_local(fresh_node(), 'ADD', config(subnet='fd00::/127'))
     assert (code, json.loads(out)['msg']) == (1, 'invalid range set 0: Network fd00::/127 too small to allocate from')

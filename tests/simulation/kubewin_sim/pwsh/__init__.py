@@ -68,7 +68,7 @@ def execute(interpreter, text, parameters, out, scope=None):
     except Unsupported:
         raise
     except Exception as failure:  # pylint: disable=broad-except
-        if type(failure).__module__.split('.')[0] == __name__.split('.')[0]:
+        if type(failure).__module__.split('.', maxsplit=1)[0] == __name__.split('.', maxsplit=1)[0]:
             raise  # an exception of the simulation itself (a program's failure, a node that is cut off...): its signal
         raise EngineDefect('a defect of the engine: %s: %s' % (type(failure).__name__, failure)) from failure
     return 0, False

@@ -77,7 +77,7 @@ def _subnet(ipam):
     if subnet.get('IpAddressPrefix') and len(gateways) != 1 or len(routes) != len(gateways):
         raise Unsupported('HCN subnet routes %r (one default route is modelled; hcsshim refuses a subnet without it)'
                           % routes)
-    vsids = [settings['IsolationId'] for _, settings in
+    vsids = [settings['IsolationId'] for _kind, settings in
              (_policy(p, SUBNET_POLICY_SETTINGS, 'subnet policy') for p in subnet.get('Policies') or [])]
     return subnet.get('IpAddressPrefix'), gateways[0] if gateways else None, (vsids[-1] if vsids else None)
 
@@ -93,7 +93,7 @@ def _settings(document):
     flags = document.get('Flags', 0)
     if flags not in (0, NON_PERSISTENT):
         raise Unsupported('HCN network flags %r (EnableNonPersistent is modelled)' % flags)
-    adapters = [settings['NetworkAdapterName'] for _, settings in
+    adapters = [settings['NetworkAdapterName'] for _kind, settings in
                 (_policy(p, NETWORK_POLICY_SETTINGS, 'network policy') for p in document.get('Policies') or [])]
     prefix, gateway, vsid = _subnet(_one(document.get('Ipams') or [], 'Ipams'))
     return {'name': document.get('Name') or '', 'type': document.get('Type') or '', 'address_prefix': prefix,

@@ -56,7 +56,7 @@ def _logical_lines(text):
 
 
 def _key(text):
-    root, _, rest = text.partition('\\')
+    root, _separator, rest = text.partition('\\')
     if root.upper() not in ROOTS:
         raise Unsupported('reg.exe import of a key under %s (only HKEY_LOCAL_MACHINE and HKEY_CLASSES_ROOT are modelled)'
                           % root)
@@ -86,7 +86,7 @@ def _value(data):
     if kind in ('REG_EXPAND_SZ', 'REG_SZ'):
         return kind, raw.decode('utf-16-le').rstrip('\x00')
     if kind == 'REG_MULTI_SZ':
-        return kind, [item for item in raw.decode('utf-16-le').rstrip('\x00').split('\x00')]
+        return kind, list(raw.decode('utf-16-le').rstrip('\x00').split('\x00'))
     if kind == 'REG_QWORD':
         return kind, int.from_bytes(raw[:8], 'little')
     if kind == 'REG_DWORD':

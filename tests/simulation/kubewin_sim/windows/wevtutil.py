@@ -10,7 +10,7 @@ it (windows/eventlog.py). A manifest that is not there, or not such XML, fails w
 (ERROR_FILE_NOT_FOUND 2, ERROR_INVALID_DATA 13); the message text is the simulation's own.
 """
 
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 
 from ..pwsh.values import Unsupported
 

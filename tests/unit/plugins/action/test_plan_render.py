@@ -43,4 +43,4 @@ def test_check_mode_writes_nothing_and_a_run_without_a_picture_removes_the_old_o
     done = render(tmp_path)
     assert done['removed'] == ['ip-plan.svg'] and not (tmp_path / 'ip-plan.svg').exists()
     assert (tmp_path / 'summary.txt').read_text() == 'plan\n'
-    assert not [path for path in tmp_path.rglob('.plan-*')], 'a temporary file was left behind'
+    assert not list(tmp_path.rglob('.plan-*')), 'a temporary file was left behind'
