@@ -42,11 +42,13 @@ def test_a_site_run_in_which_every_node_fails_writes_the_report_with_every_node_
     assert not run.report['complete'] and run.report['totals']['by_status'] == {'failed': 2}
     for host in ('win1', 'win2'):
         row = run.report_row(host)
-        # What the node did before it failed: its snapshot (the Windows build comes from it). The calls of the failed
+        # What the node did before it failed: its snapshot (the Windows build comes from it) and the staging of its
+        # artifacts (the first step that writes, before the features and the firewall rule). The calls of the failed
         # firewall rule task (a read of the node and the apply) are not counted: Ansible drops a failed task's facts.
         assert row['status'] == 'failed' and row['windows'] == 'Windows Server 2022 (20348)', row
-        assert (row['calls'], row['changes']) == (1, []), row
-        assert run.calls[host]['by_kind'] == {'win_powershell:node_info': 2, 'win_powershell:firewall_rule_apply': 1}
+        assert (row['calls'], row['changes']) == (2, ['artifact_stage C:\\k\\staging']), row
+        assert run.calls[host]['by_kind'] == {'win_powershell:node_info': 2, 'win_powershell:artifact_stage': 1,
+                                              'win_powershell:firewall_rule_apply': 1}
     assert run.output.count('Fleet report of site (') == 1
     assert ', the run stopped before its end)' in run.output
     assert '| win1 | failed |' in (tmp_path / 'reports' / 'site.md').read_text()
