@@ -160,12 +160,8 @@ class ActionModule(NodeAction):
             parameters['Checksum'] = self._pinned
         if self._checksum_url:
             parameters['ChecksumUrl'] = self._checksum_url
-        secrets = {}
-        if args['proxy']:
-            parameters['Proxy'] = args['proxy']['url']
-            if args['proxy']['username']:
-                parameters['ProxyUsername'] = args['proxy']['username']
-                secrets['ProxyPassword'] = args['proxy']['password'] or ''
+        proxy, secrets = _artifacts.proxy_parameters(args['proxy'])
+        parameters.update(proxy)
         if args['source'] == 'controller':
             return self._push_from_controller(args, parameters, secrets)
         if args['staged']:

@@ -96,12 +96,8 @@ class ActionModule(ActionBase):
     def _stage_on_node(self, args, items, task_vars):
         parameters = {'StagingDir': args['staging_dir'], 'Artifacts': items, 'Retries': args['retries'],
                       'TimeoutSeconds': args['timeout']}
-        secrets = {}
-        if args['proxy']:
-            parameters['Proxy'] = args['proxy']['url']
-            if args['proxy']['username']:
-                parameters['ProxyUsername'] = args['proxy']['username']
-                secrets['ProxyPassword'] = args['proxy']['password'] or ''
+        proxy, secrets = _artifacts.proxy_parameters(args['proxy'])
+        parameters.update(proxy)
         if args['proxy_environment']:
             parameters['ProxyEnvironment'] = args['proxy_environment']
         staged = _pwsh.run_script(self, 'artifact_stage', parameters, task_vars, secrets=secrets)['artifacts']

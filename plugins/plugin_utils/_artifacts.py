@@ -63,6 +63,18 @@ def parse_checksum(spec):
     return algorithm, value.lower(), None
 
 
+def proxy_parameters(proxy):
+    """The download scripts' proxy parameters (artifact_fetch.ps1, artifact_stage.ps1) from a task's ``proxy``
+    option, and the password apart, as a secret the runner never logs."""
+    parameters, secrets = {}, {}
+    if proxy:
+        parameters['Proxy'] = proxy['url']
+        if proxy['username']:
+            parameters['ProxyUsername'] = proxy['username']
+            secrets['ProxyPassword'] = proxy['password'] or ''
+    return parameters, secrets
+
+
 def file_name(url):
     return posixpath.basename(urllib.parse.urlparse(url).path)
 

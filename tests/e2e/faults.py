@@ -52,6 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import e2e  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim import node as sim_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import windows as sim_windows  # noqa: E402  pylint: disable=wrong-import-position
 
 # One remote call per role that changes the node, chosen so the failure leaves work half done.
 ROLE_FAULTS = {
@@ -86,12 +87,12 @@ KUBEADM_JOIN_WRITES = ('c:\\var\\lib\\kubelet\\kubeadm-flags.env', 'c:\\etc\\kub
 REPRESENTATIVE = ['network-drop', 'corrupted-download', 'role:join', 'role:network_overlay', 'secrets']
 
 
-
 def _a_minute_later(node):
-    from kubewin_sim import windows  # pylint: disable=import-outside-toplevel
+    """A simulated minute on ``node``: what it runs by itself runs (windows.catch_up), then it answers again."""
     node.pass_time(60)
-    windows.catch_up(node)
+    sim_windows.catch_up(node)
     node.wait_until_reachable(e2e.REBOOT_ANSWER_SECONDS)
+
 
 class Scenario:
     """A fresh simulated fleet for one scenario."""

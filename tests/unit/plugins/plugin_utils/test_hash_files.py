@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts
 from ansible_collections.kubewin.node.plugins.plugin_utils._artifacts import ChecksumError, parse_hash_file
 
 HASH_FILES = Path(__file__).resolve().parents[2] / 'test_data' / 'hash_files'
@@ -77,3 +78,13 @@ def test_a_name_that_only_ends_like_the_artifact_is_not_it():
     with pytest.raises(ChecksumError):
         parse_hash_file(text, 'sha256', 'kubelet.exe')
     assert parse_hash_file('%s  ./bin/kubelet.exe\n' % ('cd' * 32), 'sha256', 'kubelet.exe') == 'cd' * 32
+
+
+def test_the_proxy_parameters_keep_the_password_a_secret():
+    # artifact and artifact_stage hand the download scripts the same proxy parameters; the password never goes
+    # with the logged ones.
+    assert _artifacts.proxy_parameters(None) == ({}, {})
+    assert _artifacts.proxy_parameters({'url': 'http://proxy:3128', 'username': None, 'password': None}) == (
+        {'Proxy': 'http://proxy:3128'}, {})
+    assert _artifacts.proxy_parameters({'url': 'http://proxy:3128', 'username': 'svc', 'password': 's3cret'}) == (
+        {'Proxy': 'http://proxy:3128', 'ProxyUsername': 'svc'}, {'ProxyPassword': 's3cret'})
