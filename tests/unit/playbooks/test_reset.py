@@ -79,7 +79,8 @@ def _converge(sim, inventory, **extra):
     return node
 
 
-# Long: its representative parts in make unit are the other reset tests and the calico e2e fleet's reset and rejoin.
+# Long (make unit-long): make test keeps the calico e2e fleet's reset and rejoin, tests/unit/playbooks/test_reset_daemonset.py
+# and the engine runs of node_reset_apply.ps1 (tests/unit/simulation/test_script_node_reset.py).
 @pytest.mark.long
 def test_reset_overlay_then_rejoin(tmp_path):
     sim = Simulation(tmp_path)
@@ -144,7 +145,7 @@ def test_reset_overlay_then_rejoin(tmp_path):
     print('remote calls on win1: reset %d, second reset %d' % (reset_calls, again.calls['win1']['total']))
 
 
-# Long (make unit-long): test_reset_overlay_then_rejoin is this lifecycle's part in make test.
+# Long (make unit-long): the calico e2e fleet's reset and rejoin is this lifecycle's part in make test.
 @pytest.mark.long
 def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
     """l2bridge with flannel host-gw: the host endpoint cbr0_ep goes with its network, and with
@@ -175,7 +176,7 @@ def test_reset_l2bridge_with_the_runtime_then_rejoin(tmp_path):
         'one host endpoint, in the new subnet'
 
 
-# Long (make unit-long): test_reset_overlay_then_rejoin is this lifecycle's part in make test.
+# Long (make unit-long): the calico e2e fleet's reset and rejoin is this lifecycle's part in make test.
 @pytest.mark.long
 def test_reset_ovn_then_rejoin(tmp_path):
     """ovn: collect_logs fetches the Open vSwitch state; the reset removes the Transparent network and takes the

@@ -89,6 +89,9 @@ def assert_no_remote_call_after_snapshot(run):
 
 # -- containerd ------------------------------------------------------------------------------
 
+# Long (make unit-long): make test installs containerd in test_new_binaries_and_config_restart_containerd_once,
+# the config per Windows build below, and in check mode, converge and re-run on the dual-stack e2e fleet.
+@pytest.mark.long
 def test_containerd_check_converge_idempotent(sim):
     inv, book = inventory(sim), playbook(sim)
 
@@ -159,6 +162,9 @@ def test_config_follows_the_windows_build_and_the_containerd_major(sim, build, k
     assert service(sim, 'containerd')['state'] == 'running'
 
 
+# Long (make unit-long): make test keeps test_new_binaries_and_config_restart_containerd_once (a changed config
+# with new binaries, one restart).
+@pytest.mark.long
 def test_a_changed_config_is_rewritten_and_restarts_containerd_once(sim):
     inv = inventory(sim)
     assert sim.run(playbook(sim), inv).rc == 0
@@ -247,6 +253,9 @@ def docker_inventory(sim, overrides=None):
     return inventory(sim, runtime='docker', artifacts_checksum_overrides=overrides or DOCKER_OVERRIDES)
 
 
+# Long (make unit-long): make test installs Docker in test_new_docker_binaries_restart_docker_then_cri_dockerd;
+# make e2e converges the overlay-docker fleet.
+@pytest.mark.long
 def test_docker_check_converge_idempotent(sim):
     inv, book = docker_inventory(sim), playbook(sim)
 

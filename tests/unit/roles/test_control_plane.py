@@ -6,6 +6,7 @@ import json
 import re
 import time
 
+import pytest
 import yaml
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._kubeadm import TOKEN_RE, ca_cert_hash
@@ -63,6 +64,10 @@ def token_secrets(sim):
             if secret['type'] == 'bootstrap.kubernetes.io/token'}
 
 
+# Long (make unit-long): make test runs the role's checks and its join material in
+# test_the_checks_read_only_and_the_role_reuses_them_later_in_the_run and test_a_token_about_to_expire_is_replaced,
+# and the whole role in check mode, converge and re-run on the dual-stack e2e fleet.
+@pytest.mark.long
 def test_check_converge_idempotent_check(sim, inventory):
     inventory = inventory()
     with sim.edit_cluster():

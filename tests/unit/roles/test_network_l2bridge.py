@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from kubewin_sim import flannel
 
 from network_play import CONTAINERS_READY, KUBECONFIG, inventory, network, planned, playbook, run, task, text, with_runtime
@@ -16,6 +18,9 @@ def untouched(node):
             and not node.data['routes'])
 
 
+# Long (make unit-long): make test converges l2bridge with flannel host-gw in
+# test_a_new_net_conf_restarts_flanneld_once_and_drops_the_old_lease; make e2e on the l2bridge-flannel fleet.
+@pytest.mark.long
 def test_flannel_host_gw_check_converge_idempotent(sim):
     hosts = inventory(sim, topology='l2bridge')
     book = playbook(sim, 'network_l2bridge')
@@ -97,6 +102,9 @@ def test_a_network_that_never_appears_fails_with_the_known_causes(sim):
     assert not [t for t in failed.tasks if t['task'].endswith('Write the CNI config')], 'nothing after the failure'
 
 
+# Long (make unit-long): make test converges static routes on the dual-stack e2e fleet, and a stale route's
+# removal in test_node_routes.py (test_stale_routes_in_scope_go_others_stay).
+@pytest.mark.long
 def test_static_routes_converge_and_a_stale_route_goes(sim):
     pods = {'win1': {'kubewin_pod_cidr': '10.244.1.0/24'},
             'win2': {'kubewin_pod_cidr': '10.244.2.0/24', 'kubewin_container_runtime': 'docker'}}

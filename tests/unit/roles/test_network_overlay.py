@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from kubewin_sim import flannel
 from kubewin_sim.windows import hostlocal
 
@@ -18,6 +20,9 @@ def source_vip(result):
         'network_overlay_source_vip']
 
 
+# Long (make unit-long): make test converges the overlay role through site.yml in
+# tests/unit/playbooks/test_site_network.py and in the representative fault scenarios (e2e).
+@pytest.mark.long
 def test_check_converge_idempotent(sim):
     hosts = inventory(sim, topology='overlay')
     book = playbook(sim, 'network_overlay')

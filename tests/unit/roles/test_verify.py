@@ -1,5 +1,7 @@
 """The verify role against simulated Windows nodes registered in a simulated cluster."""
 
+import pytest
+
 PLAYBOOK = '''
 - name: Snapshot the Windows nodes
   hosts: windows_nodes
@@ -83,6 +85,9 @@ def test_sample_workload_serves_through_its_service_and_is_removed(sim, inventor
     assert 'default/win-webserver' not in objects['Service']
 
 
+# Long (make unit-long): make test keeps the sample's deploy, service check and removal
+# (test_sample_workload_serves_through_its_service_and_is_removed).
+@pytest.mark.long
 def test_kept_sample_makes_a_second_run_change_nothing(sim, inventory, joined):
     joined()
     inventory = inventory()

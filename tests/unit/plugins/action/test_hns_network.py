@@ -2,6 +2,8 @@
 
 import time
 
+import pytest
+
 PLACEHOLDER = '''
 - hosts: windows_nodes
   gather_facts: false
@@ -26,6 +28,9 @@ def networks(sim, host='win1'):
     return sim.node(host).data['hns']['networks']
 
 
+# Long (make unit-long): make test creates the network in check mode, converge and re-run through site.yml
+# (tests/unit/playbooks/test_site_network.py, the dual-stack e2e fleet) and test_fresh_change_costs_query_apply_and_the_drop.
+@pytest.mark.long
 def test_check_apply_idempotent_check(sim, one_node):
     inventory, playbook = one_node(), placeholder(sim)
 

@@ -1,5 +1,6 @@
 """kubewin.node.node_routes against a simulated node."""
 
+import pytest
 import yaml
 
 ROUTES = [{'destination': '10.244.2.0/24', 'next_hop': '10.127.130.12', 'via_node': 'win2'},
@@ -18,6 +19,9 @@ def routes(sim):
                   for r in sim.node('win1').data['routes'])
 
 
+# Long (make unit-long): make test converges the routes on the dual-stack e2e fleet (check mode, converge, re-run)
+# and changes them in test_route_changes_follow_the_plan.
+@pytest.mark.long
 def test_check_converge_idempotent(sim, one_node):
     inventory, book = one_node(), playbook(sim)
     check = sim.run(book, inventory, '--check', '--diff')

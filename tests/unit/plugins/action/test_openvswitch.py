@@ -1,5 +1,6 @@
 """kubewin.node.openvswitch against a simulated node (MSI, OVS database and switch extension simulated)."""
 
+import pytest
 import yaml
 
 MSI = 'C:\\k\\ovs\\openvswitch.msi'
@@ -32,6 +33,9 @@ def ovs_state(sim):
     return sim.node('win1').data['ovs']
 
 
+# Long (make unit-long): make test converges Open vSwitch through the network_ovn role
+# (tests/unit/roles/test_network_ovn.py, test_check_converge_idempotent).
+@pytest.mark.long
 def test_check_converge_then_nothing(sim):
     inventory, book = node_with_msi(sim), playbook(sim)
     before = sim.node('win1').data

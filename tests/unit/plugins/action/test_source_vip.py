@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 import yaml
 
 from kubewin_sim.windows import hostlocal
@@ -40,6 +41,9 @@ def reserved(sim):
     return hostlocal.reservations(sim.node('win1'), STORE)
 
 
+# Long (make unit-long): make test reserves a source VIP through site.yml (tests/unit/playbooks/test_site_network.py)
+# and releases a stale one in test_a_new_pod_subnet_releases_the_stale_reservation.
+@pytest.mark.long
 def test_reserved_once_then_stable(sim, one_node):
     inventory, book = overlay_node(sim, one_node), playbook(sim)
     check = sim.run(book, inventory, '--check', '--diff')
