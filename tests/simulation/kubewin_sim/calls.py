@@ -1,8 +1,8 @@
 """Remote-call accounting for tests/simulation/ansible-playbook.
 
-``snapshot DIR`` prints the cumulative counters of every node and of the simulated
-Kubernetes API as JSON; ``report DIR BEFORE`` prints, per node, the calls made since
-that snapshot, and the API calls (one per kubernetes.core module run).
+``snapshot`` takes the cumulative counters of every node and of the simulated Kubernetes API;
+``report`` prints, per node, the calls made since that snapshot, and the API calls (one per
+kubernetes.core module run). kubewin_sim/run_playbook.py calls both around each run.
 
 The CPU seconds the fake modules spend in the connection's worker (the simulated Windows side,
 kubewin_sim/inprocess.py) are appended to SIMULATED_CPU in the state directory, so a benchmark can
@@ -76,24 +76,18 @@ def snapshot(state_dir):
     return {'nodes': counters(state_dir), 'api': api_counters(state_dir)}
 
 
-def main(argv):
-    if argv[1] == 'snapshot':
-        print(json.dumps(snapshot(argv[2])))
-    elif argv[1] == 'report':
-        before = json.loads(argv[3])
-        report = difference(before['nodes'], counters(argv[2]))
-        api = api_difference(before['api'], api_counters(argv[2]))
-        print('\nREMOTE CALLS (simulated nodes) ' + '*' * 48)
-        for host, entry in report.items():
-            print('%-30s calls=%-4d unreachable_attempts=%d' % (host, entry['total'], entry['unreachable_attempts']))
-        if api['total']:
-            kinds = ' '.join('%s=%d' % item for item in api['by_kind'].items())
-            print('%-30s calls=%-4d %s' % ('kubernetes API (simulated)', api['total'], kinds))
-        with open(os.path.join(argv[2], 'last-run-calls.json'), 'w', encoding='utf-8') as handle:
-            json.dump(report, handle, indent=1, sort_keys=True)
-        with open(os.path.join(argv[2], 'last-run-api-calls.json'), 'w', encoding='utf-8') as handle:
-            json.dump(api, handle, indent=1, sort_keys=True)
-
-
-if __name__ == '__main__':
-    main(sys.argv)
+def report(state_dir, before):
+    """Print the calls each node received since ``before`` (a ``snapshot``), and the API calls; write both as JSON."""
+    report_ = difference(before['nodes'], counters(state_dir))
+    api = api_difference(before['api'], api_counters(state_dir))
+    print('\nREMOTE CALLS (simulated nodes) ' + '*' * 48)
+    for host, entry in report_.items():
+        print('%-30s calls=%-4d unreachable_attempts=%d' % (host, entry['total'], entry['unreachable_attempts']))
+    if api['total']:
+        kinds = ' '.join('%s=%d' % item for item in api['by_kind'].items())
+        print('%-30s calls=%-4d %s' % ('kubernetes API (simulated)', api['total'], kinds))
+    sys.stdout.flush()
+    with open(os.path.join(state_dir, 'last-run-calls.json'), 'w', encoding='utf-8') as handle:
+        json.dump(report_, handle, indent=1, sort_keys=True)
+    with open(os.path.join(state_dir, 'last-run-api-calls.json'), 'w', encoding='utf-8') as handle:
+        json.dump(api, handle, indent=1, sort_keys=True)

@@ -3,7 +3,7 @@
 The simulated web serves ``kubewin-sim:<url>`` by default, whose hash no real pin
 matches; for a whole playbook run the catalog's pinned URLs must serve what
 upstream serves, i.e. content with the pinned hash. tests/simulation/ansible-playbook
-does this before every run (kubewin_sim/before_run.py); a URL a test declared
+does this before every run (kubewin_sim/run_playbook.py); a URL a test declared
 with ``web.configure`` keeps what the test declared.
 """
 
