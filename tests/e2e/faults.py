@@ -414,6 +414,8 @@ def main(argv=None):
     parser.add_argument('--report', help='write the JSON report here')
     parser.add_argument('--state-dir', help='keep the simulations here (default: a temporary directory)')
     parser.add_argument('--extra-vars', '-e', action='append', default=[])
+    parser.add_argument('--share', help='K/N: only the K-th of every N scenarios chosen (1/2 and 2/2 split them in '
+                        'two runs that can go side by side)')
     parser.add_argument('--nodes', type=int, help='only the first N Windows nodes of the inventory: site.yml limited '
                         'to them, the control plane and localhost, its verify play to them (default: every node)')
     args = parser.parse_args(argv)
@@ -433,6 +435,11 @@ def main(argv=None):
         names = [name for name in REPRESENTATIVE if name in table]
     else:
         names = args.scenarios.split(',')
+    if args.share:
+        part, parts = (int(number) for number in args.share.split('/'))
+        if not 1 <= part <= parts:
+            parser.error('--share must be K/N with 1 <= K <= N, got %s' % args.share)
+        names = names[part - 1::parts]
     unknown = [name for name in names if name not in table]
     if unknown:
         parser.error('unknown scenario(s) for topology %s: %s (known: %s)' % (topology, unknown, sorted(table)))
