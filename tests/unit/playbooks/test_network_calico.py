@@ -77,6 +77,9 @@ def test_site_calico_converges_a_fresh_node_then_changes_nothing(tmp_path):
 BGP_FEATURES = ['RemoteAccess', 'RSAT-RemoteAccess-PowerShell', 'Routing']
 
 
+# Long (make unit-long): make test converges calico Windows nodes (vxlan) on the calico e2e fleet; the bgp backend's
+# refusals and its plan are in tests/unit/roles/test_control_plane_calico.py and the calico plan tests.
+@pytest.mark.long
 def test_site_calico_bgp_installs_the_features_restarts_and_converges_a_fresh_node_then_changes_nothing(tmp_path):
     # The whole of site.yml on a fresh node (no feature installed): the prerequisites role installs Containers and the
     # bgp backend's features (tigera/docs CalicoWindowsInstall.js) and restarts once; the operator's pod creates

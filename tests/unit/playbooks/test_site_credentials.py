@@ -5,6 +5,8 @@ that turns up open later (a certificate the kubelet rotated in) is restricted by
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -28,6 +30,9 @@ def credential_acls(node):
             if path.startswith(PKI) or path.startswith(KUBERNETES) and path.endswith('.conf')}
 
 
+# Long (make unit-long): make test restricts open credential files through the action that does it here
+# (tests/unit/plugins/action/test_node_credentials.py, test_open_credential_files_get_the_secret_acl_once).
+@pytest.mark.long
 def test_after_a_kubeadm_join_every_credential_file_is_restricted_and_stays_so(tmp_path):
     sim = Simulation(tmp_path)
     inventory = sim.inventory(

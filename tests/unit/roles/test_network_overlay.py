@@ -67,6 +67,9 @@ def test_check_converge_idempotent(sim):
     assert check_again.rc == 0 and check_again.changed('win1') == 0 and source_vip(check_again) == vip
 
 
+# Long (make unit-long): make test releases the old subnet's source VIP in test_source_vip.py
+# (test_a_new_pod_subnet_releases_the_stale_reservation); the restart of flanneld for a lost network runs only here.
+@pytest.mark.long
 def test_a_new_pod_subnet_gets_a_new_source_vip_and_a_lost_network_a_restart(sim):
     book = playbook(sim, 'network_overlay')
     with_runtime(sim)

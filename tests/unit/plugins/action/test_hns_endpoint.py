@@ -1,5 +1,7 @@
 """kubewin.node.hns_endpoint against a simulated node."""
 
+import pytest
+
 ENDPOINT = '''
 - hosts: windows_nodes
   gather_facts: false
@@ -23,6 +25,9 @@ def endpoints(sim):
     return sim.node('win1').data['hns']['endpoints']
 
 
+# Long (make unit-long): make test creates and attaches the endpoint through site.yml on the dual-stack e2e fleet
+# (check mode, converge, re-run) and replaces or re-attaches one in the tests below.
+@pytest.mark.long
 def test_create_attach_idempotent(sim, one_node):
     inventory, playbook = one_node(), sim.write('ep.yml', ENDPOINT.format(ip='10.244.3.2'))
     check = sim.run(playbook, inventory, '--check')
