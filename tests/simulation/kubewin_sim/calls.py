@@ -78,16 +78,16 @@ def snapshot(state_dir):
 
 def report(state_dir, before):
     """Print the calls each node received since ``before`` (a ``snapshot``), and the API calls; write both as JSON."""
-    report_ = difference(before['nodes'], counters(state_dir))
+    nodes = difference(before['nodes'], counters(state_dir))
     api = api_difference(before['api'], api_counters(state_dir))
     print('\nREMOTE CALLS (simulated nodes) ' + '*' * 48)
-    for host, entry in report_.items():
+    for host, entry in nodes.items():
         print('%-30s calls=%-4d unreachable_attempts=%d' % (host, entry['total'], entry['unreachable_attempts']))
     if api['total']:
         kinds = ' '.join('%s=%d' % item for item in api['by_kind'].items())
         print('%-30s calls=%-4d %s' % ('kubernetes API (simulated)', api['total'], kinds))
     sys.stdout.flush()
     with open(os.path.join(state_dir, 'last-run-calls.json'), 'w', encoding='utf-8') as handle:
-        json.dump(report_, handle, indent=1, sort_keys=True)
+        json.dump(nodes, handle, indent=1, sort_keys=True)
     with open(os.path.join(state_dir, 'last-run-api-calls.json'), 'w', encoding='utf-8') as handle:
         json.dump(api, handle, indent=1, sort_keys=True)

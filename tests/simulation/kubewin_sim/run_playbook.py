@@ -15,23 +15,21 @@ The simulated cluster needs nothing here: the connection plugin hands the contro
 ``kubewin_sim_cluster`` to the fake kubernetes.core modules, which create the cluster from it.
 """
 
-import os
 import sys
 
 from kubewin_sim import calls, catalog_web
 
 
 def main(argv):
+    # The wrapper has made STATE_DIR.
     state_dir, root, program, args = argv[1], argv[2], argv[3], argv[4:]
-    os.makedirs(state_dir, exist_ok=True)
     catalog_web.serve_catalog(state_dir, root)
     before = calls.snapshot(state_dir)
-    sys.argv = [program] + list(args)
-    status = 1
+    sys.argv = [program] + args
     try:
         # pylint: disable=import-outside-toplevel  # ansible reads its configuration from the environment on import
         from ansible.cli.playbook import main as ansible_playbook
-        status = ansible_playbook()
+        status = ansible_playbook()  # its CLI ends with sys.exit; a return is taken as its status too
     except SystemExit as done:
         status = done.code
     finally:
@@ -39,7 +37,7 @@ def main(argv):
         sys.stdout.flush()
         sys.stderr.flush()
         calls.report(state_dir, before)
-    return status if isinstance(status, int) else (0 if status is None else 1)
+    return status  # sys.exit takes it as the CLI's own exit would: None is 0, a message is printed and 1
 
 
 if __name__ == '__main__':
