@@ -53,6 +53,28 @@ def test_the_base_inventory_passes_and_yields_what_the_plan_role_hands_out():
     assert report['inventory']['logs'] == {'max_size_mb': 100, 'files_kept': 5}
 
 
+class CountingHostvars(dict):
+    """hostvars that counts each host's reads: in ansible-core every hostvars[host] is a variable manager pass."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.reads = {}
+
+    def __getitem__(self, host):
+        self.reads[host] = self.reads.get(host, 0) + 1
+        return super().__getitem__(host)
+
+    def get(self, host, default=None):
+        return self[host] if host in self else default
+
+
+def test_each_host_s_variables_are_read_once():
+    hostvars, groups = inventory()
+    counting = CountingHostvars(hostvars)
+    assert _preflight.preflight(counting, groups, 'site')['problems'] == []
+    assert counting.reads and set(counting.reads.values()) == {1}, counting.reads
+
+
 @pytest.mark.parametrize('case', BROKEN['cases'], ids=[case['id'] for case in BROKEN['cases']])
 @pytest.mark.parametrize('playbook', ['site'])
 def test_a_broken_inventory_is_refused_naming_the_variable(case, playbook):
