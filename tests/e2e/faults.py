@@ -407,6 +407,17 @@ def limited(hosts, data, count):
     return kept, data
 
 
+def share(text):
+    """--share K/N as (K, N), 1 <= K <= N; anything else is argparse's usage error."""
+    try:
+        part, parts = (int(number) for number in text.split('/'))
+    except ValueError:
+        raise argparse.ArgumentTypeError('must be K/N, two whole numbers, got %r' % text) from None
+    if not 1 <= part <= parts:
+        raise argparse.ArgumentTypeError('must be K/N with 1 <= K <= N, got %r' % text)
+    return part, parts
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('inventory')
@@ -414,7 +425,7 @@ def main(argv=None):
     parser.add_argument('--report', help='write the JSON report here')
     parser.add_argument('--state-dir', help='keep the simulations here (default: a temporary directory)')
     parser.add_argument('--extra-vars', '-e', action='append', default=[])
-    parser.add_argument('--share', help='K/N: only the K-th of every N scenarios chosen (1/2 and 2/2 split them in '
+    parser.add_argument('--share', type=share, help='K/N: only the K-th of every N scenarios chosen (1/2 and 2/2 split them in '
                         'two runs that can go side by side)')
     parser.add_argument('--nodes', type=int, help='only the first N Windows nodes of the inventory: site.yml limited '
                         'to them, the control plane and localhost, its verify play to them (default: every node)')
@@ -436,9 +447,7 @@ def main(argv=None):
     else:
         names = args.scenarios.split(',')
     if args.share:
-        part, parts = (int(number) for number in args.share.split('/'))
-        if not 1 <= part <= parts:
-            parser.error('--share must be K/N with 1 <= K <= N, got %s' % args.share)
+        part, parts = args.share
         names = names[part - 1::parts]
     unknown = [name for name in names if name not in table]
     if unknown:
