@@ -527,8 +527,11 @@ OVN_CNI_PLUGIN_VARIABLE = 'network_ovn_cni_plugin'
 
 def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
                      role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
-                     problems: _Problems, placeholders: list[str], csi_proxy: str = _csi_proxy.DEFAULT_MODE,
+                     problems: _Problems, placeholders: list[str], features: Mapping[str, t.Any],
                      ) -> dict[str, list[dict[str, t.Any]]]:
+    """Every download of each node, resolved with its checksum: the catalog's components, then the two files the
+    inventory names itself (the OVN CNI plugin, the gMSA CCG plugin's files), which the staging step fetches too."""
+    csi_proxy = features['csi_proxy']
     cluster = found['cluster']
     catalog = _roles.role_vars('artifacts').get('artifacts_catalog') or {}
     resolved: dict[str, list[dict[str, t.Any]]] = {}
@@ -572,15 +575,25 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
                                                                   _hosts_text(hosts, len(nodes), 'Windows nodes'),
                                                                   component))
     if cluster['topology'] == 'ovn':
-        _check_ovn_cni_plugin(nodes, role_value_of, problems, placeholders)
+        for host, plugin in _check_ovn_cni_plugin(nodes, role_value_of, problems, placeholders).items():
+            resolved[host].append({'url': plugin['url'], 'checksum': plugin['checksum'], 'component': 'ovn-cni'})
+    gmsa = features['gmsa']
+    if gmsa['enabled'] and gmsa['mode'] == 'portable' and not _gmsa.plugin_problems(gmsa['ccg_plugin']):
+        for name in _gmsa.PLUGIN_FILES:
+            download = gmsa['ccg_plugin'][name]
+            for host in nodes:
+                resolved[host].append({'url': download['url'], 'checksum': download['checksum'],
+                                       'component': 'ccg-plugin ' + name})
     return resolved
 
 
 def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
-                          problems: _Problems, placeholders: list[str]) -> None:
+                          problems: _Problems, placeholders: list[str]) -> dict[str, Mapping[str, t.Any]]:
     """network_ovn_cni_plugin, the one download whose checksum is not the catalog's: {} or {url, checksum}, with a
-    checksum the artifact module takes and not the placeholder."""
+    checksum the artifact module takes and not the placeholder. Returns {host: plugin} of the nodes whose plugin
+    passed, a placeholder pin included as the catalog's are (site.yml refuses it before anything is staged)."""
     verdicts: dict[str, tuple[str, list[str]]] = {}
+    valid: dict[str, Mapping[str, t.Any]] = {}
     for host in nodes:
         value = role_value_of(host)('network_ovn', OVN_CNI_PLUGIN_VARIABLE)
         if value in (None, {}):
@@ -588,6 +601,8 @@ def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str
         key = _short(value)
         if key in verdicts:
             verdicts[key][1].append(host)
+            if verdicts[key][0] in ('', 'placeholder'):
+                valid[host] = value
             continue
         verdict = ''
         if not isinstance(value, Mapping) or set(value) != {'url', 'checksum'} or not str(value['url']).startswith('https://'):
@@ -600,12 +615,15 @@ def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str
             except _artifacts.ChecksumError as error:
                 verdict = str(error)
         verdicts[key] = (verdict, [host])
+        if verdict in ('', 'placeholder'):
+            valid[host] = value
     for key, (verdict, hosts) in verdicts.items():
         where = '%s %s (on %s)' % (OVN_CNI_PLUGIN_VARIABLE, key, _hosts_text(hosts, len(nodes), 'Windows nodes'))
         if verdict == 'placeholder':
             placeholders.append('%s: its checksum is %s' % (where, _artifacts.PLACEHOLDER_FIX))
         elif verdict:
             problems.add('%s: %s' % (where, verdict))
+    return valid
 
 
 def _resolve(catalog: Mapping, install: Mapping, base_urls: t.Any, overrides: t.Any) -> t.Any:
@@ -689,8 +707,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             if spec['artifacts'] and network is not None:
                 placeholders: list[str] = []
                 result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
-                                                       role_value_of, problems, placeholders,
-                                                       result['features']['csi_proxy'])
+                                                       role_value_of, problems, placeholders, result['features'])
                 for line in placeholders:
                     if placeholder_pins == 'refuse':
                         problems.add(line)

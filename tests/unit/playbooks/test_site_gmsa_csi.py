@@ -118,6 +118,28 @@ def test_the_ccg_plugin_and_csi_proxys_daemonset_converge_and_stay(tmp_path):
     assert csi_proxy.pipe_names(sim.node('win-1')) == []
 
 
+def test_a_wrong_pin_of_a_ccg_plugin_file_fails_in_the_staging_step(tmp_path):
+    """The plugin's files are staged and verified with the catalog's artifacts, before the node's first change: a
+    mistyped checksum fails there, naming the URL and both hashes, on a node where only the staging folder changed."""
+    sim = Simulation(tmp_path)
+    plugin = serve_plugin(sim)
+    wrong = 'sha256:' + 'cd' * 32
+    plugin['registration'] = dict(plugin['registration'], checksum=wrong)
+    result = sim.run(SITE, fleet(sim, kubewin_gmsa_ccg_plugin=plugin, kubewin_gmsa_credential_specs=[PORTABLE_SPEC]))
+    assert result.rc != 0
+    failed = [t for t in result.tasks if t['status'] == 'failed']
+    assert [t['task'] for t in failed] == ['kubewin.node.artifacts : Download and verify the node\'s artifacts into the '
+                                           'staging folder'], [t['task'] for t in failed]
+    message = failed[0]['result']['msg']
+    assert PLUGIN['registration']['url'] in message and 'expected sha256 ' + 'cd' * 32 + ', got ' in message, message
+    # The snapshot and the staging call; the features, containerd and the plugin's registration are untouched.
+    assert result.calls['win-1']['by_kind'] == {'win_powershell:node_info': 1, 'win_powershell:artifact_stage': 1}
+    node = sim.node('win-1')
+    assert node.data['features']['Containers'] == 'available' and 'containerd' not in node.data['services']
+    assert not any(key.startswith('system\\currentcontrolset\\control\\ccg\\comclasses\\')
+                   for key in node.data.get('registry', {}))
+
+
 def test_a_cluster_without_windows_gmsa_is_refused_before_any_windows_node_changes(tmp_path):
     sim = Simulation(tmp_path)
     inventory = fleet(sim, gmsa_chart=False, domain='corp.example.com')

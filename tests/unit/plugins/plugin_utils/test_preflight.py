@@ -412,3 +412,28 @@ def test_a_node_variable_outside_the_groups_listed_as_unchecked_is_a_warning():
     report = check(case)
     assert report['problems'] == []
     assert [line for line in report['warnings'] if line.startswith('kubewin_management_ip: set on win-3')]
+
+
+def _broken(case_id):
+    return next(case for case in BROKEN['cases'] if case['id'] == case_id)
+
+
+def test_the_downloads_the_inventory_names_itself_are_staged_with_the_catalogs():
+    """The OVN CNI plugin and the gMSA CCG plugin's files are in each node's artifacts (plan_artifacts), which the
+    prerequisites play stages and verifies before the node's first change: a wrong pin fails there."""
+    plugin = {'url': 'https://mirror.example/ovn_cni.exe', 'checksum': 'sha256:' + '4' * 64}
+    report = check(dict(OVN, all=dict(OVN['all'], network_ovn_cni_plugin=plugin)))
+    assert report['problems'] == [], report['problems']
+    assert [a for a in report['artifacts']['win-2'] if a['component'] == 'ovn-cni'] == [dict(plugin, component='ovn-cni')]
+    # The CCG plugin of the clsid case, with the clsid in braces.
+    case = _broken('gmsa-ccg-plugin-clsid-without-braces')
+    ccg = dict(case['all']['kubewin_gmsa_ccg_plugin'], clsid='{CCC2A336-D7F3-4818-A213-272B7924213E}')
+    report = check({'all': dict(case['all'], kubewin_gmsa_ccg_plugin=ccg)})
+    assert report['problems'] == [], report['problems']
+    staged = [(a['component'], a['url'], a['checksum']) for a in report['artifacts']['win-3'] if a['component'].startswith('ccg')]
+    assert staged == [('ccg-plugin ' + name, ccg[name]['url'], ccg[name]['checksum'])
+                      for name in ('dll', 'registration', 'events_manifest')]
+    # Without gMSA, or with gMSA on domain-joined nodes (no plugin), nothing of it.
+    report = check({'all': dict(case['all'], kubewin_gmsa_ccg_plugin={})})
+    assert not [a for a in report['artifacts']['win-3'] if a['component'].startswith('ccg')]
+
