@@ -592,8 +592,7 @@ def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str
     """network_ovn_cni_plugin, the one download whose checksum is not the catalog's: {} or {url, checksum}, with a
     checksum the artifact module takes and not the placeholder. Returns {host: plugin} of the nodes whose plugin
     passed, a placeholder pin included as the catalog's are (site.yml refuses it before anything is staged)."""
-    verdicts: dict[str, tuple[str, list[str]]] = {}
-    valid: dict[str, Mapping[str, t.Any]] = {}
+    verdicts: dict[str, tuple[str, list[str], t.Any]] = {}
     for host in nodes:
         value = role_value_of(host)('network_ovn', OVN_CNI_PLUGIN_VARIABLE)
         if value in (None, {}):
@@ -601,8 +600,6 @@ def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str
         key = _short(value)
         if key in verdicts:
             verdicts[key][1].append(host)
-            if verdicts[key][0] in ('', 'placeholder'):
-                valid[host] = value
             continue
         verdict = ''
         if not isinstance(value, Mapping) or set(value) != {'url', 'checksum'} or not str(value['url']).startswith('https://'):
@@ -614,15 +611,16 @@ def _check_ovn_cni_plugin(nodes: t.Sequence[str], role_value_of: t.Callable[[str
                 _artifacts.parse_checksum(value['checksum'])
             except _artifacts.ChecksumError as error:
                 verdict = str(error)
-        verdicts[key] = (verdict, [host])
-        if verdict in ('', 'placeholder'):
-            valid[host] = value
-    for key, (verdict, hosts) in verdicts.items():
+        verdicts[key] = (verdict, [host], value)
+    valid: dict[str, Mapping[str, t.Any]] = {}
+    for key, (verdict, hosts, value) in verdicts.items():
         where = '%s %s (on %s)' % (OVN_CNI_PLUGIN_VARIABLE, key, _hosts_text(hosts, len(nodes), 'Windows nodes'))
         if verdict == 'placeholder':
             placeholders.append('%s: its checksum is %s' % (where, _artifacts.PLACEHOLDER_FIX))
         elif verdict:
             problems.add('%s: %s' % (where, verdict))
+        if verdict in ('', 'placeholder'):
+            valid.update(dict.fromkeys(hosts, value))
     return valid
 
 

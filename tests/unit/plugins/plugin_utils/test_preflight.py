@@ -436,4 +436,3 @@ def test_the_downloads_the_inventory_names_itself_are_staged_with_the_catalogs()
     # Without gMSA, or with gMSA on domain-joined nodes (no plugin), nothing of it.
     report = check({'all': dict(case['all'], kubewin_gmsa_ccg_plugin={})})
     assert not [a for a in report['artifacts']['win-3'] if a['component'].startswith('ccg')]
-
