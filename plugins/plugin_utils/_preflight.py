@@ -581,6 +581,9 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
     if gmsa['enabled'] and gmsa['mode'] == 'portable' and not _gmsa.plugin_problems(gmsa['ccg_plugin']):
         for name in _gmsa.PLUGIN_FILES:
             download = gmsa['ccg_plugin'][name]
+            if _artifacts.is_placeholder(download['checksum']):
+                placeholders.append('%s.%s.checksum (on %s): %s' % (_gmsa.PLUGIN_VARIABLE, name, _hosts_text(
+                    nodes, len(nodes), 'Windows nodes'), _artifacts.PLACEHOLDER_FIX))
             for host in nodes:
                 resolved[host].append({'url': download['url'], 'checksum': download['checksum'],
                                        'component': 'ccg-plugin ' + name})

@@ -436,3 +436,20 @@ def test_the_downloads_the_inventory_names_itself_are_staged_with_the_catalogs()
     # Without gMSA, or with gMSA on domain-joined nodes (no plugin), nothing of it.
     report = check({'all': dict(case['all'], kubewin_gmsa_ccg_plugin={})})
     assert not [a for a in report['artifacts']['win-3'] if a['component'].startswith('ccg')]
+
+
+def test_a_placeholder_pin_of_a_ccg_plugin_file_follows_the_catalogs_rule():
+    """A CCG plugin file pinned as the placeholder of zeros goes the way of the catalog's pins and the OVN CNI
+    plugin's: site.yml refuses it, plan.yml (placeholder_pins=warn) renders with it, staged like the others, and says
+    site.yml will refuse it."""
+    case = _broken('gmsa-ccg-plugin-placeholder-checksum')
+    problems = check(case)['problems']
+    assert [line for line in problems if line.startswith('kubewin_gmsa_ccg_plugin.dll')
+            and 'placeholder of zeros' in line], problems
+    hostvars, groups = inventory(case)
+    rendered = _preflight.preflight(hostvars, groups, 'site', placeholder_pins='warn')
+    assert rendered['problems'] == [], rendered['problems']
+    assert [line for line in rendered['warnings'] if line.startswith('site.yml will refuse this inventory: '
+                                                                     'kubewin_gmsa_ccg_plugin.dll')], rendered['warnings']
+    dll = case['all']['kubewin_gmsa_ccg_plugin']['dll']
+    assert {'url': dll['url'], 'checksum': dll['checksum'], 'component': 'ccg-plugin dll'} in rendered['artifacts']['win-1']
