@@ -2,8 +2,9 @@
 l2bridge fleet (static routes) against the simulated cluster, which has kubernetes-sigs/windows-gmsa's chart: check
 mode on the fresh node changes nothing, the converge registers the plugin and runs csi-proxy's pod (its pipes served
 on the node), the re-run costs one remote call; kubewin_csi_proxy none then removes the DaemonSet and the pod's process
-ends. And the refusals before any Windows node changes: a cluster without windows-gmsa, a node that is not
-domain-joined in the domain-joined mode. (The domain-joined mode and csi-proxy's service mode run on the
+ends. And the refusals before any Windows node changes: wrong pins of the plugin's files and of the OVN CNI plugin
+(staged with the catalog's artifacts), a cluster without windows-gmsa, a node that is not domain-joined in the
+domain-joined mode. (The domain-joined mode and csi-proxy's service mode run on the
 l2bridge-static e2e fleet.)"""
 
 import base64
@@ -22,6 +23,8 @@ SITE = os.path.join(ROOT, 'playbooks', 'site.yml')
 DATA = os.path.join(ROOT, 'tests', 'unit', 'test_data', 'ccg')
 CLSID = '{CCC2A336-D7F3-4818-A213-272B7924213E}'
 MIRROR = 'https://mirror.example.com/ccg/'
+OPEN_VSWITCH_MSI = 'https://cloudbase.it/downloads/openvswitch-hyperv-2.7.0-certified.msi'
+STAGE = 'kubewin.node.artifacts : Download and verify the node\'s artifacts into the staging folder'
 DLL_SHA256 = 'ab' * 32
 PLUGIN = {
     'clsid': CLSID,
@@ -65,8 +68,10 @@ def serve_plugin(sim):
 
 
 def fleet(sim, gmsa_chart=True, domain=None, **group_vars):
+    """The one-node fleet with GROUP_VARS and these changes; a variable given as None is left unset."""
     node = dict(NODE, kubewin_sim=dict(NODE['kubewin_sim'], domain=domain))
-    return sim.inventory({'win-1': node}, group_vars=dict(GROUP_VARS, **group_vars),
+    changed = {name: value for name, value in dict(GROUP_VARS, **group_vars).items() if value is not None}
+    return sim.inventory({'win-1': node}, group_vars=changed,
                          control_plane={'cp1': {'kubewin_sim_cluster': {'gmsa': {} if gmsa_chart else None}}})
 
 
@@ -90,6 +95,12 @@ def test_the_ccg_plugin_and_csi_proxys_daemonset_converge_and_stay(tmp_path):
 
     converge = sim.run(SITE, inventory)
     assert converge.rc == 0, converge.output
+    # The plugin's files were staged with the catalog's artifacts and installed from the staging folder.
+    staging = converge.result(STAGE, 'win-1')['result']
+    urls = [PLUGIN[name]['url'] for name in ('dll', 'registration', 'events_manifest')]
+    assert set(urls) <= set(staging['staged']), staging['staged']
+    downloads = converge.result('Download the CCG plugin\'s files, verified', 'win-1')['result']['results']
+    assert [item['download']['status'] for item in downloads] == ['staged'] * 3
     node = sim.node('win-1')
     # The plugin: its CLSID under CCG\COMClasses (taken over for Administrators), its COM class, its event log.
     assert 'system\\currentcontrolset\\control\\ccg\\comclasses\\' + CLSID.lower() in node.data['registry']
@@ -118,26 +129,39 @@ def test_the_ccg_plugin_and_csi_proxys_daemonset_converge_and_stay(tmp_path):
     assert csi_proxy.pipe_names(sim.node('win-1')) == []
 
 
-def test_a_wrong_pin_of_a_ccg_plugin_file_fails_in_the_staging_step(tmp_path):
-    """The plugin's files are staged and verified with the catalog's artifacts, before the node's first change: a
-    mistyped checksum fails there, naming the URL and both hashes, on a node where only the staging folder changed."""
+def test_wrong_pins_of_the_files_the_inventory_names_fail_in_the_staging_step(tmp_path):
+    """The CCG plugin's files and the OVN CNI plugin are staged and verified with the catalog's artifacts, before the
+    node's first change: a mistyped checksum of each fails there, both named with their URL and both hashes, on a
+    node where only the staging folder changed. (The fleet is an ovn one for this run: the staging step comes before
+    anything of the network.)"""
     sim = Simulation(tmp_path)
     plugin = serve_plugin(sim)
-    wrong = 'sha256:' + 'cd' * 32
-    plugin['registration'] = dict(plugin['registration'], checksum=wrong)
-    result = sim.run(SITE, fleet(sim, kubewin_gmsa_ccg_plugin=plugin, kubewin_gmsa_credential_specs=[PORTABLE_SPEC]))
+    plugin['registration'] = dict(plugin['registration'], checksum='sha256:' + 'cd' * 32)
+    ovn_cni = {'url': 'https://mirror.example.com/ovn/ovn_cni.exe', 'checksum': 'sha256:' + 'ef' * 32}
+    pins = {'openvswitch': {'2.7.0': 'sha256:' + hashlib.sha256(web.body(OPEN_VSWITCH_MSI)).hexdigest()}}
+    inventory = fleet(sim, kubewin_topology='ovn', kubewin_l2bridge_routing=None, network_ovn_cni_plugin=ovn_cni,
+                      artifacts_checksum_overrides=pins, kubewin_gmsa_ccg_plugin=plugin,
+                      kubewin_gmsa_credential_specs=[PORTABLE_SPEC])
+    result = sim.run(SITE, inventory)
     assert result.rc != 0
     failed = [t for t in result.tasks if t['status'] == 'failed']
-    assert [t['task'] for t in failed] == ['kubewin.node.artifacts : Download and verify the node\'s artifacts into the '
-                                           'staging folder'], [t['task'] for t in failed]
+    assert [t['task'] for t in failed] == [STAGE], [t['result'].get('msg') for t in failed]
     message = failed[0]['result']['msg']
-    assert PLUGIN['registration']['url'] in message and 'expected sha256 ' + 'cd' * 32 + ', got ' in message, message
-    # The snapshot and the staging call; the features, containerd and the plugin's registration are untouched.
+    assert ': 2 of 11 artifact(s) could not be staged; nothing on the node changed but the staging folder' in message, \
+        message
+    for url, wrong in ((PLUGIN['registration']['url'], 'cd' * 32), (ovn_cni['url'], 'ef' * 32)):
+        assert 'checksum mismatch for %s: expected sha256 %s, got ' % (url, wrong) in message, message
+    # The snapshot and the staging call; the features, containerd, the plugin's registration and Open vSwitch are
+    # untouched; every file on the node is in the staging folder, the two with a wrong hash not among them.
     assert result.calls['win-1']['by_kind'] == {'win_powershell:node_info': 1, 'win_powershell:artifact_stage': 1}
     node = sim.node('win-1')
     assert node.data['features']['Containers'] == 'available' and 'containerd' not in node.data['services']
     assert not any(key.startswith('system\\currentcontrolset\\control\\ccg\\comclasses\\')
                    for key in node.data.get('registry', {}))
+    assert not node.data.get('ovs')
+    files = node.file_paths()
+    assert files and all(path.startswith('C:\\k\\staging\\') for path in files), files
+    assert not [path for path in files if path.endswith(('\\ovn_cni.exe', '\\registerplugin.reg'))], files
 
 
 def test_a_cluster_without_windows_gmsa_is_refused_before_any_windows_node_changes(tmp_path):
