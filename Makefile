@@ -28,7 +28,7 @@ help:
 	@echo "make e2e          every shipped inventory's fleet and the representative faults; make test runs e2e-representative"
 	@echo "make e2e-faults   every fault scenario on the overlay and l2bridge-flannel fleets (long)"
 	@echo "make bench-plan   time validating and rendering a 5,000-node plan, and plan.yml on 40 and 1,000 nodes"
-	@echo "make bench-fleet  converge, no-op and one-snapshot floor on simulated fleets of 1, 10 and 50 nodes"
+	@echo "make bench-fleet  converge, no-op and one-snapshot floor on simulated fleets of 1, 10 and 50 nodes; converge calls of each e2e fleet"
 	@echo "make clean  remove .venv, .cache and generated output"
 
 $(VENV)/.runtime-stamp: requirements.txt

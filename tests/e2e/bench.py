@@ -6,10 +6,12 @@ ends early), and the floor of a drift check, a playbook whose single task is
 kubewin.node.node_info. Per node it reports remote calls, wall seconds (of the run divided by N)
 and CPU seconds of ansible-playbook and everything it started, divided by N: in all, of the
 simulated Windows side (the fake modules, kubewin_sim/calls.py) and of the controller (the rest).
-The ratio no-op/floor is given for both CPU figures. Exits 1 when a run fails, or a
-no-op re-run changes anything or makes more than one remote call on a node.
+The ratio no-op/floor is given for both CPU figures. Then, for each e2e fleet (inventories/*), the
+remote calls per node of its fresh converge against the budget its hosts.yml states
+(e2e_converge_call_budget). Exits 1 when a run fails, a no-op re-run changes anything or makes more
+than one remote call on a node, or a converge takes more calls than its fleet's budget.
 
-Usage: bench.py [--sizes 1,10,50] [--forks 10] [--report FILE]
+Usage: bench.py [--sizes 1,10,50|none] [--forks 10] [--topologies all|none|NAME,...] [--report FILE]
 """
 
 import argparse
@@ -77,15 +79,37 @@ def measure(sim, playbook, inventory, hosts, forks):
     }
 
 
+def topology_calls(which, forks, problems):
+    """The remote calls per node of a fresh converge of each e2e fleet named (all, none or a list), and its budget."""
+    folder = os.path.join(e2e.HERE, 'inventories')
+    names = sorted(os.listdir(folder)) if which == 'all' else [] if which == 'none' else which.split(',')
+    figures = {}
+    for name in names:
+        inventory = os.path.join(folder, name)
+        sim = e2e.Simulation(tempfile.mkdtemp(prefix='kubewin-bench-%s-' % name))
+        hosts, data = e2e.windows_hosts(inventory)
+        e2e.prepare(sim, data)
+        result, measured = measure(sim, os.path.join(e2e.ROOT, 'playbooks', 'site.yml'), inventory, hosts, forks)
+        budget = e2e.converge_call_budget(data, hosts)
+        figures[name] = dict(measured['remote_calls_per_node'], budget=budget)
+        if result.rc:
+            problems.append('%s: the converge failed:\n%s' % (name, result.output[-3000:]))
+        elif measured['remote_calls_per_node']['max'] > budget:
+            problems.append('%s: a node took %d remote calls to converge, more than its budget of %d'
+                            % (name, measured['remote_calls_per_node']['max'], budget))
+    return figures
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', maxsplit=1)[0])
     parser.add_argument('--sizes', default='1,10,50')
     parser.add_argument('--forks', type=int, default=10)
+    parser.add_argument('--topologies', default='all', help='e2e fleets whose converge calls to count')
     parser.add_argument('--report')
     args = parser.parse_args(argv)
 
     report, problems = {'forks': args.forks, 'fleets': {}}, []
-    for size in [int(value) for value in args.sizes.split(',')]:
+    for size in [int(value) for value in args.sizes.split(',') if args.sizes != 'none']:
         workdir = tempfile.mkdtemp(prefix='kubewin-bench-%d-' % size)
         inventory = write_inventory(os.path.join(workdir, 'inventory'), size)
         sim = e2e.Simulation(os.path.join(workdir, 'sim'))
@@ -106,6 +130,8 @@ def main(argv=None):
             problems.append('%d nodes: the no-op re-run changed %d or made %d remote calls on a node' % (
                 size, noop['changed_per_node'], noop['remote_calls_per_node']['max']))
         print(yaml.safe_dump({'%d nodes' % size: report['fleets'][size]}, sort_keys=False), flush=True)
+    report['topologies'] = topology_calls(args.topologies, args.forks, problems)
+    print(yaml.safe_dump({'converge calls per node': report['topologies']}, sort_keys=False), flush=True)
     report['problems'] = problems
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as handle:
