@@ -11,7 +11,7 @@ import time
 
 from ansible.utils.display import Display
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts
+from ansible_collections.kubewin.node.plugins.plugin_utils import _artifacts, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 ARCHIVE_SUFFIXES = {'.zip': 'zip', '.tar.gz': 'tar.gz', '.tgz': 'tar.gz'}
@@ -117,6 +117,12 @@ class ActionModule(NodeAction):
 
     def scope(self, args, live=False):
         return {'files': self._targets(args)}
+
+    def side_effects(self, args, plan):
+        # The apply re-reads the installed files' hashes and the record, not their text nor the credential patterns
+        # of their folders.
+        targets = self._targets(args)
+        return {'contents': targets, 'credentials': _snapshot.folders(targets)}
 
     def plan(self, args, state):
         targets = self._targets(args)

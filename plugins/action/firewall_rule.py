@@ -28,6 +28,9 @@ class ActionModule(NodeAction):
             if not all(part.isdigit() and 0 < int(part) < 65536 for part in bounds):
                 raise NodeActionError('local_port %r is not a port (1-65535) or a range such as 30000-32767' % port)
 
+    def side_effects(self, args, plan):
+        return {}  # the rule itself, which the apply re-reads
+
     def scope(self, args, live=False):
         return {'firewall': [args['name']]}
 

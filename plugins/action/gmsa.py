@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _gmsa
+from ansible_collections.kubewin.node.plugins.plugin_utils import _gmsa, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 
@@ -51,6 +51,11 @@ class ActionModule(NodeAction):
             if not self._registered(gmsa, plugin['clsid']):
                 after['ccg_plugins'] = sorted(after['ccg_plugins'] + [plugin['clsid']], key=str.lower)
         return Plan(operations, before=before, after=after)
+
+    def side_effects(self, args, plan):
+        # HNS's EnableCompartmentNamespace and the plugin's own registry file, which may write any key (a service's
+        # too); the event manifest registers a channel no section reads.
+        return {'registry': [_snapshot.EVERYTHING], 'services': [_snapshot.EVERYTHING]}
 
     def apply(self, args, plan, state):
         plugin = args['ccg_plugin'] or {}

@@ -38,6 +38,9 @@ class ActionModule(NodeAction):
             raise NodeActionError(str(exc))
         return Plan(operations, before, after, notes=notes)
 
+    def side_effects(self, args, plan):
+        return {}  # the endpoint in HNS, which the apply re-reads
+
     def apply(self, args, plan, state):
         parameters = {'RemoveIds': [op['id'] for op in plan.operations if op['op'] == 'remove'],
                       'Name': args['name'], 'AttachHost': args['attach_host']}

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
+from ansible_collections.kubewin.node.plugins.plugin_utils import _hns, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import (
     IPPlanError, parse_address, parse_ipv4_address, parse_ipv4_network, parse_network,
 )
@@ -115,6 +115,16 @@ class ActionModule(NodeAction):
             args['reconnect_timeout'],
             "creating HNS network '%s', the first vSwitch on adapter '%s'" % (create['name'], create['adapter']))
         return {'disruptive': True, 'ip_restored': bool(outcome.get('ip_restored'))}
+
+    def side_effects(self, args, plan):
+        # A vSwitch created or removed detached moves the node's adapters, addresses and routes (a retake follows);
+        # a network on an existing vSwitch adds its routes.
+        if plan.disruptive:
+            return super().side_effects(args, plan)
+        return {'routes': [_snapshot.EVERYTHING]}
+
+    def query_after_change(self, args, plan):
+        return self.retake(args) if plan.disruptive else self.query(args)
 
     def check_applied(self, args, plan, state):
         matches = _hns.networks_named(state['hns']['networks'], args['name'])

@@ -9,6 +9,7 @@ import re
 
 import yaml
 
+from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 from ansible_collections.kubewin.node.plugins.plugin_utils._pwsh import ScriptError
 from ansible_collections.kubewin.node.plugins.plugin_utils._versions import parse_version
@@ -51,6 +52,13 @@ class ActionModule(NodeAction):
 
     def scope(self, args, live=False):
         return {'files': [args['kubelet_kubeconfig']]}
+
+    def side_effects(self, args, plan):
+        # kubeadm writes the kubelet's kubeconfig, certificates, configuration and flags in their folders and
+        # (re)starts the kubelet, whose program then runs.
+        written = _snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']])
+        effects = {'files': written, 'contents': written, 'credentials': written, 'services': ['kubelet']}
+        return _snapshot.combine(effects, _snapshot.program_effects('kubelet'))
 
     def plan(self, args, state):
         # A node with a kubelet kubeconfig has joined; kubeadm refuses to join it again.

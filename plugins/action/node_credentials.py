@@ -43,6 +43,9 @@ class ActionModule(NodeAction):
                     before={path: files[path] for path in open_files},
                     after={path: _credentials.SECRET_ACL for path in open_files})
 
+    def side_effects(self, args, plan):
+        return {'files': plan.operations[0]['paths']}  # their ACL, which the files section also reads
+
     def apply(self, args, plan, state):
         applied = self.run_script('node_credentials_apply', {'Paths': plan.operations[0]['paths'],
                                                              'Credentials': args['patterns']})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 HIDDEN = '(secret content not shown)'
@@ -35,6 +36,10 @@ class ActionModule(NodeAction):
         if live and not self._secret(args):
             scope['contents'] = [args['path']]
         return scope
+
+    def side_effects(self, args, plan):
+        # The apply re-reads the file's hash and ACL, not its text nor the credential patterns that may match it.
+        return {'contents': [args['path']], 'credentials': _snapshot.folders([args['path']])}
 
     def live_sections(self, args):
         return ('files',) if self._secret(args) else ('files', 'contents')

@@ -34,6 +34,7 @@ class ActionModule(NodeAction):
         'firewall_rules': {'type': 'list', 'elements': 'str', 'default': []},
         'credentials': {'type': 'list', 'elements': 'str', 'default': DEFAULT_CREDENTIALS},
         'registry_keys': {'type': 'list', 'elements': 'str', 'default': []},
+        'folders': {'type': 'list', 'elements': 'str', 'default': []},
         'max_age': {'type': 'int', 'default': _snapshot.DEFAULT_MAX_AGE},
         'merge': {'type': 'bool', 'default': False},
         # The early-end decision in the same task (kubewin.node.node_converged's): a converged node's run is then
@@ -47,9 +48,13 @@ class ActionModule(NodeAction):
         contents = list(args['contents'])
         if _converged.RECORD_PATH not in contents:
             contents.append(_converged.RECORD_PATH)
+        # And the collection's own folder, where the record and the log rotation task's files are written.
+        folders = list(args['folders'])
+        if _converged.RECORD_FOLDER not in folders:
+            folders.append(_converged.RECORD_FOLDER)
         return {'features': args['features'], 'services': args['services'], 'files': args['files'],
                 'contents': contents, 'environment': args['environment'], 'firewall': args['firewall_rules'],
-                'credentials': args['credentials'], 'registry': args['registry_keys']}
+                'credentials': args['credentials'], 'registry': args['registry_keys'], 'folders': folders}
 
     def read_state(self, args):
         # node_info is the query: it always reads the node.
@@ -64,6 +69,9 @@ class ActionModule(NodeAction):
         # looks at HNS) refreshes its sections and leaves the others, with their own age, alone.
         previous = _snapshot.from_task_vars(self._task_vars) if args['merge'] else None
         snapshot = _snapshot.merge(previous, state, max_age=args['max_age'])
+        if not args['merge']:
+            # A whole read is trusted in this run (_snapshot "Trust"); a partial one keeps the trust it had.
+            snapshot = _snapshot.trust(snapshot, _snapshot.run_id())
         # Returned once, as the fact: every host's result is copied several times per task by Ansible.
         result = {'ansible_facts': {_snapshot.FACT: snapshot}}
         if args['decide']:

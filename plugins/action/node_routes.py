@@ -114,6 +114,9 @@ class ActionModule(NodeAction):
         after = sorted(_describe(route) for route in desired)
         return Plan(operations, before={'routes': before}, after={'routes': after})
 
+    def side_effects(self, args, plan):
+        return {}  # the routes and adapters, which the apply re-reads
+
     def apply(self, args, plan, state):
         remove = [{k: op[k] for k in ('destination', 'next_hop', 'interface_index')}
                   for op in plan.operations if op['op'] == 'remove']

@@ -12,6 +12,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
     split_windows_command_line,
     windows_command_line,
 )
+from ansible_collections.kubewin.node.plugins.plugin_utils import _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 
 # nssm rotates its output file online once it reaches this size (AppRotateOnline, AppRotateBytes: nssm.cc
@@ -118,6 +119,14 @@ class ActionModule(NodeAction):
         shown['command_line'] = split_windows_command_line(config.get('command_line') or '')
         shown['state'] = state
         return shown
+
+    def side_effects(self, args, plan):
+        # The apply re-reads the service; nssm keeps its settings under the service's registry key. A program that
+        # starts keeps changing what it changes (_snapshot.PROGRAM_EFFECTS) while it runs.
+        effects = {'registry': ['system\\currentcontrolset\\services\\%s\\' % args['name'].lower()]}
+        if any(operation['op'] in ('start', 'restart') for operation in plan.operations):
+            effects = _snapshot.combine(effects, _snapshot.program_effects(args['name']))
+        return effects
 
     def plan(self, args, state):
         current = state['services'][args['name']]

@@ -39,6 +39,9 @@ class ActionModule(NodeAction):
     def scope(self, args, live=False):
         return {}
 
+    def side_effects(self, args, plan):
+        return {}  # the task, which the apply re-reads; what it runs runs at its trigger, on files no module reads
+
     def desired(self, args):
         return {'description': args['description'], 'execute': args['execute'], 'arguments': args['arguments'],
                 'interval': xml_duration(args['interval_minutes']), 'user_id': USER_ID, 'run_level': RUN_LEVEL,

@@ -8,7 +8,7 @@ import ipaddress
 import ntpath
 import re
 
-from ansible_collections.kubewin.node.plugins.plugin_utils import _hns
+from ansible_collections.kubewin.node.plugins.plugin_utils import _hns, _snapshot
 from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import NodeAction, NodeActionError, Plan
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 
@@ -73,6 +73,11 @@ class ActionModule(NodeAction):
         release = str(recorded.network) if recorded is not None else (str(subnet) if subnet else None)
         return Plan([{'op': 'reserve', 'subnet': str(subnet) if subnet else None, 'release': release}],
                     before=before, after=after, notes=notes)
+
+    def side_effects(self, args, plan):
+        # host-local keeps its reservations in data_dir; the record and the request are written beside each other.
+        written = _snapshot.folders([args['path']]) + [args['data_dir'].rstrip('\\') + '\\']
+        return {'files': written, 'contents': written, 'credentials': written}
 
     def apply(self, args, plan, state):
         operation = plan.operations[0]

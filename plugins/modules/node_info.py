@@ -19,15 +19,17 @@ description:
   - Later modules that find what they need in a fresh snapshot make no remote call when they
     have nothing to change. Run this module again after anything outside this collection
     changed the node (a reboot, a script).
+  - A whole read (without O(merge)) is also trusted, for the rest of the run that took it, to plan a change without
+    reading the node again first, for what nothing but kubewin.node modules has changed since (RV(ansible_facts.kubewin_node.trusted)).
 options:
   gather:
     description: Sections to read.
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks, registry, remote_access]
+              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks, registry, remote_access]
+              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -78,6 +80,14 @@ options:
     description:
       - Registry keys whose existence to report, as Registry provider paths below C(HKLM:\), e.g.
         C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it).
+    type: list
+    elements: str
+    default: []
+  folders:
+    description:
+      - Folders whose entries to list, by name (nothing is hashed). A module asking for a file of one that is not
+        listed, or under one that is missing, plans from the snapshot (the file is not there); the prerequisites role
+        passes the node layout's folders, so that a fresh node's converge reads none of its files again.
     type: list
     elements: str
     default: []
@@ -208,8 +218,18 @@ ansible_facts:
             C(Install-RemoteAccess -VpnType RoutingOnly) ran), null without the module; C(service) and C(start_type)
             of the service RemoteAccess, null without the Remote Access role.
           type: dict
+        folders:
+          description: Each folder asked for, with the names of its entries, null when it is missing.
+          type: dict
         collected_at:
           description: Controller time at which each section was read.
+          type: dict
+        trusted:
+          description:
+            - For a whole read, the run that took it (C(run)), the sections read (C(sections)) and what the node's
+              running programs and the later modules' changes may have moved since (C(distrusted), per section the
+              names or folders, or C(*) for all of it). A later module of the same run plans its change from what is
+              trusted without reading the node first. Absent where the controller cannot name its run (no C(/proc)).
           type: dict
         max_age:
           description: Seconds for which the snapshot is used.

@@ -447,6 +447,8 @@ SECTIONS = {
                           'ccg_plugins': nullable(list_of(STR))}),
     # csi-proxy (_csi_proxy.py): the named pipes it serves now.
     'csi_proxy': obj(required={'pipes': list_of(STR)}),
+    # Per folder asked for (the node layout's), the names in it, null when it is missing (_snapshot.py).
+    'folders': dict_of(nullable(list_of(STR))),
 }
 
 

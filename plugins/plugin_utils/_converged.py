@@ -48,7 +48,8 @@ import os
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _activity, _preflight, _roles, _snapshot
 
-RECORD_PATH = 'C:\\ProgramData\\kubewin\\converged.json'
+RECORD_FOLDER = 'C:\\ProgramData\\kubewin'
+RECORD_PATH = RECORD_FOLDER + '\\converged.json'
 RECORD_VERSION = 1
 COLLECTION_ROOT = _roles.COLLECTION_ROOT
 # The roles site.yml runs on a Windows node; their documented options are inputs.
@@ -153,8 +154,14 @@ def section_view(snapshot, section):
     return value
 
 
+# The folders section lists names only to tell modules which files are not there; it changes on a healthy node (a log
+# file, the record itself) and is no part of what a converged node must keep.
+NOT_STATE = ('folders',)
+
+
 def section_digests(snapshot):
-    return {section: _digest(section_view(snapshot, section)) for section in _snapshot.SECTIONS}
+    return {section: _digest(section_view(snapshot, section)) for section in _snapshot.SECTIONS
+            if section not in NOT_STATE}
 
 
 def record_text(snapshot, inputs, credentials):

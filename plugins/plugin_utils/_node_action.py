@@ -12,7 +12,9 @@ Every module follows one rhythm, implemented once in ``NodeAction.run``:
 3. ``plan``: a pure function of (arguments, state) returning the operations
    to perform; none means ``changed: false``. A plan made from the snapshot
    that wants changes is made again from a fresh query first, so the
-   snapshot can only ever save work, never cause it;
+   snapshot can only ever save work, never cause it; a snapshot this run took
+   and nothing has changed since but kubewin modules is trusted to plan the
+   change itself (``_snapshot`` "Trust"), and the query is skipped;
 4. in check mode stop here, reporting ``changed`` and ``diff`` exactly as a
    real run would;
 5. ``apply`` the operations with one script run, which also returns the node
@@ -24,8 +26,8 @@ A run that changed something or made a remote call adds an entry to the
 host's activity fact (``_activity``), which the fleet report reads.
 
 A subclass sets ``ARGUMENT_SPEC`` and ``SECTIONS`` and implements ``plan``,
-``apply`` and, where useful, ``scope``, ``validate``, ``report`` and
-``check_applied``.
+``apply`` and, where useful, ``scope``, ``validate``, ``report``,
+``check_applied`` and ``side_effects``.
 """
 
 from __future__ import annotations
@@ -127,6 +129,12 @@ class NodeAction(ActionBase):
     def check_applied(self, args, plan, state):
         """Raise NodeActionError when the freshly queried state does not show the change."""
 
+    def side_effects(self, args, plan):
+        """What an applied ``plan`` may change on the node beyond the state its apply returns (section -> names, or
+        folders ending in a backslash, or ``_snapshot.EVERYTHING``): the snapshot no longer trusts it. Without a
+        narrower answer from the module, anything."""
+        return {section: [_snapshot.EVERYTHING] for section in _snapshot.SECTIONS}
+
     def resource(self, args):
         """What this call manages, as the fleet report names it (a service, a file, a network...)."""
         return args.get('name') or args.get('path') or args.get('dest') or ''
@@ -151,6 +159,25 @@ class NodeAction(ActionBase):
                 parameters[parameter] = list(scope.get(section) or [])
         return self.remember(self.run_script('node_info', parameters))
 
+    def query_after_change(self, args, plan):
+        """The node state after an apply that returned none (a detached change): by default a query."""
+        return self.query(args)
+
+    def retake(self, args):
+        """Read again, in one call, everything the snapshot holds (its sections and names) and what this module
+        reads: after a change that may have moved anything (a vSwitch created detached), the snapshot is whole again
+        and trusted as node_info's is."""
+        snapshot = _snapshot.from_task_vars(self._task_vars) or {}
+        held = set(snapshot.get('collected_at') or {}) | set(self.live_sections(args))
+        sections = [section for section in _snapshot.SECTIONS if section in held]
+        scope = self.scope(args, live=True)
+        parameters = {'Sections': sections}
+        for section, parameter in _snapshot.KEYED_SECTIONS.items():
+            if section in sections:
+                parameters[parameter] = sorted(set(scope.get(section) or []) | set(snapshot.get(section) or {}))
+        self._retaken = True
+        return self.remember(self.run_script('node_info', parameters))
+
     def remember(self, state):
         """Keep a freshly read node state: it is what the snapshot fact gets updated with."""
         if state.get('os'):
@@ -163,6 +190,15 @@ class NodeAction(ActionBase):
         if _snapshot.covers(snapshot, self.SECTIONS, self.scope(args)):
             return _snapshot.extract(snapshot, self.SECTIONS, self.scope(args)), True
         return self.query(args), False
+
+    def snapshot_trusted(self, args):
+        """Whether the snapshot may plan this module's change without a query first. Not after a rescued failure:
+        Ansible dropped the failed task's facts, so the snapshot does not know what it changed. Nor with --diff: a
+        diff shows what only the live query reads (a file's text)."""
+        if 'ansible_failed_result' in self._task_vars or self._task.diff:
+            return False
+        return _snapshot.trusted(_snapshot.from_task_vars(self._task_vars), _snapshot.run_id(), self.SECTIONS,
+                                 self.scope(args))
 
     def run_detached(self, worker, arguments, timeout, what):
         """Run ``worker`` detached on the node and wait for it to report, through a network drop.
@@ -216,6 +252,8 @@ class NodeAction(ActionBase):
         del tmp
         self._task_vars = task_vars or {}
         self._fresh_state = None
+        self._effects = None
+        self._retaken = False
         self._remote_calls = 0
         try:
             args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.ARGSPEC_OPTIONS)[1]
@@ -227,7 +265,7 @@ class NodeAction(ActionBase):
             self.validate(args)
             state, from_snapshot = self.read_state(args)
             plan = self.plan(args, state)
-            if plan.changed and from_snapshot:
+            if plan.changed and from_snapshot and not self.snapshot_trusted(args):
                 state = self.query(args)
                 plan = self.plan(args, state)
             result['changed'] = plan.changed
@@ -236,10 +274,11 @@ class NodeAction(ActionBase):
             if self._task.diff and plan.changed:
                 result['diff'] = plan.diff()
             if plan.changed and not self._task.check_mode:
+                self._effects = self.side_effects(args, plan)
                 applied = self.apply(args, plan, state) or {}
                 fresh = applied.pop('state', None)
                 result.update(applied)
-                state = self.remember(fresh) if fresh is not None else self.query(args)
+                state = self.remember(fresh) if fresh is not None else self.query_after_change(args, plan)
                 self.check_applied(args, plan, state)
             result.update(self.report(args, state, plan))
         except NodeActionError as exc:
@@ -251,7 +290,9 @@ class NodeAction(ActionBase):
             return result  # Ansible drops the facts of a failed task
         facts = result.setdefault('ansible_facts', {})
         if self._fresh_state is not None:
-            facts[_snapshot.FACT] = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
+            snapshot = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
+            facts[_snapshot.FACT] = (_snapshot.trust(snapshot, _snapshot.run_id()) if self._retaken
+                                     else _snapshot.distrust(snapshot, self._effects))
         activity = _activity.record(self._task_vars, self._task._uuid, self._task.action.rpartition('.')[2],
                                     self.resource(args), result.get('changed'), self._remote_calls)
         if activity is not None:

@@ -17,23 +17,70 @@ Ansible discards the facts of a failed task, so a failure cannot update the
 snapshot; a failed host leaves the play and the next run takes a new snapshot.
 Anything that changes the node outside this collection (a reboot, a raw
 script) should be followed by ``kubewin.node.node_info`` to take a new one.
+
+**Trust.** A snapshot that ``node_info`` took in this run (``run_id``) is also
+trusted to plan a change without the query before it, for the sections and
+keys nothing has changed since but the kubewin modules that folded their
+result back (``TRUST``). A module's apply distrusts what it may change beyond
+what it re-reads (``NodeAction.side_effects``); a program the node runs keeps
+changing what ``PROGRAM_EFFECTS`` says, from the moment it starts, so that
+part is never trusted while it runs. A snapshot from another run (a fact
+cache), a run whose controller cannot name itself, and the tasks after a
+rescued failure (whose facts Ansible dropped) get no trust: they query first
+as before.
 """
 
 from __future__ import annotations
 
 import copy
+import os
 import time
 
 FACT = 'kubewin_node'
 SECTIONS = ('os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents',
             'environment', 'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa',
-            'csi_proxy')
+            'csi_proxy', 'folders')
 # Sections whose content is a mapping keyed by the names the query asked for, and the
 # node_info script parameter that carries those names.
 KEYED_SECTIONS = {'features': 'Features', 'services': 'Services', 'files': 'Files', 'contents': 'Contents',
                   'environment': 'Environment', 'firewall': 'FirewallRules', 'credentials': 'Credentials',
-                  'registry': 'RegistryKeys'}
+                  'registry': 'RegistryKeys', 'folders': 'Folders'}
+# Names a read answers without listing them, because it lists every one that exists (lib/state.ps1): a file under a
+# folder the folders section lists (the node layout's) whose entry on the way to it is not among the folder's names,
+# or under a missing folder; and a firewall rule named kubewin-* (node_info lists every rule of the collection). A
+# module asking for one of them plans from the snapshot.
+MANAGED_RULE_PREFIX = 'kubewin-'
 DEFAULT_MAX_AGE = 900
+TRUST = 'trusted'
+# A keyed section's distrusted names: a name, or a folder (ending in a backslash) for every path under it. '*' is the
+# whole section.
+EVERYTHING = '*'
+
+# What a program the collection runs as a service keeps changing on the node while it runs, by service name (the
+# names node_info reads by default). Any other service is taken to change anything. Paths are the defaults of the
+# node layout (plugin_utils/_node_plan.py NODE_PATHS) and of the programs.
+_NETWORK = {'hns': [EVERYTHING], 'routes': [EVERYTHING], 'adapters': [EVERYTHING]}
+PROGRAM_EFFECTS = {
+    # Its root and state folders (containerd's defaults_windows.go); it runs no CNI but for the kubelet's pods.
+    'containerd': {'files': ['C:\\ProgramData\\containerd\\']},
+    # Docker creates its nat HNS network when it starts (moby daemon_windows.go) and keeps its data root.
+    'docker': dict(_NETWORK, files=['C:\\ProgramData\\docker\\']),
+    'cri-dockerd': {'hns': [EVERYTHING]},
+    # The kubelet's pods get HNS endpoints through the CNI; HostProcess pods (calico-node-windows, a flannel or
+    # kube-proxy DaemonSet, csi-proxy) change the host's network and csi-proxy's pipes; the kubelet rotates its
+    # certificates and keeps its state under its root directory.
+    'kubelet': dict(_NETWORK, csi_proxy=[EVERYTHING], ovs=[EVERYTHING], files=['C:\\var\\lib\\kubelet\\'],
+                    contents=['C:\\var\\lib\\kubelet\\'], credentials=['C:\\var\\lib\\kubelet\\']),
+    # kube-proxy's winkernel proxier programs HNS load balancers and remote endpoints (pkg/proxy/winkernel).
+    'kube-proxy': {'hns': [EVERYTHING]},
+    # flanneld creates the HNS network (and, first on an adapter, its vSwitch), adds routes for host-gw and remote
+    # endpoints for vxlan, and writes its subnet file (flannel pkg/backend/*_windows.go, --subnet-file).
+    'flanneld': dict(_NETWORK, files=['C:\\run\\flannel\\'], contents=['C:\\run\\flannel\\']),
+    'ovs-vswitchd': dict(_NETWORK, ovs=[EVERYTHING]),
+    'ovsdb-server': {'ovs': [EVERYTHING]},
+    'ovn-controller': dict(_NETWORK, ovs=[EVERYTHING]),
+    'csiproxy': {'csi_proxy': [EVERYTHING]},
+}
 
 
 def from_task_vars(task_vars):
@@ -58,10 +105,37 @@ def covers(snapshot, sections, scope, now=None):
         taken = collected.get(section)
         if taken is None or now - taken > max_age:
             return False
-        wanted = scope.get(section) or []
-        if section in KEYED_SECTIONS and not set(wanted) <= set(snapshot.get(section) or {}):
+        held = snapshot.get(section) or {}
+        if section in KEYED_SECTIONS and not all(name in held or _implied_absent(snapshot, section, name, now)
+                                                 for name in scope.get(section) or []):
             return False
     return True
+
+
+def _implied_absent(snapshot, section, name, now=None):
+    """Whether a read of ``section`` that did not list ``name`` says it is not there (see MANAGED_RULE_PREFIX)."""
+    held = snapshot.get(section) or {}
+    if name.lower() in (key.lower() for key in held):
+        return False
+    if section == 'firewall':
+        return name.lower().startswith(MANAGED_RULE_PREFIX)
+    if section == 'files':
+        taken = (snapshot.get('collected_at') or {}).get('folders')
+        now = time.time() if now is None else now
+        if taken is None or now - taken > snapshot.get('max_age', DEFAULT_MAX_AGE):
+            return False
+        for folder, names in (snapshot.get('folders') or {}).items():
+            folder = folder.rstrip('\\') + '\\'
+            if _under(name, [folder]):
+                # Missing, or without the entry on the way to the file (the file itself, or its folder below).
+                entry = name[len(folder):].partition('\\')[0].lower()
+                if names is None or entry not in (listed.lower() for listed in names):
+                    return True
+    return False
+
+
+def _absent(section, name):
+    return {'name': name, 'exists': False} if section == 'firewall' else {'exists': False}
 
 
 def extract(snapshot, sections, scope):
@@ -70,7 +144,8 @@ def extract(snapshot, sections, scope):
     for section in sections:
         value = snapshot.get(section)
         if section in KEYED_SECTIONS:
-            value = {name: value[name] for name in scope.get(section) or []}
+            value = {name: value[name] if name in (value or {}) else _absent(section, name)
+                     for name in scope.get(section) or []}
         state[section] = copy.deepcopy(value)
         if section == 'features':
             state['reboot_pending'] = snapshot.get('reboot_pending', False)
@@ -96,3 +171,92 @@ def merge(snapshot, state, now=None, max_age=None):
             merged['reboot_pending'] = state.get('reboot_pending', False)
         collected[section] = now
     return merged
+
+
+def run_id():
+    """This run's name: the controller process that forked the task's worker (Ansible runs each task in a fork of
+    ansible-playbook), by boot, process ID and start time, so a restarted controller with the same process ID (a
+    fresh AWX container) is another run. None where the controller cannot tell (no /proc): no snapshot is trusted."""
+    parent = os.getppid()
+    try:
+        with open('/proc/sys/kernel/random/boot_id', encoding='ascii') as handle:
+            boot = handle.read().strip()
+        with open('/proc/%d/stat' % parent, encoding='ascii', errors='replace') as handle:
+            # The 22nd field, after the command in parentheses (which may hold spaces), is the start time.
+            started = handle.read().rpartition(')')[2].split()[19]
+    except (OSError, IndexError):
+        return None
+    return '%s:%d:%s' % (boot, parent, started)
+
+
+def program_effects(name):
+    """What the program of service ``name`` keeps changing while it runs (section -> names or folders)."""
+    return PROGRAM_EFFECTS.get(name.lower(), {section: [EVERYTHING] for section in SECTIONS})
+
+
+def running_effects(services):
+    """What the running services of a node state's services section keep changing."""
+    effects = {}
+    for name, service in (services or {}).items():
+        if (service or {}).get('state') == 'running':
+            effects = combine(effects, program_effects(name))
+    return effects
+
+
+def folders(paths):
+    """The folders of Windows ``paths``, as distrust names (ending in a backslash)."""
+    return sorted({path.rpartition('\\')[0] + '\\' for path in paths})
+
+
+def combine(first, second):
+    """Two distrust maps (section -> names or folders) as one."""
+    combined = {section: list(names) for section, names in first.items()}
+    for section, names in second.items():
+        combined[section] = sorted(set(combined.get(section, [])) | set(names))
+    return combined
+
+
+def trusted(snapshot, run, sections, scope):
+    """True when ``snapshot`` may plan a change without a query first: it was taken in run ``run`` (not None) and
+    nothing it holds of ``sections`` and ``scope`` has changed since but by modules that folded their result in."""
+    trust = (snapshot or {}).get(TRUST) or {}
+    if run is None or trust.get('run') != run:
+        return False
+    distrusted = trust.get('distrusted') or {}
+    for section in sections:
+        if section not in trust.get('sections', ()):
+            return False
+        names = distrusted.get(section) or []
+        if EVERYTHING in names:
+            return False
+        keys = scope.get(section) or []
+        if section in KEYED_SECTIONS and any(_under(key, names) for key in keys):
+            return False
+        # A file the snapshot knows absent from its folder's absence needs that read trusted too.
+        if (section == 'files' and any(key not in (snapshot.get('files') or {}) for key in keys)
+                and not trusted(snapshot, run, ('folders',), {})):
+            return False
+    return True
+
+
+def _under(key, names):
+    key = key.lower()
+    return any(key == name.lower() or (name.endswith('\\') and key.startswith(name.lower())) for name in names)
+
+
+def trust(snapshot, run):
+    """``snapshot`` (a whole read of the node) trusted in run ``run`` for what it read, but what its running services
+    keep changing; nothing when ``run`` is None."""
+    snapshot = {key: value for key, value in snapshot.items() if key != TRUST}
+    if run is not None:
+        snapshot[TRUST] = {'run': run, 'sections': sorted(section for section in SECTIONS if section in snapshot.get(
+            'collected_at', {})), 'distrusted': running_effects(snapshot.get('services'))}
+    return snapshot
+
+
+def distrust(snapshot, effects):
+    """``snapshot`` with ``effects`` (section -> names or folders) no longer trusted."""
+    if effects and (snapshot or {}).get(TRUST):
+        trusted_part = dict(snapshot[TRUST], distrusted=combine(snapshot[TRUST].get('distrusted') or {}, effects))
+        snapshot = dict(snapshot, **{TRUST: trusted_part})
+    return snapshot

@@ -11,7 +11,8 @@ param(
     [string[]]$Environment = @(),
     [string[]]$FirewallRules = @(),
     [string[]]$Credentials = @(),
-    [string[]]$RegistryKeys = @()
+    [string[]]$RegistryKeys = @(),
+    [string[]]$Folders = @()
 )
 $ErrorActionPreference = 'Stop'
 
@@ -19,6 +20,6 @@ $ErrorActionPreference = 'Stop'
 
 $state = Get-KubeWinNodeState -Sections $Sections -Features $Features -Services $Services -Files $Files `
     -Contents $Contents -Environment $Environment -FirewallRules $FirewallRules -Credentials $Credentials `
-    -RegistryKeys $RegistryKeys
+    -RegistryKeys $RegistryKeys -Folders $Folders
 $Ansible.Changed = $false
 $Ansible.Result = ConvertTo-Json -InputObject $state -Depth 10 -Compress

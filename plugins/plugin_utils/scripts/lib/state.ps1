@@ -146,7 +146,8 @@ function Get-KubeWinNodeState {
         [string[]]$Environment = @(),
         [string[]]$FirewallRules = @(),
         [string[]]$Credentials = @(),
-        [string[]]$RegistryKeys = @()
+        [string[]]$RegistryKeys = @(),
+        [string[]]$Folders = @()
     )
     $state = [ordered]@{ sections = @($Sections) }
 
@@ -237,6 +238,19 @@ function Get-KubeWinNodeState {
         $state.contents = [ordered]@{}
         foreach ($path in @($Contents) + $tracked) {
             if (-not $state.contents.Contains($path)) { $state.contents[$path] = Get-KubeWinTextContent -Path $path }
+        }
+    }
+
+    if ('folders' -in $Sections) {
+        # The names in each folder asked for, null for a missing folder: a module asking for a file of it that is not
+        # listed knows it is not there. Names only, nothing hashed: cheap on a node whose folders are full.
+        $state.folders = [ordered]@{}
+        foreach ($folder in $Folders) {
+            $state.folders[$folder] = $null
+            if (Test-Path -LiteralPath $folder -PathType Container) {
+                $state.folders[$folder] = @(Get-ChildItem -LiteralPath $folder -Force | ForEach-Object { $_.Name } |
+                        Sort-Object)
+            }
         }
     }
 

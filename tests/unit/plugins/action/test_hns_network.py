@@ -58,15 +58,19 @@ def test_check_apply_idempotent_check(sim, one_node):
     assert check_again.rc == 0 and check_again.changed('win1') == 0
 
 
-def test_fresh_change_costs_query_apply_and_the_drop(sim, one_node):
+def test_fresh_change_costs_the_snapshot_the_drop_and_a_retake(sim, one_node):
     apply = sim.run(placeholder(sim), one_node())
     assert apply.rc == 0, apply.output
-    # node_info + live re-query + detached start + the status probes + verify query. The worker runs on after the
-    # start (kubewin_sim/windows/processes.py): a probe that comes before it ran sees it running; the one after the
-    # drop has its result.
+    # node_info (this run's snapshot, trusted: no query before the change) + detached start + the status probes + the
+    # retake after the drop, which reads again all the snapshot held. The worker runs on after the start
+    # (kubewin_sim/windows/processes.py): a probe that comes before it ran sees it running; the one after the drop has
+    # its result.
     probes = apply.calls['win1']['by_kind']['win_powershell:detached_status']
     assert probes >= 1
-    assert apply.calls['win1']['total'] == 4 + probes
+    assert apply.calls['win1']['by_kind']['win_powershell:node_info'] == 2
+    assert apply.calls['win1']['total'] == 3 + probes
+    retaken = apply.results('placeholder')[0]['result']['ansible_facts']['kubewin_node']
+    assert retaken['trusted']['sections'] == sorted(retaken['collected_at'])
     assert apply.calls['win1']['unreachable_attempts'] >= 1
 
 

@@ -7,6 +7,7 @@ INFO = '''
     - name: info
       kubewin.node.node_info:
         files: ['C:\\k\\kubelet.exe', 'C:\\k']
+        folders: ['C:\\k', 'C:\\etc\\cni\\net.d']
     - name: partial
       kubewin.node.node_info:
         gather: [os]
@@ -35,7 +36,14 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert facts['files']['C:\\k'] == {'exists': True, 'type': 'directory', 'acl': 'inherited'}
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
-        'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa', 'csi_proxy'}
+        'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa', 'csi_proxy',
+        'folders'}
+    # The names in the folders asked for and the collection's own (null: missing): a file not listed is known absent
+    # without a read of its own.
+    assert facts['folders'] == {'C:\\k': ['kubelet.exe'], 'C:\\etc\\cni\\net.d': None,
+                                'C:\\ProgramData\\kubewin': None}
+    # A whole read is trusted in the run that took it, for every section it read; nothing runs on the node yet.
+    assert facts['trusted']['sections'] == sorted(facts['collected_at']) and facts['trusted']['distrusted'] == {}
     assert facts['routes'] == []
     # No task in the collection's task folder yet.
     assert facts['scheduled_tasks'] == {}

@@ -32,8 +32,8 @@ class Switch(NodeAction):
         return {'flag': state['services'][args['name']]}
 
 
-def make(args, check_mode=False, node_state=None):
-    task = MagicMock(args=args, check_mode=check_mode, diff=True, async_val=0, action='kubewin.node.switch')
+def make(args, check_mode=False, node_state=None, diff=True):
+    task = MagicMock(args=args, check_mode=check_mode, diff=diff, async_val=0, action='kubewin.node.switch')
     connection = MagicMock()
     connection._shell.tmpdir = 'set'
     action = Switch(task, connection, MagicMock(), MagicMock(), MagicMock())
@@ -80,6 +80,34 @@ def test_a_snapshot_that_wants_a_change_is_confirmed_by_a_live_query():
     # The snapshot is stale: the node already has the flag on.
     action = make({'name': 'kubelet'}, node_state={'kubelet': {'on': True}})
     result = action.run(task_vars=facts({'kubelet': {}}))
+    assert result['changed'] is False and len(action.queries) == 1 and action.applied == []
+
+
+def trusted_facts(services, run):
+    return {'ansible_facts': {'kubewin_node': _snapshot.trust(
+        _snapshot.merge(None, {'sections': ['services'], 'services': services}), run)}}
+
+
+def test_a_snapshot_this_run_took_plans_the_change_without_a_query(monkeypatch):
+    monkeypatch.setattr(_snapshot, 'run_id', lambda: 'this-run')
+    action = make({'name': 'kubelet'}, diff=False)
+    result = action.run(task_vars=trusted_facts({'kubelet': {}}, 'this-run'))
+    assert result['changed'] is True and action.queries == [] and action.applied == [[{'op': 'on'}]]
+    # The toy module says nothing of what its change moves: the snapshot no longer trusts anything.
+    snapshot = result['ansible_facts']['kubewin_node']
+    assert snapshot['services']['kubelet'] == {'on': True}
+    assert not _snapshot.trusted(snapshot, 'this-run', ('services',), {'services': ['kubelet']})
+
+
+@pytest.mark.parametrize('run, diff, extra', [
+    ('another-run', False, {}),  # a snapshot a fact cache kept from another run
+    ('this-run', True, {}),  # a diff shows what only a live query reads
+    ('this-run', False, {'ansible_failed_result': {'failed': True}}),  # a rescue: the failed task's facts are gone
+])
+def test_a_change_the_snapshot_wants_is_read_live_first_unless_this_run_trusts_it(monkeypatch, run, diff, extra):
+    monkeypatch.setattr(_snapshot, 'run_id', lambda: 'this-run')
+    action = make({'name': 'kubelet'}, diff=diff, node_state={'kubelet': {'on': True}})
+    result = action.run(task_vars=dict(trusted_facts({'kubelet': {}}, run), **extra))
     assert result['changed'] is False and len(action.queries) == 1 and action.applied == []
 
 
