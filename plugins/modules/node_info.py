@@ -20,7 +20,8 @@ description:
     have nothing to change. Run this module again after anything outside this collection
     changed the node (a reboot, a script).
   - A whole read (without O(merge)) is also trusted, for the rest of the run that took it, to plan a change without
-    reading the node again first, for what nothing but kubewin.node modules has changed since (RV(ansible_facts.kubewin_node.trusted)).
+    reading the node again first, for what nothing but kubewin.node modules has changed since
+    (RV(ansible_facts.kubewin_node.trusted)).
 options:
   gather:
     description: Sections to read.
