@@ -123,7 +123,7 @@ class ActionModule(NodeAction):
     def side_effects(self, args, plan):
         # The apply re-reads the service; nssm keeps its settings under the service's registry key. A program that
         # starts keeps changing what it changes (_snapshot.PROGRAM_EFFECTS) while it runs.
-        effects = {'registry': ['system\\currentcontrolset\\services\\%s\\' % args['name'].lower()]}
+        effects = {'registry': ['HKLM:\\SYSTEM\\CurrentControlSet\\Services\\%s\\' % args['name']]}
         if any(operation['op'] in ('start', 'restart') for operation in plan.operations):
             effects = _snapshot.combine(effects, _snapshot.program_effects(args['name']))
         return effects
