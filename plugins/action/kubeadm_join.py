@@ -58,7 +58,8 @@ class ActionModule(NodeAction):
         # (re)starts the kubelet, whose program then runs.
         written = _snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']])
         effects = {'files': written, 'contents': written, 'credentials': written, 'services': ['kubelet']}
-        return _snapshot.combine(effects, _snapshot.program_effects('kubelet'))
+        kubelet = _snapshot.program_effects('kubelet', self._task_vars.get('plan_paths'))
+        return _snapshot.combine(effects, kubelet)
 
     def plan(self, args, state):
         # A node with a kubelet kubeconfig has joined; kubeadm refuses to join it again.

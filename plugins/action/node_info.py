@@ -71,7 +71,7 @@ class ActionModule(NodeAction):
         snapshot = _snapshot.merge(previous, state, max_age=args['max_age'])
         if not args['merge']:
             # A whole read is trusted in this run (_snapshot "Trust"); a partial one keeps the trust it had.
-            snapshot = _snapshot.trust(snapshot, _snapshot.run_id())
+            snapshot = _snapshot.trust(snapshot, _snapshot.run_id(), self._task_vars.get('plan_paths'))
         # Returned once, as the fact: every host's result is copied several times per task by Ansible.
         result = {'ansible_facts': {_snapshot.FACT: snapshot}}
         if args['decide']:

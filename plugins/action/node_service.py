@@ -125,7 +125,8 @@ class ActionModule(NodeAction):
         # starts keeps changing what it changes (_snapshot.PROGRAM_EFFECTS) while it runs.
         effects = {'registry': ['HKLM:\\SYSTEM\\CurrentControlSet\\Services\\%s\\' % args['name']]}
         if any(operation['op'] in ('start', 'restart') for operation in plan.operations):
-            effects = _snapshot.combine(effects, _snapshot.program_effects(args['name']))
+            program = _snapshot.program_effects(args['name'], self._task_vars.get('plan_paths'))
+            effects = _snapshot.combine(effects, program)
         return effects
 
     def plan(self, args, state):

@@ -291,8 +291,9 @@ class NodeAction(ActionBase):
         facts = result.setdefault('ansible_facts', {})
         if self._fresh_state is not None:
             snapshot = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
-            facts[_snapshot.FACT] = (_snapshot.trust(snapshot, _snapshot.run_id()) if self._retaken
-                                     else _snapshot.distrust(snapshot, self._effects))
+            if self._retaken:
+                snapshot = _snapshot.trust(snapshot, _snapshot.run_id(), self._task_vars.get('plan_paths'))
+            facts[_snapshot.FACT] = _snapshot.distrust(snapshot, None if self._retaken else self._effects)
         activity = _activity.record(self._task_vars, self._task._uuid, self._task.action.rpartition('.')[2],
                                     self.resource(args), result.get('changed'), self._remote_calls)
         if activity is not None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Mapping
 
 FACT = 'kubewin_node'
 SECTIONS = ('os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents',
@@ -58,7 +59,8 @@ EVERYTHING = '*'
 
 # What a program the collection runs as a service keeps changing on the node while it runs, by service name (the
 # names node_info reads by default). Any other service is taken to change anything. Paths are the defaults of the
-# node layout (plugin_utils/_node_plan.py NODE_PATHS) and of the programs.
+# node layout (plugin_utils/_node_plan.py NODE_PATHS; a moved one is taken from the host's plan_paths, LAYOUT_FOLDERS)
+# and of the programs.
 _NETWORK = {'hns': [EVERYTHING], 'routes': [EVERYTHING], 'adapters': [EVERYTHING]}
 PROGRAM_EFFECTS = {
     # Its root and state folders (containerd's defaults_windows.go); it runs no CNI but for the kubelet's pods.
@@ -81,6 +83,8 @@ PROGRAM_EFFECTS = {
     'ovn-controller': dict(_NETWORK, ovs=[EVERYTHING]),
     'csiproxy': {'csi_proxy': [EVERYTHING]},
 }
+# The folders of PROGRAM_EFFECTS that kubewin_node_paths may move, by their key in plan_paths.
+LAYOUT_FOLDERS = {'C:\\var\\lib\\kubelet\\': 'kubelet_dir', 'C:\\run\\flannel\\': 'flannel_run_dir'}
 
 
 def from_task_vars(task_vars):
@@ -189,17 +193,24 @@ def run_id():
     return '%s:%d:%s' % (boot, parent, started)
 
 
-def program_effects(name):
-    """What the program of service ``name`` keeps changing while it runs (section -> names or folders)."""
-    return PROGRAM_EFFECTS.get(name.lower(), {section: [EVERYTHING] for section in SECTIONS})
+def program_effects(name, paths=None):
+    """What the program of service ``name`` keeps changing while it runs (section -> names or folders), its folders
+    where the host's ``paths`` (plan_paths) put them."""
+    effects = PROGRAM_EFFECTS.get(name.lower(), {section: [EVERYTHING] for section in SECTIONS})
+    moved = {}
+    for default, key in LAYOUT_FOLDERS.items():
+        folder = (paths or {}).get(key) if isinstance(paths, Mapping) else None
+        if isinstance(folder, str) and folder:
+            moved[default] = folder.rstrip('\\') + '\\'
+    return {section: [moved.get(entry, entry) for entry in names] for section, names in effects.items()}
 
 
-def running_effects(services):
+def running_effects(services, paths=None):
     """What the running services of a node state's services section keep changing."""
     effects = {}
     for name, service in (services or {}).items():
         if (service or {}).get('state') == 'running':
-            effects = combine(effects, program_effects(name))
+            effects = combine(effects, program_effects(name, paths))
     return effects
 
 
@@ -244,13 +255,13 @@ def _under(key, names):
     return any(key == name.lower() or (name.endswith('\\') and key.startswith(name.lower())) for name in names)
 
 
-def trust(snapshot, run):
+def trust(snapshot, run, paths=None):
     """``snapshot`` (a whole read of the node) trusted in run ``run`` for what it read, but what its running services
-    keep changing; nothing when ``run`` is None."""
+    keep changing (their folders where the host's ``paths`` put them); nothing when ``run`` is None."""
     snapshot = {key: value for key, value in snapshot.items() if key != TRUST}
     if run is not None:
         snapshot[TRUST] = {'run': run, 'sections': sorted(section for section in SECTIONS if section in snapshot.get(
-            'collected_at', {})), 'distrusted': running_effects(snapshot.get('services'))}
+            'collected_at', {})), 'distrusted': running_effects(snapshot.get('services'), paths)}
     return snapshot
 
 

@@ -103,3 +103,14 @@ def test_run_id_names_the_controller_process_of_this_run():
     run = _snapshot.run_id()
     if run is not None:  # a controller with /proc
         assert run == _snapshot.run_id() and ':%d:' % __import__('os').getppid() in run
+
+
+def test_a_program_s_folders_follow_the_node_layout_the_plan_gives():
+    moved = {'kubelet_dir': 'D:\\kubelet', 'flannel_run_dir': 'D:\\run\\flannel\\'}
+    assert _snapshot.program_effects('kubelet', moved)['files'] == ['D:\\kubelet\\']
+    assert _snapshot.program_effects('flanneld', moved)['contents'] == ['D:\\run\\flannel\\']
+    assert _snapshot.program_effects('kubelet')['files'] == ['C:\\var\\lib\\kubelet\\']
+    kubelet = {'name': 'kubelet', 'exists': True, 'state': 'running'}
+    snapshot = _snapshot.trust(_snapshot.merge(None, dict(LAYOUT, services={'kubelet': kubelet})), 'run-1', moved)
+    assert not _snapshot.trusted(snapshot, 'run-1', ('files',), {'files': ['D:\\kubelet\\config.yaml']})
+    assert _snapshot.trusted(snapshot, 'run-1', ('files',), {'files': ['C:\\var\\lib\\kubelet\\config.yaml']})
