@@ -119,10 +119,7 @@ class ActionModule(NodeAction):
         return {'files': self._targets(args)}
 
     def side_effects(self, args, plan):
-        # The apply re-reads the installed files' hashes and the record, not their text nor the credential patterns
-        # of their folders.
-        targets = self._targets(args)
-        return {'contents': targets, 'credentials': _snapshot.folders(targets)}
+        return _snapshot.rewritten(self._targets(args))  # and the record, which the apply re-reads
 
     def plan(self, args, state):
         targets = self._targets(args)

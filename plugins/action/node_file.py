@@ -38,8 +38,7 @@ class ActionModule(NodeAction):
         return scope
 
     def side_effects(self, args, plan):
-        # The apply re-reads the file's hash and ACL, not its text nor the credential patterns that may match it.
-        return {'contents': [args['path']], 'credentials': _snapshot.folders([args['path']])}
+        return _snapshot.rewritten([args['path']])
 
     def live_sections(self, args):
         return ('files',) if self._secret(args) else ('files', 'contents')

@@ -76,8 +76,7 @@ class ActionModule(NodeAction):
 
     def side_effects(self, args, plan):
         # host-local keeps its reservations in data_dir; the record and the request are written beside each other.
-        written = _snapshot.folders([args['path']]) + [args['data_dir'].rstrip('\\') + '\\']
-        return {'files': written, 'contents': written, 'credentials': written}
+        return _snapshot.written_under(_snapshot.folders([args['path']]) + [args['data_dir'].rstrip('\\') + '\\'])
 
     def apply(self, args, plan, state):
         operation = plan.operations[0]

@@ -149,10 +149,11 @@ class NodeAction(ActionBase):
         """Account one round trip to the node (a script run, a file copy) in the activity fact."""
         self._remote_calls += 1
 
-    def query(self, args, sections=None):
-        """Read the node with one node_info call limited to what this module needs."""
+    def query(self, args, sections=None, scope=None):
+        """Read the node with one node_info call limited to what this module needs (or to ``sections`` and
+        ``scope``)."""
         sections = list(sections or self.live_sections(args))
-        scope = self.scope(args, live=True)
+        scope = scope if scope is not None else self.scope(args, live=True)
         parameters = {'Sections': sections}
         for section, parameter in _snapshot.KEYED_SECTIONS.items():
             if section in sections:
@@ -170,13 +171,11 @@ class NodeAction(ActionBase):
         snapshot = _snapshot.from_task_vars(self._task_vars) or {}
         held = set(snapshot.get('collected_at') or {}) | set(self.live_sections(args))
         sections = [section for section in _snapshot.SECTIONS if section in held]
-        scope = self.scope(args, live=True)
-        parameters = {'Sections': sections}
-        for section, parameter in _snapshot.KEYED_SECTIONS.items():
-            if section in sections:
-                parameters[parameter] = sorted(set(scope.get(section) or []) | set(snapshot.get(section) or {}))
+        own = self.scope(args, live=True)
+        scope = {section: sorted(set(own.get(section) or []) | set(snapshot.get(section) or {}))
+                 for section in _snapshot.KEYED_SECTIONS}
         self._retaken = True
-        return self.remember(self.run_script('node_info', parameters))
+        return self.query(args, sections, scope)
 
     def remember(self, state):
         """Keep a freshly read node state: it is what the snapshot fact gets updated with."""
@@ -292,8 +291,9 @@ class NodeAction(ActionBase):
         if self._fresh_state is not None:
             snapshot = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
             if self._retaken:
-                snapshot = _snapshot.trust(snapshot, _snapshot.run_id(), self._task_vars.get('plan_paths'))
-            facts[_snapshot.FACT] = _snapshot.distrust(snapshot, None if self._retaken else self._effects)
+                facts[_snapshot.FACT] = _snapshot.trust(snapshot, _snapshot.run_id(), self._task_vars.get('plan_paths'))
+            else:
+                facts[_snapshot.FACT] = _snapshot.distrust(snapshot, self._effects)
         activity = _activity.record(self._task_vars, self._task._uuid, self._task.action.rpartition('.')[2],
                                     self.resource(args), result.get('changed'), self._remote_calls)
         if activity is not None:

@@ -123,11 +123,7 @@ def _implied_absent(snapshot, section, name, now=None):
         return False
     if section == 'firewall':
         return name.lower().startswith(MANAGED_RULE_PREFIX)
-    if section == 'files':
-        taken = (snapshot.get('collected_at') or {}).get('folders')
-        now = time.time() if now is None else now
-        if taken is None or now - taken > snapshot.get('max_age', DEFAULT_MAX_AGE):
-            return False
+    if section == 'files' and covers(snapshot, ('folders',), {}, now):
         for folder, names in (snapshot.get('folders') or {}).items():
             folder = folder.rstrip('\\') + '\\'
             if _under(name, [folder]):
@@ -217,6 +213,17 @@ def running_effects(services, paths=None):
 def folders(paths):
     """The folders of Windows ``paths``, as distrust names (ending in a backslash)."""
     return sorted({path.rpartition('\\')[0] + '\\' for path in paths})
+
+
+def rewritten(paths):
+    """What an apply that wrote files ``paths`` and re-read their state (hash, ACL) leaves unknown: their text, and
+    the credential patterns of their folders that may match them."""
+    return {'contents': list(paths), 'credentials': folders(paths)}
+
+
+def written_under(written):
+    """What an apply that wrote files it does not re-read, in the folders ``written``, leaves unknown."""
+    return {section: list(written) for section in ('files', 'contents', 'credentials')}
 
 
 def combine(first, second):
