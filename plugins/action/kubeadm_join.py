@@ -55,9 +55,8 @@ class ActionModule(NodeAction):
 
     def side_effects(self, args, plan):
         # kubeadm writes the kubelet's kubeconfig, certificates, configuration and flags in their folders and
-        # (re)starts the kubelet, whose program then runs.
-        effects = dict(_snapshot.written_under(_snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']])),
-                       services=['kubelet'])
+        # (re)starts the kubelet (whose service the apply re-reads), whose program then runs.
+        effects = _snapshot.written_under(_snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']]))
         kubelet = _snapshot.program_effects('kubelet', self._task_vars.get('plan_paths'))
         return _snapshot.combine(effects, kubelet)
 

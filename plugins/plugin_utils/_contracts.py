@@ -503,8 +503,8 @@ CONTRACTS = {
     'artifact_stage': ('', obj(required={'artifacts': list_of(obj(required={
         'url': STR, 'state': enum('present', 'downloaded', 'pending'), 'path': nullable(STR), 'sha': nullable(STR),
         'bytes': nullable(INT), 'seconds': nullable(NUMBER), 'attempts': INT}))})),
-    'artifact_fetch': ('', obj(required={'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR,
-                                         'state': NODE_STATE})),
+    'artifact_fetch': ('', obj(required={'artifacts': list_of(obj(required={
+        'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR})), 'state': NODE_STATE})),
     'detached_start': ('', obj(required={'operation_id': STR, 'process_id': INT})),
     # The worker's own result is checked against the worker's contract by run_detached.
     'detached_status': ('', obj(required={

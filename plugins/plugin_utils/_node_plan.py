@@ -39,6 +39,10 @@ NODE_PATHS = {
     'flannel_dir': 'C:\\etc\\kube-flannel',
     'flannel_run_dir': 'C:\\run\\flannel',
     'log_dir': 'C:\\var\\log',
+    # The container runtime's program folders (the upstream install guides' and sig-windows-tools' defaults); in the
+    # layout so that the snapshot lists them (a fresh node's config.toml is known absent without a query).
+    'containerd_dir': 'C:\\Program Files\\containerd',
+    'docker_dir': 'C:\\Program Files\\docker',
 }
 # Versions are cluster-wide too; the version policy decides what they may be.
 VERSION_VARIABLES = ('kubernetes_version', 'control_plane_version', 'acknowledged_cves', 'calico_version')

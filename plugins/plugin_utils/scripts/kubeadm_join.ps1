@@ -47,5 +47,7 @@ finally {
     }
 }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
-        state = Get-KubeWinNodeState -Sections @('files', 'contents') -Files @($KubeletKubeconfig) -Contents @($KubeadmFlagsFile)
+        # And the kubelet's service, which the join (re)started: the snapshot knows it without another read.
+        state = Get-KubeWinNodeState -Sections @('files', 'contents', 'services') -Files @($KubeletKubeconfig) `
+            -Contents @($KubeadmFlagsFile) -Services @('kubelet')
     })

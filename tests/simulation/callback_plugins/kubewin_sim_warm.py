@@ -31,7 +31,7 @@ from ansible.plugins.callback import CallbackBase
 
 PREFIX = 'kubewin.node.'
 # Actions whose script is not named after them.
-OTHER_NAMES = {'artifact': 'artifact_fetch', 'node_file': 'file_write'}
+OTHER_NAMES = {'artifact': 'artifact_fetch', 'artifact_batch': 'artifact_fetch', 'node_file': 'file_write'}
 
 
 class CallbackModule(CallbackBase):

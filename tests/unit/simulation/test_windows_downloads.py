@@ -260,10 +260,32 @@ def test_zipfile_needs_its_assembly_and_extracts_an_archive_of_the_simulated_web
 # --- artifact_fetch.ps1, whole ----------------------------------------------------------------------------------
 
 def _parameters(url, dest, **more):
+    """One artifact, described flat (Url, Dest, ... and the script's own Retries, Proxy, ...); _invoke_fetch passes
+    it to artifact_fetch.ps1 as its only -Artifacts entry."""
     parameters = {'Url': url, 'Dest': dest, 'Algorithm': 'sha256', 'Checksum': sha256(url),
                   'ChecksumSpec': 'sha256:' + sha256(url), 'ArtifactKey': dest, 'Version': 'v1'}
     parameters.update(more)
     return parameters
+
+
+# The flat names of _parameters -> the keys of an -Artifacts entry; the other names are the script's parameters.
+ENTRY_KEYS = {'Url': 'url', 'Dest': 'dest', 'Algorithm': 'algorithm', 'Checksum': 'checksum',
+              'ChecksumUrl': 'checksum_url', 'ChecksumSpec': 'checksum_spec', 'Format': 'format', 'Members': 'members',
+              'Names': 'names', 'StagedPath': 'staged_path', 'ArtifactKey': 'key', 'Version': 'version'}
+
+
+def _invoke_fetch(node, parameters, **options):
+    """artifact_fetch.ps1 with the one artifact ``parameters`` describes; its result as the script reported one artifact
+    before it took several: the artifact's figures and the state."""
+    entry = {'name': parameters['Url'].rpartition('/')[2], 'format': 'file'}
+    entry.update((ENTRY_KEYS[key], value) for key, value in parameters.items() if key in ENTRY_KEYS)
+    script = {key: value for key, value in parameters.items() if key not in ENTRY_KEYS}
+    result = invoke(node, _pwsh.load_script('artifact_fetch'), dict(script, Artifacts=[entry]), **options)
+    if not result['failed']:
+        answer = _contracts.check('artifact_fetch', json.loads(result['result']))
+        assert len(answer['artifacts']) == 1, answer
+        result['result'] = dict(answer['artifacts'][0], state=answer['state'])
+    return result
 
 
 def _fetch(web_dir, parameters, served=None, faults=None, before=None, rates=None):
@@ -272,10 +294,10 @@ def _fetch(web_dir, parameters, served=None, faults=None, before=None, rates=Non
     node = fresh_node()
     if before:
         run(node, before)
-    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    result = _invoke_fetch(node, parameters)
     if result['failed']:
         return (None, result['error'][-1]['exception']['message']), node
-    return (_contracts.check('artifact_fetch', json.loads(result['result'])), None), node
+    return (result['result'], None), node
 
 
 def whole(url):
@@ -417,7 +439,7 @@ def test_a_full_disk_fails_at_once_saying_so_and_keeps_the_previous_file(web_dir
     node = fresh_node()
     run(node, before)
     filesystem.fill_volume(node, 4)
-    result = invoke(node, _pwsh.load_script('artifact_fetch'), _parameters(KUBELET, 'C:\\k\\kubelet.exe'))
+    result = _invoke_fetch(node, _parameters(KUBELET, 'C:\\k\\kubelet.exe'))
     assert result['failed'] and result['error'][-1]['exception']['message'] == (
         'download of %s failed; not retried: There is not enough space on the disk.' % KUBELET)
     assert _check((None, node)) is None
@@ -443,7 +465,7 @@ def test_an_archive_tar_cannot_read_fails_naming_the_url_and_tars_message(web_di
     url = BASE + '/not-an-archive.tar.gz'
     node = fresh_node()
     parameters = _parameters(url, 'C:\\t', Format='tar.gz', Members=['a.exe'], Names=['a.exe'])
-    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    result = _invoke_fetch(node, parameters)
     assert result['failed'] and result['error'][-1]['exception']['message'] == (
         'tar.exe could not extract %s (exit code 1): tar.exe: Error opening archive: Unrecognized archive format' % url)
     assert [key for key in filesystem.tree(node) if key.startswith('c:\\t\\')] == []
@@ -495,10 +517,10 @@ def test_the_size_of_an_archive_is_the_archives(web_dir):
 def test_a_download_through_a_proxy_with_credentials(web_dir):
     # The action sends the proxy password as a sensitive parameter: a SecureString the script puts in a PSCredential.
     node = fresh_node()
-    result = invoke(node, _pwsh.load_script('artifact_fetch'),
-                    _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy='http://proxy.example.invalid:3128', ProxyUsername='u'),
-                    sensitive_parameters=[{'name': 'ProxyPassword', 'value': 'secret'}])
-    assert (result['failed'], json.loads(result['result'])['sha']) == (False, sha256(KUBELET))
+    result = _invoke_fetch(node, _parameters(KUBELET, 'C:\\k\\kubelet.exe', Proxy='http://proxy.example.invalid:3128',
+                                             ProxyUsername='u'),
+                           sensitive_parameters=[{'name': 'ProxyPassword', 'value': 'secret'}])
+    assert (result['failed'], result['result']['sha']) == (False, sha256(KUBELET))
 
 
 # A node behind a machine proxy: its network lets it out through the proxy only, and the machine environment names
@@ -506,10 +528,10 @@ def test_a_download_through_a_proxy_with_credentials(web_dir):
 # -Proxy takes the WinRM account's Internet settings (none), so every download failed unless the task set `proxy`.
 
 def _fetch_on(node, parameters, served=None):
-    result = invoke(node, _pwsh.load_script('artifact_fetch'), parameters)
+    result = _invoke_fetch(node, parameters)
     if result['failed']:
         return None, result['error'][-1]['exception']['message']
-    return _contracts.check('artifact_fetch', json.loads(result['result'])), None
+    return result['result'], None
 
 
 def test_a_node_behind_a_machine_proxy_downloads_through_it(web_dir):

@@ -19,8 +19,10 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh import new_interpreter  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.pwsh.interpreter import ScriptTerminating  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.pwsh.values import PSCustomObject, SecureString, SwitchParameter  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.windows import WindowsHost, filesystem, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows.win_powershell import module_value  # noqa: E402  pylint: disable=wrong-import-position
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
 _SPEC = importlib.util.spec_from_file_location('kubewin_pwsh_loader', os.path.join(ROOT, 'plugins', 'plugin_utils', '_pwsh.py'))
@@ -60,7 +62,7 @@ def run_script(node, name, parameters):
     """A script as the collection sends it (includes expanded), with win_powershell's $Ansible.Result."""
     host = WindowsHost(node)
     interpreter = new_interpreter(host, host.commands())
-    ansible = PSCustomObject([('Result', None)])
+    ansible = PSCustomObject([('Result', None), ('Changed', True)])
     interpreter.global_scope.vars['ansible'] = ansible
     interpreter.run(_LOADER.load_script(name), parameters)
     assert not interpreter.errors, [str(error) for error in interpreter.errors]
@@ -557,19 +559,25 @@ def test_file_write_remove_and_node_info_sections():
 STAGED = 'C:\\Windows\\TEMP\\kubewin-staged.bin'
 
 
-def _stage(node, text):
+def _stage(node, text, staged=STAGED, dest='C:\\k\\kubelet.exe'):
+    """An entry of artifact_fetch.ps1's -Artifacts for ``text`` staged at ``staged``, to install at ``dest``."""
     run(node, "New-Item -Path C:\\Windows\\TEMP -ItemType Directory -Force | Out-Null; "
-              "[System.IO.File]::WriteAllText('%s', '%s')" % (STAGED, text))
-    return {'Url': 'https://example.invalid/kubelet.exe', 'Dest': 'C:\\k\\kubelet.exe', 'Algorithm': 'sha256',
-            'Checksum': hashlib.sha256(text.encode()).hexdigest(), 'ChecksumSpec': 'sha256:pinned',
-            'ArtifactKey': 'C:\\k\\kubelet.exe', 'StagedPath': STAGED, 'Version': 'v1.31.0'}
+              "[System.IO.File]::WriteAllText('%s', '%s')" % (staged, text))
+    return {'name': dest.rpartition('\\')[2], 'url': 'https://example.invalid/' + dest.rpartition('\\')[2],
+            'dest': dest, 'algorithm': 'sha256', 'checksum': hashlib.sha256(text.encode()).hexdigest(),
+            'checksum_spec': 'sha256:pinned', 'format': 'file', 'key': dest, 'staged_path': staged, 'version': 'v1.31.0'}
+
+
+def _fetch(node, *artifacts):
+    # As win_powershell binds a module argument (case-sensitive hashtables).
+    return run_script(node, 'artifact_fetch', {'Artifacts': module_value(list(artifacts))})
 
 
 def _staged_result(data, checksum_spec):
     """artifact_fetch.ps1's answer for a staged file: no download attempt (its size, no download time), the hash of
     what it installed, the file protected, and the artifact's record."""
     digest = hashlib.sha256(data).hexdigest()
-    return {'attempts': 0, 'bytes': len(data), 'seconds': None, 'sha': digest, 'state': {
+    return {'artifacts': [{'attempts': 0, 'bytes': len(data), 'seconds': None, 'sha': digest}], 'state': {
         'sections': ['files', 'artifacts'],
         'files': {'C:\\k\\kubelet.exe': file_state(data, 'protected')},
         'artifacts': {'C:\\k\\kubelet.exe': {
@@ -583,7 +591,7 @@ def _run_service(node, program):
 
 def test_artifact_fetch_of_a_staged_file_installs_it():
     node = fresh_node()
-    assert run_script(node, 'artifact_fetch', _stage(node, 'binary-1')) == _staged_result(b'binary-1', 'sha256:pinned')
+    assert _fetch(node, _stage(node, 'binary-1')) == _staged_result(b'binary-1', 'sha256:pinned')
     assert run(node, "Test-Path '%s'; Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }" % STAGED) == [
         'False', 'kubelet.exe']
     assert filesystem.content_bytes(filesystem.lookup(node, 'C:\\k\\kubelet.exe')) == b'binary-1'
@@ -595,23 +603,38 @@ def test_artifact_fetch_without_a_checksum_installs_unverified():
     # failure (no HTTP answer), and every run failed after its retries. The file is staged here (downloads are not
     # modelled); which hash is expected does not depend on how the file arrived.
     node = fresh_node()
-    parameters = dict(_stage(node, 'binary-1'), ChecksumSpec='none')
-    del parameters['Checksum']
-    assert run_script(node, 'artifact_fetch', parameters) == _staged_result(b'binary-1', 'none')
+    entry = dict(_stage(node, 'binary-1'), checksum_spec='none')
+    del entry['checksum']
+    assert _fetch(node, entry) == _staged_result(b'binary-1', 'none')
+
+
+def test_artifact_fetch_installs_every_artifact_it_can_and_names_each_it_cannot():
+    # One call installs a role's artifacts; a wrong hash fails the run naming that artifact, and the others are
+    # installed and recorded (a re-run plans only the failed one again).
+    node = fresh_node()
+    good = _stage(node, 'proxy-1', 'C:\\Windows\\TEMP\\a.bin', 'C:\\k\\kube-proxy.exe')
+    bad = dict(_stage(node, 'kubelet-1'), checksum=hashlib.sha256(b'other').hexdigest())
+    with pytest.raises(ScriptTerminating, match=r'could not install 1 of 2 artifacts .*kubelet\.exe: checksum mismatch'):
+        _fetch(node, bad, good)
+    assert run(node, "Get-ChildItem C:\\k -Force | ForEach-Object { $_.Name }") == ['kube-proxy.exe']
+    state = run_script(node, 'node_info', {'Sections': ['files', 'artifacts'],
+                                           'Files': ['C:\\k\\kube-proxy.exe', 'C:\\k\\kubelet.exe']})
+    assert state['files']['C:\\k\\kubelet.exe']['exists'] is False
+    assert list(state['artifacts']) == ['C:\\k\\kube-proxy.exe']
 
 
 def test_install_over_a_running_program_moves_it_aside_until_it_is_released():
     engine_node = fresh_node()
-    run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-1'))
+    _fetch(engine_node, _stage(engine_node, 'binary-1'))
     _run_service(engine_node, 'C:\\k\\kubelet.exe')
-    result = run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-2'))
+    result = _fetch(engine_node, _stage(engine_node, 'binary-2'))
     assert result['state']['files']['C:\\k\\kubelet.exe']['sha256'] == hashlib.sha256(b'binary-2').hexdigest()
     names = run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }")
     assert names[0] == 'kubelet.exe' and len(names) == 2 and names[1].startswith('kubelet.exe.kubewin-old-')
     # The old program stays until the service lets it go; the next install removes it.
     filesystem.release(engine_node, 'kubelet')
     engine_node.data['services']['kubelet']['state'] = 'stopped'
-    run_script(engine_node, 'artifact_fetch', _stage(engine_node, 'binary-3'))
+    _fetch(engine_node, _stage(engine_node, 'binary-3'))
     assert run(engine_node, "Get-ChildItem C:\\k | ForEach-Object { $_.Name }") == ['kubelet.exe']
 
 
