@@ -478,6 +478,26 @@ def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service',
     return found
 
 
+def check_graceful_shutdown(snapshot, node_vars=None):
+    """With the kubelet role's kubelet_shutdown_grace_period, the kubelet service runs the kubelet itself (the SCM
+    tells a native service, not nssm's child, of a shutdown) with its drop-in folder, where the periods are
+    (_flags.shutdown_periods)."""
+    if _role_option(node_vars, 'kubelet', 'kubelet_shutdown_grace_period') in ('0', 'None'):
+        return []
+    service = (snapshot.get('services') or {}).get('kubelet') or {}
+    if not service.get('exists'):
+        return []  # check_services names a missing kubelet service
+    flags = {word.split('=', 1)[0] for word in split_windows_command_line(_program_command_line(service))}
+    missing = [flag for flag in ('--windows-service', '--config-dir') if flag not in flags]
+    if not missing:
+        return []
+    return [finding('graceful-shutdown-off', 'warning',
+                    'the kubelet runs without %s: a shutdown or restart of the node does not wait for its pods '
+                    '(kubelet_shutdown_grace_period is set)' % ' and '.join(missing),
+                    'the kubelet service was registered again by hand or by another tool',
+                    'run site.yml on the node (it registers the kubelet with its drop-in folder)')]
+
+
 def check_no_flannel(snapshot):
     """calico: no flanneld service (one left from a flannel topology would take the node's networks and routes)."""
     service = (snapshot.get('services') or {}).get('flanneld') or {}
@@ -714,6 +734,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     features = (node_vars or {}).get('plan_features') or {}
     csi_proxy_mode = features.get('csi_proxy', _csi_proxy.DEFAULT_MODE)
     found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
+    found += check_graceful_shutdown(snapshot, node_vars)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

@@ -312,7 +312,22 @@ KUBELET_KEYS = (
     "log_dir",
     "log_max_size_mb",
     "verbosity",
+    "config_dir",
+    "shutdown_grace_period",
+    "shutdown_grace_period_critical_pods",
 )
+
+# Graceful node shutdown on Windows (KEP-4802): the kubelet, run as a native service, takes the SCM's pre-shutdown
+# notification and stops the pods within shutdownGracePeriod, the last shutdownGracePeriodCriticalPods of it for the
+# critical ones; it raises its service's pre-shutdown timeout to the grace period itself and puts itself in the
+# registry's PreshutdownOrder (pkg/kubelet/nodeshutdown/nodeshutdown_manager_windows.go). Feature gate
+# WindowsGracefulNodeShutdown: alpha, off by default, in 1.32 and 1.33; beta, on by default, from 1.34
+# (kubernetes/website feature-gates/WindowsGracefulNodeShutdown.md).
+GRACEFUL_SHUTDOWN_ALPHA = (1, 32)
+GRACEFUL_SHUTDOWN_BETA = (1, 34)
+# The two periods are KubeletConfiguration fields without a flag: they reach the kubelet in a drop-in file of
+# --config-dir (KEP-3983: alpha in 1.28, beta and on by default in 1.30, GA in 1.35), which the kubelet merges over
+# --config, so a kubeadm node's cluster-wide config.yaml stays as kubeadm wrote it.
 
 # The process priority classes Windows defines; seed 001 recommends ABOVE_NORMAL or higher so the
 # kubelet keeps getting CPU time on a busy node.
@@ -505,7 +520,46 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
         # The SCM can then stop the kubelet cleanly (and, with the WindowsGracefulNodeShutdown
         # feature, tell it about a node shutdown) instead of killing the process.
         flags["--windows-service"] = None
-    return {"args": _render(flags), "env": {}, "log_file": log_file, "wrapper": wrapper}
+    grace, critical = shutdown_periods(data, version, windows_service)
+    dropin = None
+    if grace:
+        flags["--config-dir"] = _path("config_dir", data.get("config_dir") or "")
+        if version.minor_key < GRACEFUL_SHUTDOWN_BETA:
+            flags["--feature-gates"] = "WindowsGracefulNodeShutdown=true"
+        dropin = kubelet_dropin({"shutdownGracePeriod": "%ds" % grace, "shutdownGracePeriodCriticalPods": "%ds" % critical})
+    return {"args": _render(flags), "env": {}, "log_file": log_file, "wrapper": wrapper, "dropin": dropin}
+
+
+def _seconds(key: str, value: t.Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise FlagsError(f"{key} must be a whole number of seconds, 0 or more, got {value!r}")
+    return value
+
+
+def shutdown_periods(data: Mapping, version: Version, windows_service: bool, prefix: str = "") -> tuple[int, int]:
+    """The graceful shutdown's (grace period, of it for critical pods) in seconds; (0, 0) when it is off. ``prefix``
+    names the inputs as the caller's user knows them (the kubelet role's kubelet_...)."""
+    grace_name, critical_name = f"{prefix}shutdown_grace_period", f"{prefix}shutdown_grace_period_critical_pods"
+    grace = _seconds(grace_name, _given(data, "shutdown_grace_period", 0))
+    critical = _seconds(critical_name, _given(data, "shutdown_grace_period_critical_pods", 0))
+    if critical > grace:
+        raise FlagsError(f"{critical_name} ({critical}) must not exceed {grace_name} ({grace}): it is the part of the "
+                         f"grace period kept for critical pods")
+    if grace and version.minor_key < GRACEFUL_SHUTDOWN_ALPHA:
+        raise FlagsError(f"{grace_name} needs Kubernetes 1.32 or later (the kubelet's graceful shutdown on Windows, "
+                         f"WindowsGracefulNodeShutdown), not {version}")
+    if grace and not windows_service:
+        raise FlagsError(f"{grace_name} needs the kubelet to run as a native service ({prefix}service_manager: scm): "
+                         f"under nssm the kubelet is no service of its own and gets no pre-shutdown notification")
+    return grace, critical
+
+
+def kubelet_dropin(fields: Mapping[str, t.Any]) -> str:
+    """A KubeletConfiguration drop-in file (--config-dir) with ``fields``, in the order given."""
+    lines = ["# Managed by kubewin.node (role kubelet); the kubelet merges it over its --config file.",
+             "apiVersion: kubelet.config.k8s.io/v1beta1", "kind: KubeletConfiguration"]
+    lines += [f"{name}: {value}" for name, value in fields.items()]
+    return "\n".join(lines) + "\n"
 
 
 def klog_file_flags(version: Version, log_file: str) -> dict[str, str]:

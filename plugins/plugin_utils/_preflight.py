@@ -29,6 +29,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifacts,
     _cluster_api,
     _csi_proxy,
+    _flags,
     _gmsa,
     _ip_plan,
     _kube_proxy_daemonset,
@@ -453,6 +454,25 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
             'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
 
 
+def _check_kubelet_shutdown(nodes: t.Sequence[str], kubernetes_version: t.Any,
+                            role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
+    """The kubelet role's graceful shutdown periods against the release and the kubelet's service manager, as
+    kubelet_args will take them on each node (_flags.shutdown_periods)."""
+    refused: dict[str, list[str]] = {}
+    for host in nodes:
+        value = role_value_of(host)
+        settings = {'shutdown_grace_period': plain(value('kubelet', 'kubelet_shutdown_grace_period')),
+                    'shutdown_grace_period_critical_pods': plain(value('kubelet', 'kubelet_shutdown_grace_period_critical_pods'))}
+        try:
+            version = _versions.parse_version(kubernetes_version, VERSION_VARIABLE)
+            _flags.shutdown_periods(settings, version, plain(value('kubelet', 'kubelet_service_manager')) != 'nssm',
+                                    prefix='kubelet_')
+        except AnsibleError as error:
+            refused.setdefault(str(error).splitlines()[0], []).append(host)
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -704,6 +724,9 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before
+            if version_ok and result['versions'] and 'kubelet' in spec['roles']:
+                _check_kubelet_shutdown(nodes, result['inventory']['versions']['kubernetes_version'], role_value_of,
+                                        problems)
             network = result['cluster'] or _network_choice(result['inventory']['plan'])
             if spec['artifacts'] and network is not None:
                 placeholders: list[str] = []

@@ -31,6 +31,7 @@ import argparse
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -317,25 +318,33 @@ def reset_rejoin_problems(sim, hosts, host, run):
 # What doctor.yml must find on a node broken by break_features (plugins/plugin_utils/_doctor.py check_gmsa,
 # check_csi_proxy, check_services): per setting, the finding ids.
 FEATURE_FINDINGS = {'gmsa': {'gmsa-compartment-namespace', 'gmsa-ccg-errors'},
-                    'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'}}
-FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-')
+                    'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'},
+                    'graceful_shutdown': {'graceful-shutdown-off'}}
+FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-')
 CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
 
 
 def features_of(data, hosts):
-    """Which of gMSA and csi-proxy (service mode) the fleet's first Windows node has."""
+    """Which of gMSA, csi-proxy (service mode) and the kubelet's graceful shutdown the fleet's first Windows node
+    has."""
     variables = data.get('_meta', {}).get('hostvars', {}).get(hosts[0], {})
     return [name for name, on in (('gmsa', variables.get('kubewin_gmsa') is True),
-                                  ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service')) if on]
+                                  ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service'),
+                                  ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period')))) if on]
 
 
 def break_features(sim, host, features):
-    """Break what the doctor's gMSA and csi-proxy checks look at, as it breaks on a server: csi-proxy's process exits
+    """Break what the doctor's gMSA, csi-proxy and graceful shutdown checks look at, as it breaks on a server: the
+    kubelet registered again without its drop-in folder, csi-proxy's process exits
     (its service stopped with an exit code; the kubelet, which depends on it, keeps running), someone removes HNS's
     value, and Container Credential Guard logs an error (a credential spec naming an account the node may not
     retrieve) at the node's date (its simulated clock, tests/simulation/README.md "Time", on which the doctor's log
     window is measured)."""
     with sim.edit_node(host) as node:
+        if 'graceful_shutdown' in features:
+            # Someone registers the kubelet again without its drop-in folder: no more graceful shutdown.
+            kubelet = node.data['services']['kubelet']
+            kubelet['command_line'] = re.sub(r' --config-dir=\S+', '', kubelet['command_line'])
         if 'csi_proxy' in features:
             node.data['services']['csiproxy'].update(state='stopped', exit_code=1)
         if 'gmsa' in features:

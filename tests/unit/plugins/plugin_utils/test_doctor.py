@@ -385,3 +385,20 @@ def test_daemonset_repair_restarts_kube_proxys_pod_not_a_service():
         'rewrite_cni_config': False}
     assert _doctor.repair_plan(found)['restart_kube_proxy'] is True
     assert _doctor.repair_plan(found)['restart_kube_proxy_pod'] is False
+
+
+def test_graceful_shutdown_needs_the_kubelet_as_its_own_service_with_its_dropin_folder():
+    snap = snapshot()
+    on = {'kubelet_shutdown_grace_period': 60}
+    assert _doctor.check_graceful_shutdown(snap, {}) == [], 'off by default: nothing to check'
+    [found] = _doctor.check_graceful_shutdown(snap, on)
+    assert found['id'] == 'graceful-shutdown-off' and '--windows-service and --config-dir' in found['what']
+    snap['services']['kubelet']['command_line'] = (
+        'C:\\k\\kube-log-runner.exe -log-file=C:\\var\\log\\kubelet\\kubelet.log C:\\k\\kubelet.exe --windows-service '
+        '--config-dir=C:\\etc\\kubernetes\\kubelet.conf.d')
+    assert _doctor.check_graceful_shutdown(snap, on) == []
+    # Under nssm the kubelet is nssm's child, which the SCM does not tell of a shutdown.
+    snap['services']['kubelet'].update(command_line='C:\\k\\nssm.exe', nssm={
+        'application': 'C:\\k\\kubelet.exe', 'app_parameters': '--config-dir=C:\\etc\\kubernetes\\kubelet.conf.d'})
+    [found] = _doctor.check_graceful_shutdown(snap, on)
+    assert 'without --windows-service:' in found['what']

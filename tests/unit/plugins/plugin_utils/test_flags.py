@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import pytest
+import yaml
 
 from ansible.errors import AnsibleFilterError
 
@@ -87,6 +90,7 @@ def test_kubelet_args_in_full():
         "env": {},
         "log_file": "C:\\var\\log\\kubelet\\kubelet.log",
         "wrapper": ["C:\\k\\kube-log-runner.exe", "-log-file=C:\\var\\log\\kubelet\\kubelet.log"],
+        "dropin": None,
     }
 
 
@@ -262,6 +266,41 @@ def test_kubelet_under_the_scm_is_wrapped_by_kube_log_runner():
     result = kubelet_args({**KUBELET, "kube_log_runner": "C:\\Program Files\\k\\kube-log-runner.exe"})
     assert "--windows-service" in result["args"]
     assert result["wrapper"] == ["C:\\Program Files\\k\\kube-log-runner.exe", "-log-file=C:\\var\\log\\kubelet\\kubelet.log"]
+
+
+SHUTDOWN = {"shutdown_grace_period": 60, "shutdown_grace_period_critical_pods": 20,
+            "config_dir": "C:\\etc\\kubernetes\\kubelet.conf.d"}
+
+
+@pytest.mark.parametrize("minor, gate", [(32, True), (33, True), (34, False), (37, False)])
+def test_kubelet_graceful_shutdown_takes_a_dropin_and_the_gate_where_it_is_off(minor, gate):
+    # WindowsGracefulNodeShutdown: alpha and off in 1.32 and 1.33, beta and on from 1.34.
+    result = kubelet_args({**KUBELET, **SHUTDOWN, "kubernetes_version": f"1.{minor}.3"})
+    assert value_of(result["args"], "--config-dir") == "C:\\etc\\kubernetes\\kubelet.conf.d"
+    assert ("--feature-gates=WindowsGracefulNodeShutdown=true" in result["args"]) == gate
+    assert "--windows-service" in result["args"]
+    dropin = yaml.safe_load(result["dropin"])
+    assert dropin == {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+                      "shutdownGracePeriod": "60s", "shutdownGracePeriodCriticalPods": "20s"}
+
+
+def test_kubelet_without_a_grace_period_has_no_dropin_and_no_config_dir():
+    result = kubelet_args({**KUBELET, **SHUTDOWN, "shutdown_grace_period": 0, "shutdown_grace_period_critical_pods": 0})
+    assert result["dropin"] is None and "--config-dir" not in names(result["args"])
+    assert "--feature-gates" not in names(result["args"])
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"kubernetes_version": "1.31.14"}, "shutdown_grace_period needs Kubernetes 1.32 or later"),
+    ({"service_manager": "nssm"}, "shutdown_grace_period needs the kubelet to run as a native service"),
+    ({"shutdown_grace_period_critical_pods": 61}, r"shutdown_grace_period_critical_pods \(61\) must not exceed"),
+    ({"shutdown_grace_period": "60s"}, "shutdown_grace_period must be a whole number of seconds"),
+    ({"shutdown_grace_period": -1}, "shutdown_grace_period must be a whole number of seconds"),
+    ({"config_dir": None}, "config_dir must be a path"),
+])
+def test_kubelet_graceful_shutdown_refusals(change, message):
+    with pytest.raises(_flags.FlagsError, match=message):
+        kubelet_args({**KUBELET, **SHUTDOWN, "kubernetes_version": "1.34.3", **change})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -659,6 +698,10 @@ def test_the_runner_gets_only_flags_its_release_defines(builder, data, minor):
 
 
 def test_the_runner_table_is_the_simulated_runners():
+    # The simulation is importable once a test that runs it put it on the path; this test alone puts it there too.
+    simulation = str(Path(__file__).resolve().parents[3] / "simulation")
+    if simulation not in sys.path:
+        sys.path.insert(0, simulation)
     from kubewin_sim import programs  # the program model that refuses an undefined flag on the simulated node
     assert programs.KUBE_LOG_RUNNER_FLAGS == _flags.KUBE_LOG_RUNNER_FLAGS_ADDED
 

@@ -453,3 +453,17 @@ def test_a_placeholder_pin_of_a_ccg_plugin_file_follows_the_catalogs_rule():
                                                                      'kubewin_gmsa_ccg_plugin.dll')], rendered['warnings']
     dll = case['all']['kubewin_gmsa_ccg_plugin']['dll']
     assert {'url': dll['url'], 'checksum': dll['checksum'], 'component': 'ccg-plugin dll'} in rendered['artifacts']['win-1']
+
+
+def test_the_kubelet_graceful_shutdown_is_checked_against_the_release_and_the_service_manager():
+    grace = {'kubelet_shutdown_grace_period': 60, 'kubelet_shutdown_grace_period_critical_pods': 20}
+    assert check({'all': grace})['problems'] == []
+    assert check({'all': dict(grace, kubelet_service_manager='nssm')})['problems'] == [
+        'kubelet_shutdown_grace_period needs the kubelet to run as a native service (kubelet_service_manager: scm): '
+        'under nssm the kubelet is no service of its own and gets no pre-shutdown notification (on all 3 Windows nodes)']
+    assert check({'all': dict(grace, kubewin_kubernetes_version='1.31.14')})['problems'] == [
+        "kubelet_shutdown_grace_period needs Kubernetes 1.32 or later (the kubelet's graceful shutdown on Windows, "
+        "WindowsGracefulNodeShutdown), not 1.31.14 (on all 3 Windows nodes)"]
+    assert check({'hosts': {'win-2': {'kubelet_shutdown_grace_period_critical_pods': 30}}})['problems'] == [
+        'kubelet_shutdown_grace_period_critical_pods (30) must not exceed kubelet_shutdown_grace_period (0): it is the '
+        'part of the grace period kept for critical pods (on win-2)']
