@@ -315,6 +315,7 @@ KUBELET_KEYS = (
     "config_dir",
     "shutdown_grace_period",
     "shutdown_grace_period_critical_pods",
+    "node_log_query",
 )
 
 # Graceful node shutdown on Windows (KEP-4802): the kubelet, run as a native service, takes the SCM's pre-shutdown
@@ -328,6 +329,12 @@ GRACEFUL_SHUTDOWN_BETA = (1, 34)
 # The two periods are KubeletConfiguration fields without a flag: they reach the kubelet in a drop-in file of
 # --config-dir (KEP-3983: alpha in 1.28, beta and on by default in 1.30, GA in 1.35), which the kubelet merges over
 # --config, so a kubeadm node's cluster-wide config.yaml stays as kubeadm wrote it.
+
+# The kubelet's node log query (KEP-2258: kubectl get --raw /api/v1/nodes/<node>/proxy/logs/?query=<service>): the
+# fields enableSystemLogHandler and enableSystemLogQuery, behind the gate NodeLogQuery: alpha 1.27 to 1.29, beta and
+# still off by default 1.30 to 1.35, GA and locked on from 1.36 (kubernetes/website feature-gates/NodeLogQuery.md),
+# where passing it only draws a warning until it is removed.
+NODE_LOG_QUERY_GA = (1, 36)
 
 # The process priority classes Windows defines; seed 001 recommends ABOVE_NORMAL or higher so the
 # kubelet keeps getting CPU time on a busy node.
@@ -520,14 +527,34 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
         # The SCM can then stop the kubelet cleanly (and, with the WindowsGracefulNodeShutdown
         # feature, tell it about a node shutdown) instead of killing the process.
         flags["--windows-service"] = None
-    grace, critical = shutdown_periods(data, version, windows_service)
+    fields, gates = dropin_fields(data, version, windows_service)
     dropin = None
-    if grace:
+    if fields:
         flags["--config-dir"] = _path("config_dir", data.get("config_dir") or "")
-        if version.minor_key < GRACEFUL_SHUTDOWN_BETA:
-            flags["--feature-gates"] = "WindowsGracefulNodeShutdown=true"
-        dropin = kubelet_dropin({"shutdownGracePeriod": "%ds" % grace, "shutdownGracePeriodCriticalPods": "%ds" % critical})
+        dropin = kubelet_dropin(fields)
+    if gates:
+        flags["--feature-gates"] = ",".join(f"{gate}=true" for gate in sorted(gates))
     return {"args": _render(flags), "env": {}, "log_file": log_file, "wrapper": wrapper, "dropin": dropin}
+
+
+def dropin_fields(data: Mapping, version: Version, windows_service: bool,
+                  prefix: str = "") -> tuple[dict[str, t.Any], list[str]]:
+    """The KubeletConfiguration fields the kubelet gets from the drop-in file, and the feature gates they need on
+    this release. ``prefix`` names the inputs in errors as the caller's user knows them (the kubelet role's
+    kubelet_...)."""
+    fields: dict[str, t.Any] = {}
+    gates = []
+    grace, critical = shutdown_periods(data, version, windows_service, prefix)
+    if grace:
+        fields.update(shutdownGracePeriod=f"{grace}s", shutdownGracePeriodCriticalPods=f"{critical}s")
+        if version.minor_key < GRACEFUL_SHUTDOWN_BETA:
+            gates.append("WindowsGracefulNodeShutdown")
+    if _bool(f"{prefix}node_log_query", _given(data, "node_log_query", False)):
+        # The kubelet's /logs endpoint with its query (kubectl get --raw /api/v1/nodes/<node>/proxy/logs/?query=...).
+        fields.update(enableSystemLogHandler="true", enableSystemLogQuery="true")
+        if version.minor_key < NODE_LOG_QUERY_GA:
+            gates.append("NodeLogQuery")
+    return fields, gates
 
 
 def _seconds(key: str, value: t.Any) -> int:

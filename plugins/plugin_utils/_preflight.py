@@ -454,19 +454,19 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
             'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
 
 
-def _check_kubelet_shutdown(nodes: t.Sequence[str], kubernetes_version: t.Any,
-                            role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
-    """The kubelet role's graceful shutdown periods against the release and the kubelet's service manager, as
-    kubelet_args will take them on each node (_flags.shutdown_periods)."""
+def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
+                          role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
+    """The kubelet role's settings of its drop-in file (graceful shutdown, node log query) against the release and the
+    kubelet's service manager, as kubelet_args will take them on each node (_flags.dropin_fields)."""
     refused: dict[str, list[str]] = {}
     for host in nodes:
         value = role_value_of(host)
-        settings = {'shutdown_grace_period': plain(value('kubelet', 'kubelet_shutdown_grace_period')),
-                    'shutdown_grace_period_critical_pods': plain(value('kubelet', 'kubelet_shutdown_grace_period_critical_pods'))}
+        settings = {name: plain(value('kubelet', 'kubelet_' + name))
+                    for name in ('shutdown_grace_period', 'shutdown_grace_period_critical_pods', 'node_log_query')}
         try:
             version = _versions.parse_version(kubernetes_version, VERSION_VARIABLE)
-            _flags.shutdown_periods(settings, version, plain(value('kubelet', 'kubelet_service_manager')) != 'nssm',
-                                    prefix='kubelet_')
+            _flags.dropin_fields(settings, version, plain(value('kubelet', 'kubelet_service_manager')) != 'nssm',
+                                 prefix='kubelet_')
         except AnsibleError as error:
             refused.setdefault(str(error).splitlines()[0], []).append(host)
     for line, hosts in refused.items():
@@ -725,7 +725,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before
             if version_ok and result['versions'] and 'kubelet' in spec['roles']:
-                _check_kubelet_shutdown(nodes, result['inventory']['versions']['kubernetes_version'], role_value_of,
+                _check_kubelet_dropin(nodes, result['inventory']['versions']['kubernetes_version'], role_value_of,
                                         problems)
             network = result['cluster'] or _network_choice(result['inventory']['plan'])
             if spec['artifacts'] and network is not None:

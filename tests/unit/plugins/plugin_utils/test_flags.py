@@ -284,6 +284,25 @@ def test_kubelet_graceful_shutdown_takes_a_dropin_and_the_gate_where_it_is_off(m
                       "shutdownGracePeriod": "60s", "shutdownGracePeriodCriticalPods": "20s"}
 
 
+@pytest.mark.parametrize("minor, gate", [(29, True), (35, True), (36, False), (37, False)])
+def test_kubelet_node_log_query_takes_the_dropin_and_the_gate_before_it_is_ga(minor, gate):
+    # NodeLogQuery: alpha to 1.29, beta and off by default to 1.35, GA and locked on from 1.36.
+    result = kubelet_args({**KUBELET, "node_log_query": True, "config_dir": "C:\\etc\\kubernetes\\kubelet.conf.d",
+                           "kubernetes_version": f"1.{minor}.3"})
+    assert ("--feature-gates=NodeLogQuery=true" in result["args"]) == gate
+    assert yaml.safe_load(result["dropin"]) == {"apiVersion": "kubelet.config.k8s.io/v1beta1",
+                                                "kind": "KubeletConfiguration", "enableSystemLogHandler": True,
+                                                "enableSystemLogQuery": True}
+
+
+def test_kubelet_gates_of_both_settings_are_one_flag():
+    result = kubelet_args({**KUBELET, **SHUTDOWN, "node_log_query": True, "kubernetes_version": "1.33.3"})
+    assert value_of(result["args"], "--feature-gates") == "NodeLogQuery=true,WindowsGracefulNodeShutdown=true"
+    assert set(yaml.safe_load(result["dropin"])) == {"apiVersion", "kind", "shutdownGracePeriod",
+                                                     "shutdownGracePeriodCriticalPods", "enableSystemLogHandler",
+                                                     "enableSystemLogQuery"}
+
+
 def test_kubelet_without_a_grace_period_has_no_dropin_and_no_config_dir():
     result = kubelet_args({**KUBELET, **SHUTDOWN, "shutdown_grace_period": 0, "shutdown_grace_period_critical_pods": 0})
     assert result["dropin"] is None and "--config-dir" not in names(result["args"])
@@ -297,6 +316,7 @@ def test_kubelet_without_a_grace_period_has_no_dropin_and_no_config_dir():
     ({"shutdown_grace_period": "60s"}, "shutdown_grace_period must be a whole number of seconds"),
     ({"shutdown_grace_period": -1}, "shutdown_grace_period must be a whole number of seconds"),
     ({"config_dir": None}, "config_dir must be a path"),
+    ({"node_log_query": "yes"}, "node_log_query must be true or false"),
 ])
 def test_kubelet_graceful_shutdown_refusals(change, message):
     with pytest.raises(_flags.FlagsError, match=message):

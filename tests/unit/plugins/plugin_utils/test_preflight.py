@@ -464,6 +464,8 @@ def test_the_kubelet_graceful_shutdown_is_checked_against_the_release_and_the_se
     assert check({'all': dict(grace, kubewin_kubernetes_version='1.31.14')})['problems'] == [
         "kubelet_shutdown_grace_period needs Kubernetes 1.32 or later (the kubelet's graceful shutdown on Windows, "
         "WindowsGracefulNodeShutdown), not 1.31.14 (on all 3 Windows nodes)"]
+    assert check({'all': {'kubelet_node_log_query': 'yes'}})['problems'] == [
+        "kubelet_node_log_query must be true or false, got 'yes' (on all 3 Windows nodes)"]
     assert check({'hosts': {'win-2': {'kubelet_shutdown_grace_period_critical_pods': 30}}})['problems'] == [
         'kubelet_shutdown_grace_period_critical_pods (30) must not exceed kubelet_shutdown_grace_period (0): it is the '
         'part of the grace period kept for critical pods (on win-2)']
