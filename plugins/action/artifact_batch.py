@@ -72,13 +72,15 @@ class ActionModule(NodeAction):
         changing = self._changing()
         applied = _artifact_install.install(self, changing, args)
         self._installed = {artifact.name: installed for artifact, installed in zip(changing, applied['installed'])}
-        # The script re-read what it installed; the artifacts left alone are as the plan read them.
+        # The script re-read what it installed; the artifacts left alone are as the plan read them (but a file one of
+        # them shares with an installed one, which the script read after).
         after = applied['state']
         for artifact in self._artifacts:
             if artifact not in changing:
-                after['files'].update((path, state['files'][path]) for path in artifact.targets())
+                for path in artifact.targets():
+                    after['files'].setdefault(path, state['files'][path])
                 if artifact.record_key() in (state.get('artifacts') or {}):
-                    after['artifacts'][artifact.record_key()] = state['artifacts'][artifact.record_key()]
+                    after['artifacts'].setdefault(artifact.record_key(), state['artifacts'][artifact.record_key()])
         return {'state': after}
 
     def check_applied(self, args, plan, state):

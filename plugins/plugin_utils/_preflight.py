@@ -726,7 +726,7 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             version_ok = len(problems.lines) == before
             if version_ok and result['versions'] and 'kubelet' in spec['roles']:
                 _check_kubelet_dropin(nodes, result['inventory']['versions']['kubernetes_version'], role_value_of,
-                                        problems)
+                                      problems)
             network = result['cluster'] or _network_choice(result['inventory']['plan'])
             if spec['artifacts'] and network is not None:
                 placeholders: list[str] = []
