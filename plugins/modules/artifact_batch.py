@@ -16,6 +16,8 @@ description:
     task fails naming each one that failed and why; the others are installed and recorded, and a re-run installs only
     what is missing.
   - A node whose snapshot from M(kubewin.node.node_info) shows every artifact installed makes no remote call.
+  - With O(source=controller) each artifact is downloaded once on the controller and copied to the node first, a
+    round trip per file, before the one call that installs them all.
 options:
   artifacts:
     description: The artifacts, each with the options of M(kubewin.node.artifact) that describe one artifact.
@@ -71,46 +73,9 @@ options:
         folder, verified again, and not downloaded. Ignored with O(source=controller).
     type: dict
     default: {}
-  proxy:
-    description: HTTP proxy for the downloads, as M(kubewin.node.artifact)'s O(kubewin.node.artifact#module:proxy).
-    type: dict
-    suboptions:
-      url:
-        description: Proxy URL.
-        type: str
-        required: true
-      username:
-        description: Proxy user name.
-        type: str
-      password:
-        description: Proxy password; passed to the node as a SecureString, never logged.
-        type: str
-  force:
-    description: Download and install every artifact again even when the installed files match.
-    type: bool
-    default: false
-  retries:
-    description: Further attempts after a transient failure, per download.
-    type: int
-    default: 4
-  timeout:
-    description: Seconds one download attempt may take.
-    type: int
-    default: 300
-  source:
-    description:
-      - C(node) downloads on the node.
-      - C(controller) downloads each artifact once on the controller into O(cache_dir) and copies it to the node
-        (a round trip per file) before the one call that installs them all; see M(kubewin.node.artifact).
-    type: str
-    choices: [node, controller]
-    default: node
-  cache_dir:
-    description: Controller directory for O(source=controller).
-    type: path
-    default: ~/.cache/kubewin/artifacts
 extends_documentation_fragment:
   - kubewin.node.node_action
+  - kubewin.node.artifact_download
 seealso:
   - module: kubewin.node.artifact
   - module: kubewin.node.artifact_stage
