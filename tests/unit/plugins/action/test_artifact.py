@@ -234,6 +234,38 @@ def test_controller_source_downloads_once_and_pushes(sim, one_node, loopback_ser
     assert "<win1> kubelet.exe: 19.5 KiB from the controller's cache; copied to the node in" in again.output
 
 
+def test_a_batch_from_the_controller_copies_each_file_and_installs_them_in_one_call(sim, one_node, loopback_server,
+                                                                                    tmp_path):
+    # kubewin.node.artifact_batch with source=controller: a copy per file (numbered in one temporary folder), then
+    # one artifact_fetch.ps1 run for both; a second push is served by the controller's cache.
+    digest = hashlib.sha256(_Handler.payload).hexdigest()
+    book = sim.write('batch.yml', '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: binaries
+      kubewin.node.artifact_batch:
+        source: controller
+        cache_dir: %s
+        artifacts:
+          - {name: kubelet, url: "%s/kubelet.exe", dest: 'C:\\k\\kubelet.exe', checksum: "sha256:%s"}
+          - {name: kube-proxy, url: "%s/kube-proxy.exe", dest: 'C:\\k\\kube-proxy.exe', checksum: "sha256:%s"}
+''' % (tmp_path / 'cache', loopback_server, digest, loopback_server, digest))
+    inventory = one_node()
+    for status in ('downloaded', 'cached'):
+        run = sim.run(book, inventory)
+        assert run.rc == 0, run.output
+        by_kind = run.calls['win1']['by_kind']
+        assert (by_kind.get('put_file'), by_kind.get('win_powershell:artifact_fetch')) == (2, 1), by_kind
+        assert installed(sim) == digest and installed(sim, 'C:\\k\\kube-proxy.exe') == digest
+        assert sorted(_Handler.hits) == ['/kube-proxy.exe', '/kubelet.exe']
+        results = run.result('binaries', 'win1')['result']['results']
+        assert [entry['download']['status'] for entry in results] == [status, status]
+        with sim.edit_node('win1') as node:
+            node.remove_file(DEST)
+            node.remove_file('C:\\k\\kube-proxy.exe')
+
+
 SHARED_DIR = '''
 - hosts: windows_nodes
   gather_facts: false
