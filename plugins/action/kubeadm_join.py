@@ -53,10 +53,15 @@ class ActionModule(NodeAction):
     def scope(self, args, live=False):
         return {'files': [args['kubelet_kubeconfig']]}
 
+    def written_folders(self, args, plan):
+        # kubeadm writes the kubelet's kubeconfig, certificates, configuration and flags in their folders (and
+        # removes the bootstrap kubeconfig); the apply re-reads the folders' listings and two of the files.
+        return _snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']])
+
     def side_effects(self, args, plan):
-        # kubeadm writes the kubelet's kubeconfig, certificates, configuration and flags in their folders and
-        # (re)starts the kubelet (whose service the apply re-reads), whose program then runs.
-        effects = _snapshot.written_under(_snapshot.folders([args['kubelet_kubeconfig'], args['kubeadm_flags_file']]))
+        # What kubeadm wrote, and the kubelet it (re)started (whose service the apply re-reads), whose program then
+        # runs.
+        effects = _snapshot.written_under(self.written_folders(args, plan))
         kubelet = _snapshot.program_effects('kubelet', self._task_vars.get('plan_paths'))
         return _snapshot.combine(effects, kubelet)
 
@@ -90,6 +95,7 @@ class ActionModule(NodeAction):
             applied = self.run_script('kubeadm_join', {
                 'KubeadmPath': args['kubeadm_path'], 'KubeletKubeconfig': args['kubelet_kubeconfig'],
                 'KubeadmFlagsFile': args['kubeadm_flags_file'], 'TimeoutSeconds': args['timeout'],
+                'Folders': [folder.rstrip('\\') for folder in self.written_folders(args, plan)],
             }, secrets={'JoinConfiguration': self.join_configuration(args)})
         except ScriptError as exc:
             if TOKEN_REFUSED.search(exc.reason):

@@ -74,9 +74,12 @@ class ActionModule(NodeAction):
         return Plan([{'op': 'reserve', 'subnet': str(subnet) if subnet else None, 'release': release}],
                     before=before, after=after, notes=notes)
 
-    def side_effects(self, args, plan):
+    def written_folders(self, args, plan):
         # host-local keeps its reservations in data_dir; the record and the request are written beside each other.
-        return _snapshot.written_under(_snapshot.folders([args['path']]) + [args['data_dir'].rstrip('\\') + '\\'])
+        return _snapshot.folders([args['path']]) + [args['data_dir'].rstrip('\\') + '\\']
+
+    def side_effects(self, args, plan):
+        return _snapshot.written_under(self.written_folders(args, plan))
 
     def apply(self, args, plan, state):
         operation = plan.operations[0]

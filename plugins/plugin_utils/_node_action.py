@@ -135,6 +135,12 @@ class NodeAction(ActionBase):
         narrower answer from the module, anything."""
         return {section: [_snapshot.EVERYTHING] for section in _snapshot.SECTIONS}
 
+    def written_folders(self, args, plan):
+        """The folders (ending in a backslash) where an applied ``plan`` writes files its apply does not re-read: the
+        snapshot forgets what it held there before the apply's own read is folded in (``_snapshot.forget``), and
+        does not trust them (a module's ``side_effects`` include ``_snapshot.written_under`` of them)."""
+        return []
+
     def resource(self, args):
         """What this call manages, as the fleet report names it (a service, a file, a network...)."""
         return args.get('name') or args.get('path') or args.get('dest') or ''
@@ -252,6 +258,7 @@ class NodeAction(ActionBase):
         self._task_vars = task_vars or {}
         self._fresh_state = None
         self._effects = None
+        self._written = []
         self._retaken = False
         self._remote_calls = 0
         try:
@@ -274,6 +281,7 @@ class NodeAction(ActionBase):
                 result['diff'] = plan.diff()
             if plan.changed and not self._task.check_mode:
                 self._effects = self.side_effects(args, plan)
+                self._written = self.written_folders(args, plan)
                 applied = self.apply(args, plan, state) or {}
                 fresh = applied.pop('state', None)
                 result.update(applied)
@@ -289,7 +297,8 @@ class NodeAction(ActionBase):
             return result  # Ansible drops the facts of a failed task
         facts = result.setdefault('ansible_facts', {})
         if self._fresh_state is not None:
-            snapshot = _snapshot.merge(_snapshot.from_task_vars(self._task_vars), self._fresh_state)
+            snapshot = _snapshot.merge(_snapshot.forget(_snapshot.from_task_vars(self._task_vars), self._written),
+                                       self._fresh_state)
             if self._retaken:
                 facts[_snapshot.FACT] = _snapshot.trust(snapshot, _snapshot.run_id(), self._task_vars.get('plan_paths'))
             else:

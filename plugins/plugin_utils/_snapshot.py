@@ -56,6 +56,8 @@ TRUST = 'trusted'
 # A keyed section's distrusted names: a name, or a folder (ending in a backslash) for every path under it. '*' is the
 # whole section.
 EVERYTHING = '*'
+# The keyed sections that hold what is known of files, by path or pattern.
+FILE_SECTIONS = ('files', 'contents', 'credentials')
 
 # What a program the collection runs as a service keeps changing on the node while it runs, by service name (the
 # names node_info reads by default). Any other service is taken to change anything. Paths are the defaults of the
@@ -223,7 +225,25 @@ def rewritten(paths):
 
 def written_under(written):
     """What an apply that wrote files it does not re-read, in the folders ``written``, leaves unknown."""
-    return {section: list(written) for section in ('files', 'contents', 'credentials')}
+    return {section: list(written) for section in FILE_SECTIONS}
+
+
+def forget(snapshot, written):
+    """``snapshot`` without what it held of the folders ``written`` (ending in a backslash), where an apply wrote
+    files it does not re-read: their files' states, texts and credential patterns, and the listings of those folders,
+    of the folders under them and of the folders on the way to them. What it held there is stale, also for skipping
+    work: a module asking about such a file reads the node (or the apply's own fresh read, folded in after this)."""
+    if not snapshot or not written:
+        return snapshot
+    snapshot = dict(snapshot)
+    for section in FILE_SECTIONS:
+        if snapshot.get(section):
+            snapshot[section] = {name: value for name, value in snapshot[section].items() if not _under(name, written)}
+    if snapshot.get('folders'):
+        snapshot['folders'] = {folder: names for folder, names in snapshot['folders'].items()
+                               if not _under(folder.rstrip('\\') + '\\', written)
+                               and not any(_under(path, [folder.rstrip('\\') + '\\']) for path in written)}
+    return snapshot
 
 
 def combine(first, second):

@@ -8,7 +8,9 @@ param(
     [Parameter(Mandatory)][securestring]$JoinConfiguration,
     [Parameter(Mandatory)][string]$KubeletKubeconfig,
     [Parameter(Mandatory)][string]$KubeadmFlagsFile,
-    [int]$TimeoutSeconds = 600
+    [int]$TimeoutSeconds = 600,
+    # The folders kubeadm writes under, listed again after the join.
+    [string[]]$Folders = @()
 )
 $ErrorActionPreference = 'Stop'
 
@@ -47,7 +49,8 @@ finally {
     }
 }
 $Ansible.Result = ConvertTo-Json -Depth 6 -Compress -InputObject ([ordered]@{
-        # And the kubelet's service, which the join (re)started: the snapshot knows it without another read.
-        state = Get-KubeWinNodeState -Sections @('files', 'contents', 'services') -Files @($KubeletKubeconfig) `
-            -Contents @($KubeadmFlagsFile) -Services @('kubelet')
+        # And the kubelet's service, which the join (re)started, and the listings of the folders it wrote under: the
+        # snapshot knows them without another read.
+        state = Get-KubeWinNodeState -Sections @('files', 'contents', 'services', 'folders') `
+            -Files @($KubeletKubeconfig) -Contents @($KubeadmFlagsFile) -Services @('kubelet') -Folders $Folders
     })

@@ -69,6 +69,25 @@ def test_a_file_the_folder_listing_leaves_out_and_a_managed_rule_not_listed_are_
     assert not _snapshot.covers(snapshot, ('firewall',), {'firewall': ['Core Networking']}, now=101.0)
 
 
+def test_an_apply_that_wrote_under_a_folder_makes_the_snapshot_forget_what_it_held_there():
+    held = dict(LAYOUT, sections=LAYOUT['sections'] + ['contents'],
+                folders=dict(LAYOUT['folders'], **{'C:\\k\\staging': [], 'C:\\': ['k', 'etc']}),
+                contents={'C:\\k\\flags.env': {'exists': False, 'text': None}})
+    snapshot = _snapshot.merge(None, held, now=100.0)
+    forgotten = _snapshot.forget(snapshot, ['C:\\k\\'])
+    # The files, texts and listings under the folder, and the listing on the way to it; nothing else.
+    assert 'C:\\k\\kubelet.exe' not in forgotten['files'] and forgotten['contents'] == {}
+    assert set(forgotten['folders']) == {'C:\\ProgramData\\kubewin', 'C:\\etc\\cni\\net.d'}
+    assert forgotten['firewall'] == snapshot['firewall'] and 'C:\\k\\kubelet.exe' in snapshot['files']
+    # A file it called absent from the stale listing now needs a read, even to do nothing.
+    assert _snapshot.covers(snapshot, ('files',), {'files': ['C:\\k\\kubeadm.exe']}, now=101.0)
+    assert not _snapshot.covers(forgotten, ('files',), {'files': ['C:\\k\\kubeadm.exe']}, now=101.0)
+    # The apply's own read of the folder, folded in after, answers again.
+    fresh = _snapshot.merge(forgotten, {'sections': ['folders'], 'folders': {'C:\\k': ['kubelet.exe']}}, now=102.0)
+    assert _snapshot.covers(fresh, ('files',), {'files': ['C:\\k\\kubeadm.exe']}, now=103.0)
+    assert _snapshot.forget(snapshot, []) is snapshot
+
+
 def test_trust_is_the_runs_that_took_the_snapshot_and_ends_where_a_change_may_have_moved_things():
     snapshot = _snapshot.trust(_snapshot.merge(None, LAYOUT, now=100.0), 'run-1')
     # containerd runs: it keeps changing its own folders, nothing the other sections hold.
