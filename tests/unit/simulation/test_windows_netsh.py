@@ -32,8 +32,8 @@ def netsh_run(node, arguments):
 
 
 def ports_section(node):
-    return json.loads(ok(node, STATE + '\nConvertTo-Json -Compress -Depth 5 -InputObject '
-                               '(Get-KubeWinNodeState -Sections ports)')[-1])['ports']
+    text = STATE + '\nConvertTo-Json -Compress -Depth 5 -InputObject (Get-KubeWinNodeState -Sections ports)'
+    return json.loads(ok(node, text)[-1])['ports']
 
 
 def test_the_default_dynamic_range_is_the_one_of_kb929851():

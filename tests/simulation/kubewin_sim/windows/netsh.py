@@ -28,7 +28,7 @@ excludedportrange`` (the object names ``int``/``interface``, ``dynamicport``/``d
 them, each parameter tagged or in its position). Anything else (ipv6, ``set dynamicport``, another context, an
 exclusion overlapping another, whose answer no source gives) raises Unsupported.
 
-Node state (``node.data['tcpip_ports']``, absent = Windows' defaults): ``dynamic``: {protocol: [start, count]};
+Node state (``node.data['tcpip_ports']``, at first the node profile's ``tcpip_ports``; absent = Windows' defaults): ``dynamic``: {protocol: [start, count]};
 ``excluded``: {protocol: [{'start', 'end', 'administered', 'persistent'}]}; ``in_use``: {protocol: [ports]} (the
 ports some program has bound, a test's knob). ``boot`` drops the exclusions that were not persistent.
 """
@@ -52,7 +52,7 @@ ERROR = 1
 
 def state(node):
     """The node's port state, Windows' defaults filled in (a copy to change and ``save``)."""
-    found = copy.deepcopy(node.data.get('tcpip_ports') or {})
+    found = copy.deepcopy(node.data.get('tcpip_ports') or node.profile.get('tcpip_ports') or {})
     dynamic = found.setdefault('dynamic', {})
     excluded = found.setdefault('excluded', {})
     in_use = found.setdefault('in_use', {})
@@ -69,7 +69,7 @@ def save(node, ports):
 
 def boot(node):
     """A restart keeps the persistent exclusions only (``store=active`` lasts until the next boot)."""
-    if not node.data.get('tcpip_ports'):
+    if not (node.data.get('tcpip_ports') or node.profile.get('tcpip_ports')):
         return
     ports = state(node)
     for protocol in PROTOCOLS:
