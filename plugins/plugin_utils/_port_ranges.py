@@ -46,7 +46,9 @@ MAX_PORT = 65535
 # Windows' default dynamic range (KB 929851): a NodePort range that covers all of it would leave a default node
 # without ephemeral ports once excluded.
 DEFAULT_DYNAMIC = (49152, 65535)
-_RANGE = re.compile(r'^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$')
+# kube-apiserver also takes "<base>+<size>" (k8s.io/apimachinery util/net ParsePortRange); inventories write the
+# first-last form, the one its --help and the Service documentation show.
+_RANGE = re.compile(r'^(\d{1,5})-(\d{1,5})$')
 
 
 class PortRangeError(ValueError):
