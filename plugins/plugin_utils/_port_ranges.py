@@ -24,7 +24,8 @@ Facts this module relies on, with their sources:
 
 The collection excludes rather than moves: an exclusion changes nothing else of the node (a firewall that allows
 the dynamic range between servers, KB 929851, keeps working), keeps Windows components from reserving those ports
-later, takes effect at once and persists (``store=persistent``), and reset removes exactly it. So ``exclude`` adds,
+later, takes effect at once (no restart: a bind to a port excluded a moment before is refused, KB 3039044) and persists
+(``store=persistent``), and reset removes exactly it. So ``exclude`` adds,
 when the node's dynamic range overlaps the NodePort range with ports no exclusion covers, an administered exclusion
 for each part of the NodePort range no exclusion covers yet; ``check`` only refuses such a node. Reset removes the
 administered exclusions inside the NodePort range (those the collection adds; an administrator's own exclusion of
