@@ -23,11 +23,15 @@ class ActionModule(NodeAction):
     }
     SECTIONS = ('ports',)
 
-    def validate(self, args):
+    @staticmethod
+    def _node_ports(args):
         try:
-            args['_node_ports'] = _port_ranges.parse(args['node_port_range'])
+            return _port_ranges.parse(args['node_port_range'])
         except _port_ranges.PortRangeError as error:
             raise NodeActionError(str(error).replace(_port_ranges.VARIABLE, 'node_port_range'))
+
+    def validate(self, args):
+        self._node_ports(args)
 
     @staticmethod
     def _view(ports):
@@ -44,7 +48,7 @@ class ActionModule(NodeAction):
 
     def plan(self, args, state):
         ports = state['ports']
-        node_ports = args['_node_ports']
+        node_ports = self._node_ports(args)
         before = self._view(ports)
         try:
             exposed = _port_ranges.exposed(ports, node_ports)
@@ -82,7 +86,7 @@ class ActionModule(NodeAction):
             dynamic = _port_ranges.dynamic_range(ports.get(protocol) or {})
             adds = [(op['start'], op['end']) for op in operations if op['protocol'] == protocol]
             covered = [(e['start'], e['end']) for e in (ports.get(protocol) or {}).get('excluded') or []]
-            if adds and dynamic and not _port_ranges._subtract(dynamic[0], dynamic[1], covered + adds):  # pylint: disable=protected-access
+            if adds and dynamic and not _port_ranges.subtract(dynamic[0], dynamic[1], covered + adds):
                 raise NodeActionError('excluding the NodePort range would leave no port of the node\'s dynamic %s range '
                                       '%d-%d: move the range first' % (protocol, dynamic[0], dynamic[1]))
 

@@ -89,7 +89,7 @@ def problems(value: t.Any, guards: t.Mapping[str, t.Any]) -> list[str]:
     return found
 
 
-def _subtract(first: int, last: int, covered: t.Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+def subtract(first: int, last: int, covered: t.Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     """The parts of first-last outside every range of ``covered``."""
     parts = [(first, last)]
     for start, end in sorted(covered):
@@ -125,7 +125,7 @@ def exposed(ports: t.Mapping[str, t.Any], node_ports: tuple[int, int]) -> dict[s
                                  'and a count)' % protocol)
         low, high = max(dynamic[0], node_ports[0]), min(dynamic[1], node_ports[1])
         covered = [(entry['start'], entry['end']) for entry in state.get('excluded') or []]
-        found[protocol] = _subtract(low, high, covered) if low <= high else []
+        found[protocol] = subtract(low, high, covered) if low <= high else []
     return found
 
 
@@ -139,7 +139,7 @@ def exclusions_to_add(ports: t.Mapping[str, t.Any], node_ports: tuple[int, int])
             continue
         covered = [(entry['start'], entry['end']) for entry in (ports.get(protocol) or {}).get('excluded') or []]
         adds += [{'protocol': protocol, 'start': low, 'end': high}
-                 for low, high in _subtract(node_ports[0], node_ports[1], covered)]
+                 for low, high in subtract(node_ports[0], node_ports[1], covered)]
     return adds
 
 
