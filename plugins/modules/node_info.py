@@ -28,9 +28,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
+              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
+              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -222,6 +222,13 @@ ansible_facts:
         folders:
           description: Each folder asked for, with the names of its entries, null when it is missing.
           type: dict
+        ports:
+          description: Per protocol (C(tcp), C(udp)) of IPv4, the dynamic (ephemeral) port range as
+            C(netsh interface ipv4 show dynamicport) shows it (C(dynamic_start), C(dynamic_count)) and the C(excluded)
+            port ranges (C(start), C(end), C(administered) for one added with C(netsh ... add excludedportrange)).
+            M(kubewin.node.port_ranges) decides from it.
+          type: dict
+          sample: {"tcp": {"dynamic_start": 49152, "dynamic_count": 16384, "excluded": []}}
         collected_at:
           description: Controller time at which each section was read.
           type: dict

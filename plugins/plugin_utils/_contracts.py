@@ -449,6 +449,10 @@ SECTIONS = {
     'csi_proxy': obj(required={'pipes': list_of(STR)}),
     # Per folder asked for (the node layout's), the names in it, null when it is missing (_snapshot.py).
     'folders': dict_of(nullable(list_of(STR))),
+    # Per protocol, the dynamic port range (netsh show dynamicport; null where its text had not two numbers) and the
+    # excluded port ranges, administered ones added with netsh (_port_ranges.py).
+    'ports': dict_of(obj(required={'dynamic_start': nullable(INT), 'dynamic_count': nullable(INT),
+                                   'excluded': list_of(obj(required={'start': INT, 'end': INT, 'administered': BOOL}))})),
 }
 
 
@@ -538,6 +542,7 @@ CONTRACTS = {
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
+    'port_ranges_apply': ('', STATE_ONLY),
     'remote_access_routing_apply': ('', STATE_ONLY),
     'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),

@@ -29,7 +29,7 @@ import ntpath
 import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
-    _converged, _credentials, _csi_proxy, _gmsa, _hns, _kube_proxy_daemonset, _roles)
+    _converged, _credentials, _csi_proxy, _gmsa, _hns, _kube_proxy_daemonset, _port_ranges, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -701,6 +701,28 @@ def check_credentials(snapshot):
                     'run site.yml on the node (the join role restricts them)')]
 
 
+def check_node_ports(snapshot, node_port_range, guard):
+    """With prerequisites_node_port_guard check or exclude, no port of the NodePort range is in the node's dynamic TCP
+    or UDP range without an exclusion covering it (_port_ranges.exposed)."""
+    ports = snapshot.get('ports')
+    if guard == 'off' or not ports or not node_port_range:
+        return []
+    try:
+        exposed = _port_ranges.exposed(ports, _port_ranges.parse(node_port_range))
+    except _port_ranges.PortRangeError:
+        return []  # the preflight refuses a malformed range; netsh without numbers is no finding of this check
+    if not any(exposed.values()):
+        return []
+    return [finding('dynamic-ports-overlap-nodeports', 'warning',
+                    'the dynamic port range of the node hands out ports of the NodePort range %s (%s), which no '
+                    'excluded port range covers: a connection can take a NodePort as its local port'
+                    % (node_port_range, _port_ranges.describe(exposed)),
+                    'the dynamic range was widened or the exclusions were deleted (netsh int ipv4 set dynamicport, '
+                    'delete excludedportrange) after the last site.yml run',
+                    'run site.yml on the node with prerequisites_node_port_guard: exclude (it adds the exclusions), or '
+                    'move the range out of the NodePort range with netsh int ipv4 set dynamicport')]
+
+
 def content_reads(plan_cluster, plan_paths):
     """The files whose text the checks read from the snapshot's ``contents`` (doctor.yml and patch's health check
     ask node_info for them): the CNI config (calico's is the operator's), kubeadm-flags.env, and SourceVip.json, the
@@ -739,6 +761,8 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)
     found += check_ovs(snapshot, plan_cluster, node_vars)
+    found += check_node_ports(snapshot, features.get('node_port_range'),
+                              _role_option(node_vars, 'prerequisites', _port_ranges.GUARD_OPTION))
     if cluster is not None:
         found += check_node_conditions(node_object, name, (snapshot.get('os') or {}).get('build'))
     found += check_reboot_pending(snapshot)

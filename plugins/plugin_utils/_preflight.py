@@ -34,6 +34,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _ip_plan,
     _kube_proxy_daemonset,
     _node_plan,
+    _port_ranges,
     _roles,
     _transport,
     _versions,
@@ -55,7 +56,7 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS) + (
-    _gmsa.VARIABLES + (_csi_proxy.VARIABLE,))
+    _gmsa.VARIABLES + (_csi_proxy.VARIABLE, _port_ranges.VARIABLE))
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
                       'kubewin_max_fail_percentage',
@@ -449,7 +450,13 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
     containerd = {host: role_value_of(host)('container_runtime', 'container_runtime_containerd_version') for host in nodes}
     for line in _csi_proxy.mode_problems(csi_proxy, runtimes, containerd):
         problems.add(line)
-    return {'gmsa': _gmsa.settings(gmsa[0] is True, gmsa[1] if isinstance(gmsa[1], Mapping) else {},
+    # The NodePort range kube-apiserver allocates from, and each node's guard of it (_port_ranges).
+    node_port_range = _cluster_wide(variables, nodes, _port_ranges.VARIABLE, _port_ranges.DEFAULT_RANGE, problems)
+    guards = {host: plain(role_value_of(host)('prerequisites', _port_ranges.GUARD_OPTION)) for host in nodes}
+    for line in _port_ranges.problems(node_port_range, guards):
+        problems.add(line)
+    return {'node_port_range': node_port_range if isinstance(node_port_range, str) else _port_ranges.DEFAULT_RANGE,
+            'gmsa': _gmsa.settings(gmsa[0] is True, gmsa[1] if isinstance(gmsa[1], Mapping) else {},
                                    gmsa[2] if isinstance(gmsa[2], list) else []),
             'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
 

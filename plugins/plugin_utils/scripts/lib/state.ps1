@@ -56,6 +56,34 @@ function Get-KubeWinRemoteAccess {
     return $remote
 }
 
+function Get-KubeWinPortRanges {
+    # The dynamic (ephemeral) port range of TCP and UDP over IPv4 and their excluded port ranges, as netsh shows them
+    # (KB 929851; netsh interface ipv4 show dynamicport / show excludedportrange). The labels are translated on a
+    # localised Windows: only the numbers are read, in their order (start, then count; start and end of each
+    # exclusion, an asterisk marking an administered one). Python decides what they mean (_port_ranges.py).
+    $netsh = "$env:SystemRoot\System32\netsh.exe"
+    $ports = [ordered]@{}
+    foreach ($protocol in @('tcp', 'udp')) {
+        $dynamic = @(& $netsh interface ipv4 show dynamicport $protocol)
+        if ($LASTEXITCODE -ne 0) { throw "netsh interface ipv4 show dynamicport $protocol failed ($LASTEXITCODE): $dynamic" }
+        $numbers = @(foreach ($line in $dynamic) { if ([string]$line -match ':\s*(\d+)\s*$') { [int]$Matches[1] } })
+        $excludedText = @(& $netsh interface ipv4 show excludedportrange "protocol=$protocol")
+        if ($LASTEXITCODE -ne 0) { throw "netsh interface ipv4 show excludedportrange $protocol failed ($LASTEXITCODE): $excludedText" }
+        $excluded = @(foreach ($line in $excludedText) {
+                if ([string]$line -match '^\s*(\d+)\s+(\d+)\s*(\*?)\s*$') {
+                    [ordered]@{ start = [int]$Matches[1]; end = [int]$Matches[2]; administered = ($Matches[3] -eq '*') }
+                }
+            })
+        $range = [ordered]@{ dynamic_start = $null; dynamic_count = $null; excluded = $excluded }
+        if ($numbers.Count -eq 2) {
+            $range.dynamic_start = $numbers[0]
+            $range.dynamic_count = $numbers[1]
+        }
+        $ports[$protocol] = $range
+    }
+    return $ports
+}
+
 function Get-KubeWinGmsa {
     # gMSA on the node (plugins/plugin_utils/_gmsa.py): whether it is domain-joined (Win32_ComputerSystem), HNS's
     # EnableCompartmentNamespace, and the CLSIDs registered with Container Credential Guard (the subkeys of
@@ -290,6 +318,10 @@ function Get-KubeWinNodeState {
 
     if ('gmsa' -in $Sections) {
         $state.gmsa = Get-KubeWinGmsa
+    }
+
+    if ('ports' -in $Sections) {
+        $state.ports = Get-KubeWinPortRanges
     }
 
     if ('csi_proxy' -in $Sections) {

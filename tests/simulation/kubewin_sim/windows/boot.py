@@ -83,6 +83,9 @@ def restart(node):
     # The session manager carries out the renames MoveFileEx scheduled for this boot (registry.py).
     from . import registry  # pylint: disable=import-outside-toplevel
     registry.complete_file_renames(node)
+    # Port exclusions added with store=active last until this boot (netsh.py).
+    from . import netsh  # pylint: disable=import-outside-toplevel
+    netsh.boot(node)
     node.pass_time(node.profile.get('reboot_seconds', DEFAULT_REBOOT_SECONDS))
     node.data['os']['last_boot'] = node.date()
 

@@ -37,7 +37,7 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
         'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa', 'csi_proxy',
-        'folders'}
+        'folders', 'ports'}
     # The names in the folders asked for and the collection's own (null: missing): a file not listed is known absent
     # without a read of its own.
     assert facts['folders'] == {'C:\\k': ['kubelet.exe'], 'C:\\etc\\cni\\net.d': None,
@@ -45,6 +45,8 @@ def test_snapshot_in_one_call_per_invocation(sim):
     # A whole read is trusted in the run that took it, for every section it read; nothing runs on the node yet.
     assert facts['trusted']['sections'] == sorted(facts['collected_at']) and facts['trusted']['distrusted'] == {}
     assert facts['routes'] == []
+    # Windows' default dynamic range (KB 929851), nothing excluded.
+    assert facts['ports']['udp'] == {'dynamic_start': 49152, 'dynamic_count': 16384, 'excluded': []}
     # No task in the collection's task folder yet.
     assert facts['scheduled_tasks'] == {}
     # No kubeconfig, certificate or key yet: every default pattern matches nothing.

@@ -402,3 +402,23 @@ def test_graceful_shutdown_needs_the_kubelet_as_its_own_service_with_its_dropin_
         'application': 'C:\\k\\kubelet.exe', 'app_parameters': '--config-dir=C:\\etc\\kubernetes\\kubelet.conf.d'})
     [found] = _doctor.check_graceful_shutdown(snap, on)
     assert 'without --windows-service:' in found['what']
+
+
+def test_dynamic_ports_over_the_node_ports_are_a_finding_while_the_guard_is_on():
+    snap = snapshot()
+    widened = {'dynamic_start': 1025, 'dynamic_count': 64511, 'excluded': []}
+    snap['ports'] = {'tcp': widened, 'udp': {'dynamic_start': 49152, 'dynamic_count': 16384, 'excluded': []}}
+    features = {'plan_features': {'node_port_range': '30000-32767'}}
+    assert diagnose(snap, node_vars=features) == [], 'prerequisites_node_port_guard is off by default'
+    [found] = diagnose(snap, node_vars=dict(features, prerequisites_node_port_guard='exclude'))
+    assert found['id'] == 'dynamic-ports-overlap-nodeports' and found['severity'] == 'warning'
+    assert '30000-32767 (tcp 30000-32767)' in found['what'] and found['repair'] is None
+    # The exclusion the guard adds covers it; one of them deleted since is found again.
+    snap['ports']['tcp']['excluded'] = [{'start': 30000, 'end': 32767, 'administered': True}]
+    assert diagnose(snap, node_vars=dict(features, prerequisites_node_port_guard='check')) == []
+    snap['ports']['tcp']['excluded'] = [{'start': 30000, 'end': 30999, 'administered': True}]
+    [found] = diagnose(snap, node_vars=dict(features, prerequisites_node_port_guard='check'))
+    assert '(tcp 31000-32767)' in found['what']
+    # A snapshot without the ports section (an older node_info) finds nothing.
+    del snap['ports']
+    assert diagnose(snap, node_vars=dict(features, prerequisites_node_port_guard='check')) == []

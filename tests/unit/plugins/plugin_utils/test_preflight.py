@@ -469,3 +469,27 @@ def test_the_kubelet_graceful_shutdown_is_checked_against_the_release_and_the_se
     assert check({'hosts': {'win-2': {'kubelet_shutdown_grace_period_critical_pods': 30}}})['problems'] == [
         'kubelet_shutdown_grace_period_critical_pods (30) must not exceed kubelet_shutdown_grace_period (0): it is the '
         'part of the grace period kept for critical pods (on win-2)']
+
+
+def test_the_node_port_range_and_its_guard_are_checked_before_any_host():
+    # Unset: kube-apiserver's default, handed out as plan_features.node_port_range; the guard is off.
+    assert check()['features']['node_port_range'] == '30000-32767'
+    guarded = {'kubewin_service_node_port_range': '20000-22767', 'prerequisites_node_port_guard': 'exclude'}
+    report = check({'all': guarded})
+    assert report['problems'] == [] and report['features']['node_port_range'] == '20000-22767'
+    assert check({'all': {'kubewin_service_node_port_range': '30000:32767'}})['problems'] == [
+        'kubewin_service_node_port_range must be "<first>-<last>" as kube-apiserver\'s --service-node-port-range, e.g. '
+        '"30000-32767"; got \'30000:32767\'']
+    assert check({'all': {'kubewin_service_node_port_range': '32767-30000'}})['problems'] == [
+        "kubewin_service_node_port_range '32767-30000' must name ports from 1 to 65535, the first not above the last"]
+    assert check({'all': {'kubewin_service_node_port_range': '30000-70000'}})['problems'] == [
+        "kubewin_service_node_port_range '30000-70000' must name ports from 1 to 65535, the first not above the last"]
+    assert check({'hosts': {'win-2': {'prerequisites_node_port_guard': 'move'}}})['problems'] == [
+        "prerequisites_node_port_guard must be one of off, check, exclude; win-2 has 'move'"]
+    # Excluded, a range over all of Windows' default dynamic range would leave a default node no ephemeral port.
+    assert check({'all': {'kubewin_service_node_port_range': '40000-65535',
+                          'prerequisites_node_port_guard': 'exclude'}})['problems'] == [
+        "kubewin_service_node_port_range 40000-65535 covers all of Windows' default dynamic port range 49152-65535: "
+        'excluded, no ephemeral port would be left (prerequisites_node_port_guard exclude); give the cluster a '
+        'NodePort range below it']
+    assert check({'all': {'kubewin_service_node_port_range': '40000-65535'}})['problems'] == []
