@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..',
 
 # pylint: disable=wrong-import-position
 from kubewin_sim import cluster as sim_cluster, web  # noqa: E402
+from kubewin_sim.node import windows_state  # noqa: E402
 from kubewin_sim.harness import Simulation  # noqa: E402
 
 import network_play  # noqa: E402
@@ -63,8 +64,8 @@ def _leftovers(node):
 
 
 def _unchanging(node):
-    """The node's state without its call counters."""
-    return json.dumps({k: v for k, v in node.data.items() if k not in ('calls', 'unreachable_attempts')}, sort_keys=True)
+    """The node's Windows state, without what a run that changes nothing moves (its counters and clock)."""
+    return json.dumps(windows_state(node.data), sort_keys=True)
 
 
 NOTHING = {'services': [], 'networks': [], 'endpoints': [], 'policy_lists': 0, 'files': [], 'managed': [],
