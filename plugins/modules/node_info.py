@@ -28,9 +28,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
+              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, defender]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders]
+              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, defender]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -222,6 +222,13 @@ ansible_facts:
         folders:
           description: Each folder asked for, with the names of its entries, null when it is missing.
           type: dict
+        defender:
+          description: Microsoft Defender Antivirus. C(installed) whether its PowerShell module is there (Windows
+            Server removes it with the feature C(Windows-Defender)); C(running) whether its service answers
+            C(Get-MpComputerStatus) with C(AMServiceEnabled); C(exclusion_path) and C(exclusion_process) its
+            exclusion lists (empty unless it runs).
+          type: dict
+          sample: {"installed": true, "running": true, "exclusion_path": [], "exclusion_process": []}
         collected_at:
           description: Controller time at which each section was read.
           type: dict

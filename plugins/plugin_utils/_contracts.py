@@ -449,6 +449,9 @@ SECTIONS = {
     'csi_proxy': obj(required={'pipes': list_of(STR)}),
     # Per folder asked for (the node layout's), the names in it, null when it is missing (_snapshot.py).
     'folders': dict_of(nullable(list_of(STR))),
+    # Microsoft Defender Antivirus (_defender.py): its module there, its service answering, its exclusion lists.
+    'defender': obj(required={'installed': BOOL, 'running': BOOL, 'exclusion_path': list_of(STR),
+                              'exclusion_process': list_of(STR)}),
 }
 
 

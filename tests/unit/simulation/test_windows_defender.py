@@ -7,10 +7,14 @@ defender); the errors of a stopped service as users report them (scipag/Hardenin
 MultiPoolMiner/MultiPoolMiner #351).
 """
 
-from test_windows_scm import ok, run
+import json
+
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh
+from test_windows_scm import as_json, ok, run
 
 from kubewin_sim.node import SimNode, initial_state
 from kubewin_sim.windows import run_on_node
+from kubewin_sim.windows.win_powershell import invoke
 
 
 def node_with(defender='running'):
@@ -86,3 +90,30 @@ def test_a_node_without_the_feature_has_no_defender_module():
     assert outcome.errors and outcome.errors[0].startswith("The term 'Get-MpComputerStatus' is not recognized")
     assert ok(node, '[bool](Get-Command -Name Get-MpComputerStatus -ErrorAction SilentlyContinue)') == ['False']
     assert ok(node_with(), '[bool](Get-Command -Name Get-MpComputerStatus -ErrorAction SilentlyContinue)') == ['True']
+
+
+def defender_section(node):
+    from test_windows_scm import STATE  # pylint: disable=import-outside-toplevel
+    return as_json(node, 'Get-KubeWinNodeState -Sections defender', STATE)['defender']
+
+
+def test_the_snapshot_section_on_each_kind_of_node():
+    node = node_with()
+    ok(node, "Add-MpPreference -ExclusionPath 'C:\\ProgramData\\containerd\\root' -ExclusionProcess 'C:\\k\\kubelet.exe'")
+    assert defender_section(node) == {'installed': True, 'running': True,
+                                      'exclusion_path': ['C:\\ProgramData\\containerd\\root'],
+                                      'exclusion_process': ['C:\\k\\kubelet.exe']}
+    # A stopped service does not fail the snapshot: Defender is there and does not run.
+    assert defender_section(node_with('stopped')) == {'installed': True, 'running': False, 'exclusion_path': [],
+                                                      'exclusion_process': []}
+    assert defender_section(node_with('removed')) == {'installed': False, 'running': False, 'exclusion_path': [],
+                                                      'exclusion_process': []}
+
+
+def test_node_info_on_a_node_whose_defender_is_stopped_or_removed_succeeds():
+    for installation in ('stopped', 'removed'):
+        result = invoke(node_with(installation), _pwsh.load_script('node_info'), {'Sections': ['defender']},
+                        error_action='stop')
+        assert (result['failed'], result['error']) == (False, []), result
+        state = _contracts.check('node_info', json.loads(result['result']))
+        assert state['defender']['installed'] is (installation == 'stopped') and not state['defender']['running']
