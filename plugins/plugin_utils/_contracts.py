@@ -508,6 +508,7 @@ CONTRACTS = {
         'bytes': nullable(INT), 'seconds': nullable(NUMBER), 'attempts': INT}))})),
     'artifact_fetch': ('', obj(required={'artifacts': list_of(obj(required={
         'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR})), 'state': NODE_STATE})),
+    'defender_apply': ('', STATE_ONLY),
     'detached_start': ('', obj(required={'operation_id': STR, 'process_id': INT})),
     # The worker's own result is checked against the worker's contract by run_detached.
     'detached_status': ('', obj(required={
