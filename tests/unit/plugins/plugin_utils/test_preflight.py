@@ -469,3 +469,11 @@ def test_the_kubelet_graceful_shutdown_is_checked_against_the_release_and_the_se
     assert check({'hosts': {'win-2': {'kubelet_shutdown_grace_period_critical_pods': 30}}})['problems'] == [
         'kubelet_shutdown_grace_period_critical_pods (30) must not exceed kubelet_shutdown_grace_period (0): it is the '
         'part of the grace period kept for critical pods (on win-2)']
+
+
+def test_the_defender_exclusions_switch_is_a_boolean():
+    assert check({'all': {'prerequisites_defender_exclusions': True}})['problems'] == []
+    assert check({'hosts': {'win-3': {'prerequisites_defender_exclusions': 'no'}}})['problems'] == [
+        "prerequisites_defender_exclusions must be true or false, got 'no' (str) (on win-3)"]
+    # The plan role on its own reads none of the prerequisites role's variables.
+    assert check({'all': {'prerequisites_defender_exclusions': 'yes'}}, playbook='plan')['problems'] == []
