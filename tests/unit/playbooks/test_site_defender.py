@@ -1,7 +1,8 @@
 """playbooks/site.yml with prerequisites_defender_exclusions: on a node where Defender runs (a default Windows Server)
 the runtime's and the kubelet's folders and programs are excluded, a converged re-run is one remote call, an exclusion
 removed by hand comes back with one apply call; a node without Defender is left as it is and does not fail; turned
-off, nothing is managed (the exclusions stay); the doctor's finding and the reset follow in test_reset.py's way."""
+off, nothing is managed (the exclusions stay); reset.yml removes the collection's Kubernetes exclusions and keeps the
+runtime's (it stays installed)."""
 
 import os
 import sys
@@ -38,7 +39,7 @@ def changed_tasks(result):
             and task['action'].startswith('kubewin.node.')]
 
 
-def test_defender_exclusions_on_then_drift_then_off(tmp_path):
+def test_defender_exclusions_on_then_drift_then_off_then_reset(tmp_path):
     sim = Simulation(tmp_path)
     converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, True), **OPTIONS)
     assert converge.rc == 0, converge.output
@@ -75,3 +76,11 @@ def test_defender_exclusions_on_then_drift_then_off(tmp_path):
     assert 'win_powershell:defender_apply' not in off.calls['win1']['by_kind']
     assert sorted(sim.node('win1').data['defender']['exclusion_path']) == sorted(PATHS), 'off manages nothing'
     print('first run with the exclusions off:', off.calls['win1']['total'])
+
+    # The reset removes the collection's Kubernetes exclusions in one call; containerd stays installed
+    # (reset_container_runtime false), and so do its exclusions.
+    reset = network_play.run(sim, 'playbooks/reset.yml', fleet(sim, False))
+    assert reset.rc == 0, reset.output
+    assert sim.node('win1').data['defender'] == {'exclusion_path': PATHS[:2], 'exclusion_process': PROCESSES[:1]}
+    assert reset.calls['win1']['by_kind'].get('win_powershell:defender_apply') == 1, reset.calls['win1']
+    assert 'win_powershell:defender_apply' not in reset.calls['win2']['by_kind']
