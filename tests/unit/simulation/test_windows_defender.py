@@ -117,3 +117,22 @@ def test_node_info_on_a_node_whose_defender_is_stopped_or_removed_succeeds():
         assert (result['failed'], result['error']) == (False, []), result
         state = _contracts.check('node_info', json.loads(result['result']))
         assert state['defender']['installed'] is (installation == 'stopped') and not state['defender']['running']
+
+
+def test_defender_apply_changes_only_what_differs_and_fails_on_a_stopped_service():
+    from test_windows_scm import compose  # pylint: disable=import-outside-toplevel
+    apply = compose('defender_apply.ps1')
+    node = node_with()
+    ok(node, "Add-MpPreference -ExclusionPath 'c:\\VAR\\lib\\kubelet'")
+    result = invoke(node, apply, {'AddPaths': ['C:\\var\\lib\\kubelet', 'C:\\etc\\kubernetes'],
+                                  'AddProcesses': ['C:\\k\\kubelet.exe']})
+    assert (result['failed'], result['error']) == (False, []), result
+    state = _contracts.check('defender_apply', json.loads(result['result']))['state']
+    assert state['defender']['exclusion_path'] == ['c:\\VAR\\lib\\kubelet', 'C:\\etc\\kubernetes']
+    result = invoke(node, apply, {'RemovePaths': ['C:\\var\\lib\\kubelet', 'D:\\never-added'],
+                                  'RemoveProcesses': ['C:\\k\\kubelet.exe']})
+    assert (result['failed'], result['error']) == (False, []), result
+    assert node.data['defender'] == {'exclusion_path': ['C:\\etc\\kubernetes'], 'exclusion_process': []}
+    # The service stopped since the snapshot: the script stops at the first cmdlet, with Defender's error.
+    result = invoke(node_with('stopped'), apply, {'AddPaths': ['C:\\var\\lib\\kubelet']})
+    assert result['failed'] and 'HRESULT 0x800106ba,Get-MpPreference' in json.dumps(result['error']), result
