@@ -23,14 +23,19 @@ $newPaths = @($AddPaths | Where-Object { $paths -notcontains $_ })
 $newProcesses = @($AddProcesses | Where-Object { $processes -notcontains $_ })
 if ($newPaths.Count -gt 0) { $add.ExclusionPath = $newPaths }
 if ($newProcesses.Count -gt 0) { $add.ExclusionProcess = $newProcesses }
-if ($add.Count -gt 0) { Add-MpPreference @add -Force }
+# Neither cmdlet supports -WhatIf (their reference pages list no -WhatIf): in check mode the script asks first.
+if ($add.Count -gt 0 -and $PSCmdlet.ShouldProcess('Microsoft Defender Antivirus', 'Add exclusions')) {
+    Add-MpPreference @add -Force
+}
 
 $remove = @{}
 $oldPaths = @($RemovePaths | Where-Object { $paths -contains $_ })
 $oldProcesses = @($RemoveProcesses | Where-Object { $processes -contains $_ })
 if ($oldPaths.Count -gt 0) { $remove.ExclusionPath = $oldPaths }
 if ($oldProcesses.Count -gt 0) { $remove.ExclusionProcess = $oldProcesses }
-if ($remove.Count -gt 0) { Remove-MpPreference @remove -Force }
+if ($remove.Count -gt 0 -and $PSCmdlet.ShouldProcess('Microsoft Defender Antivirus', 'Remove exclusions')) {
+    Remove-MpPreference @remove -Force
+}
 
 $Ansible.Result = ConvertTo-Json -Depth 5 -Compress -InputObject ([ordered]@{
         state = Get-KubeWinNodeState -Sections @('defender')
