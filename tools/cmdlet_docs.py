@@ -53,6 +53,8 @@ MODULES = {
     'NetTCPIP': (WIN_REPO, 'docset/winserver2022-ps/NetTCPIP', [
         'Find-NetRoute', 'Get-NetIPAddress', 'Get-NetIPInterface', 'Get-NetRoute', 'New-NetIPAddress', 'New-NetRoute',
         'Remove-NetIPAddress', 'Remove-NetRoute', 'Set-NetIPInterface']),
+    'Defender': (WIN_REPO, 'docset/winserver2022-ps/Defender', [
+        'Add-MpPreference', 'Get-MpComputerStatus', 'Get-MpPreference', 'Remove-MpPreference']),
     'DnsClient': (WIN_REPO, 'docset/winserver2022-ps/DnsClient', ['Get-DnsClientServerAddress', 'Set-DnsClientServerAddress']),
     'NetSecurity': (WIN_REPO, 'docset/winserver2022-ps/NetSecurity', [
         'Get-NetFirewallPortFilter', 'Get-NetFirewallRule', 'New-NetFirewallRule', 'Remove-NetFirewallRule',

@@ -28,9 +28,9 @@ options:
     type: list
     elements: str
     choices: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall, ovs,
-              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports]
+              credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports, defender]
     default: [os, features, adapters, routes, hns, services, files, artifacts, contents, environment, firewall,
-              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports]
+              ovs, credentials, scheduled_tasks, registry, remote_access, gmsa, csi_proxy, folders, ports, defender]
   features:
     description: Windows features whose install state to report.
     type: list
@@ -229,6 +229,13 @@ ansible_facts:
             M(kubewin.node.port_ranges) decides from it.
           type: dict
           sample: {"tcp": {"dynamic_start": 49152, "dynamic_count": 16384, "excluded": []}}
+        defender:
+          description: Microsoft Defender Antivirus. C(installed) whether its PowerShell module is there (Windows
+            Server removes it with the feature C(Windows-Defender)); C(running) whether its service answers
+            C(Get-MpComputerStatus) with C(AMServiceEnabled); C(exclusion_path) and C(exclusion_process) its
+            exclusion lists (empty unless it runs).
+          type: dict
+          sample: {"installed": true, "running": true, "exclusion_path": [], "exclusion_process": []}
         collected_at:
           description: Controller time at which each section was read.
           type: dict

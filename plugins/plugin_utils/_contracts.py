@@ -453,6 +453,9 @@ SECTIONS = {
     # excluded port ranges, administered ones added with netsh (_port_ranges.py).
     'ports': dict_of(obj(required={'dynamic_start': nullable(INT), 'dynamic_count': nullable(INT),
                                    'excluded': list_of(obj(required={'start': INT, 'end': INT, 'administered': BOOL}))})),
+    # Microsoft Defender Antivirus (_defender.py): its module there, its service answering, its exclusion lists.
+    'defender': obj(required={'installed': BOOL, 'running': BOOL, 'exclusion_path': list_of(STR),
+                              'exclusion_process': list_of(STR)}),
 }
 
 
@@ -509,6 +512,7 @@ CONTRACTS = {
         'bytes': nullable(INT), 'seconds': nullable(NUMBER), 'attempts': INT}))})),
     'artifact_fetch': ('', obj(required={'artifacts': list_of(obj(required={
         'attempts': INT, 'bytes': INT, 'seconds': nullable(NUMBER), 'sha': STR})), 'state': NODE_STATE})),
+    'defender_apply': ('', STATE_ONLY),
     'detached_start': ('', obj(required={'operation_id': STR, 'process_id': INT})),
     # The worker's own result is checked against the worker's contract by run_detached.
     'detached_status': ('', obj(required={

@@ -29,7 +29,7 @@ import ntpath
 import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
-    _converged, _credentials, _csi_proxy, _gmsa, _hns, _kube_proxy_daemonset, _port_ranges, _roles)
+    _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _kube_proxy_daemonset, _port_ranges, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -498,6 +498,26 @@ def check_graceful_shutdown(snapshot, node_vars=None):
                     'run site.yml on the node (it registers the kubelet with its drop-in folder)')]
 
 
+def check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars=None):
+    """With the prerequisites role's prerequisites_defender_exclusions, a node whose Defender runs holds the
+    collection's exclusions (_defender.exclusions); one whose Defender does not run needs none."""
+    if _role_option(node_vars, 'prerequisites', _defender.OPTION) != 'True' or not plan_paths:
+        return []
+    defender = snapshot.get('defender')
+    if not defender or not defender.get('running'):
+        return []  # not read in this snapshot, or nothing scans
+    wanted = _defender.exclusions(plan_paths, (plan_node or {}).get('container_runtime') or 'containerd')
+    missing = _defender.missing(defender, wanted)
+    absent = missing['paths'] + missing['processes']
+    if not absent:
+        return []
+    return [finding(_defender.FINDING, 'warning',
+                    'Microsoft Defender scans %s, which %s excludes' % (', '.join(absent), _defender.OPTION),
+                    'an administrator, a Group Policy or a security baseline removed the exclusions, or site.yml has '
+                    'not run on the node since the option was set',
+                    'run site.yml on the node: the prerequisites role adds them again')]
+
+
 def check_no_flannel(snapshot):
     """calico: no flanneld service (one left from a flannel topology would take the node's networks and routes)."""
     service = (snapshot.get('services') or {}).get('flanneld') or {}
@@ -757,6 +777,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     csi_proxy_mode = features.get('csi_proxy', _csi_proxy.DEFAULT_MODE)
     found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
     found += check_graceful_shutdown(snapshot, node_vars)
+    found += check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

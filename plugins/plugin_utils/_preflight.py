@@ -29,6 +29,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _artifacts,
     _cluster_api,
     _csi_proxy,
+    _defender,
     _flags,
     _gmsa,
     _ip_plan,
@@ -480,6 +481,19 @@ def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
         problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
 
 
+def _check_defender(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                    problems: _Problems) -> None:
+    """prerequisites_defender_exclusions is a boolean on every node (_defender): a string such as 'no' would be true in
+    the role's when."""
+    refused: dict[str, list[str]] = {}
+    for host in nodes:
+        problem = _defender.option_problem(plain(role_value_of(host)('prerequisites', _defender.OPTION)))
+        if problem:
+            refused.setdefault(problem, []).append(host)
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -728,6 +742,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
                 return role_value
             _check_kube_proxy_mode(result['inventory'], nodes, role_value_of, problems)
             result['features'] = _check_features(variables, nodes, result['inventory'], role_value_of, problems)
+            if 'prerequisites' in spec['roles']:
+                _check_defender(nodes, role_value_of, problems)
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before

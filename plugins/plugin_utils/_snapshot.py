@@ -40,7 +40,7 @@ from collections.abc import Mapping
 FACT = 'kubewin_node'
 SECTIONS = ('os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents',
             'environment', 'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa',
-            'csi_proxy', 'folders', 'ports')
+            'csi_proxy', 'folders', 'ports', 'defender')
 # Sections whose content is a mapping keyed by the names the query asked for, and the
 # node_info script parameter that carries those names.
 KEYED_SECTIONS = {'features': 'Features', 'services': 'Services', 'files': 'Files', 'contents': 'Contents',

@@ -319,22 +319,24 @@ def reset_rejoin_problems(sim, hosts, host, run):
 # check_csi_proxy, check_services): per setting, the finding ids.
 FEATURE_FINDINGS = {'gmsa': {'gmsa-compartment-namespace', 'gmsa-ccg-errors'},
                     'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'},
-                    'graceful_shutdown': {'graceful-shutdown-off'}}
-FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-')
+                    'graceful_shutdown': {'graceful-shutdown-off'},
+                    'defender': {'defender-exclusions-missing'}}
+FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-', 'defender-')
 CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
 
 
 def features_of(data, hosts):
-    """Which of gMSA, csi-proxy (service mode) and the kubelet's graceful shutdown the fleet's first Windows node
-    has."""
+    """Which of gMSA, csi-proxy (service mode), the kubelet's graceful shutdown and Defender's exclusions the fleet's
+    first Windows node has."""
     variables = data.get('_meta', {}).get('hostvars', {}).get(hosts[0], {})
     return [name for name, on in (('gmsa', variables.get('kubewin_gmsa') is True),
                                   ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service'),
-                                  ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period')))) if on]
+                                  ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period'))),
+                                  ('defender', variables.get('prerequisites_defender_exclusions') is True)) if on]
 
 
 def break_features(sim, host, features):
-    """Break what the doctor's gMSA, csi-proxy and graceful shutdown checks look at, as it breaks on a server: the
+    """Break what the doctor's gMSA, csi-proxy, graceful shutdown and Defender checks look at, as it breaks on a server: the
     kubelet registered again without its drop-in folder, csi-proxy's process exits
     (its service stopped with an exit code; the kubelet, which depends on it, keeps running), someone removes HNS's
     value, and Container Credential Guard logs an error (a credential spec naming an account the node may not
@@ -347,6 +349,10 @@ def break_features(sim, host, features):
             kubelet['command_line'] = re.sub(r' --config-dir=\S+', '', kubelet['command_line'])
         if 'csi_proxy' in features:
             node.data['services']['csiproxy'].update(state='stopped', exit_code=1)
+        if 'defender' in features:
+            # An administrator removes the kubelet's folder from Defender's exclusions (windows/defender.py).
+            node.data['defender']['exclusion_path'] = [path for path in node.data['defender']['exclusion_path']
+                                                       if path.lower() != 'c:\\var\\lib\\kubelet']
         if 'gmsa' in features:
             values = node.data['registry']['system\\currentcontrolset\\services\\hns\\state']['values']
             values.pop('EnableCompartmentNamespace')

@@ -76,6 +76,9 @@ DEFAULT_PROFILE = {
     # The DNS name of the Active Directory domain the server joined (Win32_ComputerSystem, windows/computersystem.py);
     # None: the workgroup WORKGROUP, as Windows Setup leaves a server.
     'domain': None,
+    # Microsoft Defender Antivirus (windows/defender.py): 'running', as Windows Server has it by default, 'stopped'
+    # (its service WinDefend is not running) or 'removed' (the feature Windows-Defender and its module uninstalled).
+    'defender': 'running',
 }
 
 

@@ -46,6 +46,14 @@ def _l2bridge(node):
                                 'gateway': '10.244.1.1', 'adapter': 'Ethernet'})
 
 
+def defender_apply():
+    # Defender running with one exclusion of each kind: one path and one process added, the others removed.
+    node = _plain_node()
+    node.data['defender'] = {'exclusion_path': ['C:\\etc\\kubernetes'], 'exclusion_process': ['C:\\k\\kubelet.exe']}
+    return node, {'AddPaths': ['C:\\var\\lib\\kubelet'], 'AddProcesses': ['C:\\k\\kube-proxy.exe'],
+                  'RemovePaths': ['C:\\etc\\kubernetes'], 'RemoveProcesses': ['C:\\k\\kubelet.exe']}
+
+
 def firewall_rule_apply():
     return _plain_node(), {'Name': 'kubewin-vxlan', 'DisplayName': 'VXLAN', 'Protocol': 'udp', 'LocalPort': ['4789'],
                            'Direction': 'inbound', 'Action': 'allow'}
@@ -126,7 +134,7 @@ def source_vip_apply():
 
 
 CASES = {function.__name__: function for function in (
-    firewall_rule_apply, gmsa_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
+    defender_apply, firewall_rule_apply, gmsa_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
     node_reset_apply, node_routes_apply, node_service_apply, remote_access_routing_apply, scheduled_task_apply,
     source_vip_apply)}
 

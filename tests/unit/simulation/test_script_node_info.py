@@ -16,7 +16,7 @@ from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disab
 from kubewin_sim.windows.win_powershell import invoke  # noqa: E402  pylint: disable=wrong-import-position
 
 SECTIONS = ['os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'firewall', 'environment',
-            'contents', 'ovs']
+            'contents', 'ovs', 'defender']
 
 # A fresh Windows Server 2022 node with one static address (initial_state): its one adapter, the Containers feature
 # not yet installed (so no HNS), no collection services, no Open vSwitch.
@@ -51,6 +51,8 @@ FRESH_NODE = {
     'environment': {'NO_PROXY': None},
     'contents': {},
     'ovs': {'products': [], 'vsctl': None, 'database': None, 'database_error': None, 'switches': []},
+    # Defender Antivirus is installed and functional on Windows Server by default, with no exclusions.
+    'defender': {'installed': True, 'running': True, 'exclusion_path': [], 'exclusion_process': []},
 }
 
 

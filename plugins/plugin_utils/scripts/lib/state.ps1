@@ -132,6 +132,23 @@ function Get-KubeWinScheduledTasks {
     return $tasks
 }
 
+function Get-KubeWinDefender {
+    # Microsoft Defender Antivirus (_defender.py): whether its module is there (Windows Server removes it with the
+    # feature Windows-Defender), whether its service answers (Get-MpComputerStatus fails with HRESULT 0x800106ba while
+    # WinDefend is stopped) and the exclusion lists, which only a running Defender reports.
+    $defender = [ordered]@{ installed = $false; running = $false; exclusion_path = @(); exclusion_process = @() }
+    if (-not (Get-Command -Name Get-MpComputerStatus -ErrorAction SilentlyContinue)) { return $defender }
+    $defender.installed = $true
+    $status = Get-MpComputerStatus -ErrorAction SilentlyContinue
+    if (-not $status -or -not $status.AMServiceEnabled) { return $defender }
+    $defender.running = $true
+    # An empty list is $null.
+    $preference = Get-MpPreference
+    $defender.exclusion_path = @($preference.ExclusionPath | Where-Object { $_ } | ForEach-Object { [string]$_ })
+    $defender.exclusion_process = @($preference.ExclusionProcess | Where-Object { $_ } | ForEach-Object { [string]$_ })
+    return $defender
+}
+
 function Get-KubeWinTextContent {
     # Small text files a module decides from (kubeadm-flags.env, artifact manifests).
     param([Parameter(Mandatory)][string]$Path)
@@ -326,6 +343,10 @@ function Get-KubeWinNodeState {
 
     if ('csi_proxy' -in $Sections) {
         $state.csi_proxy = [ordered]@{ pipes = @(Get-KubeWinCsiProxyPipes) }
+    }
+
+    if ('defender' -in $Sections) {
+        $state.defender = Get-KubeWinDefender
     }
 
     if ('ovs' -in $Sections) {

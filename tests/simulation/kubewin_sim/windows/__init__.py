@@ -29,13 +29,13 @@ One module per area of Windows. An area module may define:
 """
 
 from ..pwsh.commands import COMPILED, Cmdlet
-from . import (addtype, cim, computersystem, culture, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm,
+from . import (addtype, cim, computersystem, culture, defender, downloads, eventlog, filesystem, hns, hostlocal, hyperv, kubeadm,
                kube_proxy, msi, netsh, nettcpip, netsecurity, openvswitch, pipes, powershell_exe, processes, reg_exe, registry,
                registry_security, remoteaccess, scheduledtasks, services, system, wevtutil)
 
 AREAS = (nettcpip, cim, filesystem, addtype, downloads, hns, hyperv, netsecurity, processes, powershell_exe, kubeadm, kube_proxy, msi, openvswitch,
          registry, remoteaccess, services, system, eventlog, hostlocal, scheduledtasks, culture, computersystem, pipes,
-         registry_security, reg_exe, wevtutil, netsh)
+         registry_security, reg_exe, wevtutil, netsh, defender)
 
 
 class ProgramResult:

@@ -37,7 +37,7 @@ def test_snapshot_in_one_call_per_invocation(sim):
     assert set(facts['collected_at']) == {
         'os', 'features', 'adapters', 'routes', 'hns', 'services', 'files', 'artifacts', 'contents', 'environment',
         'firewall', 'ovs', 'credentials', 'scheduled_tasks', 'registry', 'remote_access', 'gmsa', 'csi_proxy',
-        'folders', 'ports'}
+        'folders', 'ports', 'defender'}
     # The names in the folders asked for and the collection's own (null: missing): a file not listed is known absent
     # without a read of its own.
     assert facts['folders'] == {'C:\\k': ['kubelet.exe'], 'C:\\etc\\cni\\net.d': None,

@@ -422,3 +422,33 @@ def test_dynamic_ports_over_the_node_ports_are_a_finding_while_the_guard_is_on()
     # A snapshot without the ports section (an older node_info) finds nothing.
     del snap['ports']
     assert diagnose(snap, node_vars=dict(features, prerequisites_node_port_guard='check')) == []
+
+
+def test_defender_exclusions_missing_where_defender_runs_and_the_option_is_on():
+    from ansible_collections.kubewin.node.plugins.plugin_utils import _defender, _node_plan  # pylint: disable=import-outside-toplevel
+    paths = _node_plan.node_paths({})
+    wanted = _defender.exclusions(paths, 'containerd')
+    on = {'prerequisites_defender_exclusions': True}
+    running = {'defender': {'installed': True, 'running': True, 'exclusion_path': [], 'exclusion_process': []}}
+    node = {'container_runtime': 'containerd'}
+    assert _doctor.check_defender_exclusions(running, node, paths, {}) == [], 'off by default: nothing to check'
+    [found] = _doctor.check_defender_exclusions(running, node, paths, on)
+    assert found['id'] == 'defender-exclusions-missing' and found['severity'] == 'warning' and found['repair'] is None
+    assert 'C:\\var\\lib\\kubelet' in found['what'] and 'C:\\k\\kubelet.exe' in found['what']
+    # Held in another case: Defender compares paths without regard to case.
+    held = {'defender': dict(running['defender'], exclusion_path=[p.upper() for p in wanted['paths']],
+                             exclusion_process=wanted['processes'])}
+    assert _doctor.check_defender_exclusions(held, node, paths, on) == []
+    # One missing is named alone.
+    drifted = copy.deepcopy(held)
+    drifted['defender']['exclusion_process'].remove('C:\\k\\kube-proxy.exe')
+    [found] = _doctor.check_defender_exclusions(drifted, node, paths, on)
+    assert 'scans C:\\k\\kube-proxy.exe, which' in found['what']
+    # Nothing scans: no finding, installed or not; a snapshot without the section says nothing either.
+    for defender in ({'installed': True, 'running': False}, {'installed': False, 'running': False}):
+        stopped = {'defender': dict(defender, exclusion_path=[], exclusion_process=[])}
+        assert _doctor.check_defender_exclusions(stopped, node, paths, on) == []
+    assert _doctor.check_defender_exclusions({}, node, paths, on) == []
+    # Docker Engine's data folder and program instead of containerd's.
+    [found] = _doctor.check_defender_exclusions(held, {'container_runtime': 'docker'}, paths, on)
+    assert 'C:\\ProgramData\\docker' in found['what'] and 'containerd' not in found['what']

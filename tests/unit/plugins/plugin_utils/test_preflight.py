@@ -493,3 +493,11 @@ def test_the_node_port_range_and_its_guard_are_checked_before_any_host():
         'excluded, no ephemeral port would be left (prerequisites_node_port_guard exclude); give the cluster a '
         'NodePort range below it']
     assert check({'all': {'kubewin_service_node_port_range': '40000-65535'}})['problems'] == []
+
+
+def test_the_defender_exclusions_switch_is_a_boolean():
+    assert check({'all': {'prerequisites_defender_exclusions': True}})['problems'] == []
+    assert check({'hosts': {'win-3': {'prerequisites_defender_exclusions': 'no'}}})['problems'] == [
+        "prerequisites_defender_exclusions must be true or false, got 'no' (str) (on win-3)"]
+    # The plan role on its own reads none of the prerequisites role's variables.
+    assert check({'all': {'prerequisites_defender_exclusions': 'yes'}}, playbook='plan')['problems'] == []
