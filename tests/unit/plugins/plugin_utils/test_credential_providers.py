@@ -134,3 +134,61 @@ def test_provider_gate_and_dropin_gates_are_one_flag():
     args = flags(kubelet_args(dict(KUBELET, **PATHS, node_log_query=True, config_dir="C:\\etc\\kubernetes\\kubelet.conf.d",
                                    credential_providers=[dict(ECR, token_attributes=TOKEN)]))["args"])
     assert args["--feature-gates"] == "KubeletServiceAccountTokenForCredentialProviders=true,NodeLogQuery=true"
+
+
+# ---------------------------------------------------------------------------------------------
+# Before any host: the preflight (tests/unit/plugins/plugin_utils/test_preflight.py's inventory)
+# ---------------------------------------------------------------------------------------------
+
+def preflight(providers, **variables):
+    from test_preflight import inventory  # noqa: E402 - the base inventory of the preflight's tests
+    from ansible_collections.kubewin.node.plugins.plugin_utils import _preflight
+
+    hostvars, groups = inventory({'all': dict(variables, kubelet_credential_providers=providers)})
+    return _preflight.preflight(hostvars, groups, 'site')
+
+
+def provider_downloads(report, host='win-1'):
+    return [item for item in report['artifacts'][host] if item['component'].endswith('credential-provider')]
+
+
+def test_preflight_resolves_each_providers_download_for_the_staging_step():
+    report = preflight([ECR, ACR])
+    assert report['problems'] == []
+    assert provider_downloads(report) == [
+        {'url': 'https://artifacts.k8s.io/binaries/cloud-provider-aws/v1.31.7/windows/amd64/ecr-credential-provider-windows-amd64',
+         'checksum': 'sha256:a6d062a0d2948f0457ecec7ce888c2b14bdca1374aeb45cfeb5823435974e9e8',
+         'component': 'ecr-credential-provider', 'version': '1.31.7'},
+        {'url': ACR['url'], 'checksum': ACR['checksum'], 'component': 'acr-credential-provider'}]
+    assert preflight([])['problems'] == [] and provider_downloads(preflight([])) == [], 'off by default: nothing'
+
+
+@pytest.mark.parametrize('providers, problem', [
+    ([dict(ECR, version='1.35.0')], 'kubelet_credential_providers[0] (ecr-credential-provider) 1.35.0: '
+                                    'ecr-credential-provider 1.35.0 is not in the artifact catalog'),
+    ([dict(ECR, name='gcr-credential-provider')], 'the artifact catalog has no provider of that name'),
+    ([dict(ACR, checksum='sha256:1234')], 'a sha256 is 64 hexadecimal digits'),
+    ([dict(ACR, url='http://example.com/acr.exe')], 'must be https://'),
+    ([{k: v for k, v in ACR.items() if k != 'checksum'}], 'needs both url and checksum'),
+    ([dict(ACR, match_images=[])], 'kubelet_credential_providers[0].match_images (acr-credential-provider) must list'),
+    ([dict(ECR, token_attributes=TOKEN)], 'tokenAttributes from 1.33'),
+])
+def test_preflight_refuses_a_provider_before_any_host(providers, problem):
+    report = preflight(providers, kubewin_kubernetes_version='1.32.13')
+    assert len(report['problems']) == 1 and problem in report['problems'][0], report['problems']
+    assert report['problems'][0].endswith('(on all 3 Windows nodes)')
+
+
+def test_preflight_takes_your_pin_of_a_release_the_catalog_lacks():
+    from test_preflight import inventory  # noqa: E402
+
+    overrides = dict(inventory()[0]['win-1']['artifacts_checksum_overrides'],
+                     **{'ecr-credential-provider': {'1.35.0': 'sha256:' + 'cd' * 32}})
+    report = preflight([dict(ECR, version='1.35.0')], artifacts_checksum_overrides=overrides)
+    assert report['problems'] == []
+    assert provider_downloads(report)[0]['checksum'] == 'sha256:' + 'cd' * 32
+
+
+def test_preflight_refuses_a_placeholder_pin():
+    report = preflight([dict(ACR, checksum='sha256:' + '0' * 64)])
+    assert [line for line in report['problems'] if 'placeholder of zeros' in line], report['problems']
