@@ -14,6 +14,7 @@ unknown flag. Every rule raises FlagsError with a message that names the offendi
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import typing as t
 from collections.abc import Mapping
@@ -765,7 +766,9 @@ def credential_provider_config(data: t.Any) -> str | None:
     providers, _gates = credential_providers(_given(data, "providers", []), _supported_version(data["kubernetes_version"]))
     if not providers:
         return None
-    document = {"apiVersion": CREDENTIAL_PROVIDER_CONFIG_API, "kind": "CredentialProviderConfig", "providers": providers}
+    # Through JSON: plain str and list, whatever subclasses Ansible's templating handed in (SafeDumper takes no other).
+    document = json.loads(json.dumps({"apiVersion": CREDENTIAL_PROVIDER_CONFIG_API, "kind": "CredentialProviderConfig",
+                                      "providers": providers}))
     return ("# Managed by kubewin.node (role kubelet, kubelet_credential_providers).\n"
             + yaml.safe_dump(document, sort_keys=False, default_flow_style=False, allow_unicode=True))
 
