@@ -192,3 +192,33 @@ def test_preflight_takes_your_pin_of_a_release_the_catalog_lacks():
 def test_preflight_refuses_a_placeholder_pin():
     report = preflight([dict(ACR, checksum='sha256:' + '0' * 64)])
     assert [line for line in report['problems'] if 'placeholder of zeros' in line], report['problems']
+
+
+# ---------------------------------------------------------------------------------------------
+# The doctor
+# ---------------------------------------------------------------------------------------------
+
+KUBELET_LINE = ('C:\\k\\kube-log-runner.exe -log-file=C:\\var\\log\\kubelet\\kubelet.log C:\\k\\kubelet.exe --windows-service '
+                '--image-credential-provider-bin-dir=C:\\k\\credential-provider '
+                '--image-credential-provider-config=C:\\etc\\kubernetes\\credential-provider-config.yaml')
+
+
+def doctor_snapshot(command_line=KUBELET_LINE, **exists):
+    files = {'C:\\etc\\kubernetes\\credential-provider-config.yaml': {'exists': exists.get('config', True)},
+             'C:\\k\\credential-provider\\ecr-credential-provider.exe': {'exists': exists.get('binary', True)}}
+    return {'services': {'kubelet': {'exists': True, 'state': 'running', 'command_line': command_line}}, 'files': files}
+
+
+def test_doctor_finds_the_providers_flags_config_and_binaries():
+    from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+
+    on = {'kubelet_credential_providers': [ECR]}
+    assert _doctor.check_credential_providers(doctor_snapshot(), on) == []
+    assert _doctor.check_credential_providers(doctor_snapshot('C:\\k\\kubelet.exe --windows-service'), {}) == [], 'off'
+    [found] = _doctor.check_credential_providers(doctor_snapshot('C:\\k\\kubelet.exe --windows-service'), on)
+    assert found['id'] == 'credential-provider-missing' and found['severity'] == 'warning'
+    assert 'names ecr-credential-provider' in found['what']
+    [found] = _doctor.check_credential_providers(doctor_snapshot(binary=False), on)
+    assert found['severity'] == 'error' and 'ecr-credential-provider.exe is missing' in found['what']
+    [found] = _doctor.check_credential_providers(doctor_snapshot(config=False), {})
+    assert 'credential-provider-config.yaml is missing: the kubelet does not start' in found['what']
