@@ -732,7 +732,8 @@ def _credential_provider(where: str, given: t.Any, version: Version) -> tuple[di
     if not isinstance(env, Mapping) or not all(isinstance(key, str) and _ENV_NAME_RE.fullmatch(key) and isinstance(value, str)
                                                for key, value in env.items()):
         # The values may be secrets: never in the message.
-        raise FlagsError(f"{where}.env ({name}) must map variable names to string values (keys: {sorted(map(str, env)) if isinstance(env, Mapping) else type(env).__name__})")
+        keys = sorted(map(str, env)) if isinstance(env, Mapping) else type(env).__name__
+        raise FlagsError(f"{where}.env ({name}) must map variable names to string values (keys: {keys})")
     if env:
         provider["env"] = [{"name": key, "value": env[key]} for key in sorted(env)]
     token = data.get("token_attributes")
