@@ -319,18 +319,20 @@ def reset_rejoin_problems(sim, hosts, host, run):
 # check_csi_proxy, check_services): per setting, the finding ids.
 FEATURE_FINDINGS = {'gmsa': {'gmsa-compartment-namespace', 'gmsa-ccg-errors'},
                     'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'},
-                    'graceful_shutdown': {'graceful-shutdown-off'}}
-FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-')
+                    'graceful_shutdown': {'graceful-shutdown-off'},
+                    'credential_providers': {'credential-provider-missing'}}
+FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-', 'credential-provider-')
 CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
 
 
 def features_of(data, hosts):
-    """Which of gMSA, csi-proxy (service mode) and the kubelet's graceful shutdown the fleet's first Windows node
-    has."""
+    """Which of gMSA, csi-proxy (service mode), the kubelet's graceful shutdown and its image credential providers the
+    fleet's first Windows node has."""
     variables = data.get('_meta', {}).get('hostvars', {}).get(hosts[0], {})
     return [name for name, on in (('gmsa', variables.get('kubewin_gmsa') is True),
                                   ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service'),
-                                  ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period')))) if on]
+                                  ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period'))),
+                                  ('credential_providers', bool(variables.get('kubelet_credential_providers')))) if on]
 
 
 def break_features(sim, host, features):
@@ -341,6 +343,11 @@ def break_features(sim, host, features):
     retrieve) at the node's date (its simulated clock, tests/simulation/README.md "Time", on which the doctor's log
     window is measured)."""
     with sim.edit_node(host) as node:
+        if 'credential_providers' in features:
+            # Someone cleans C:\k up and deletes a credential provider's binary: pulls from its registry get no
+            # credentials.
+            binary = next(path for path in node.file_paths() if re.search(r'\\credential-provider\\[^\\]+\.exe$', path, re.I))
+            node.remove_file(binary)
         if 'graceful_shutdown' in features:
             # Someone registers the kubelet again without its drop-in folder: no more graceful shutdown.
             kubelet = node.data['services']['kubelet']
