@@ -1,7 +1,7 @@
 """playbooks/site.yml with kubelet image credential providers turned on and off again: ECR's from the artifact catalog
 (pinned) and ACR's by url and checksum, each installed verified as <name>.exe in C:\\k\\credential-provider, their
 CredentialProviderConfig written (as a secret file, since a provider has env) and the kubelet started with both flags;
-a converged re-run is one remote call; emptying the list removes the file, the binaries and the flags, with one
+a converged re-run is one remote call; the doctor finds a deleted binary; emptying the list removes the file, the binaries and the flags, with one
 restart of the kubelet."""
 
 import hashlib
@@ -73,6 +73,14 @@ def test_credential_providers_on_then_off(tmp_path):
 
     again = network_play.run(sim, 'playbooks/site.yml', fleet(sim, [ECR, ACR]), **OPTIONS)
     assert again.rc == 0 and again.changed(HOST) == 0 and again.calls[HOST]['total'] == 1, again.calls[HOST]
+
+    # Someone deletes a provider's binary: the doctor finds it (node_info reads every file the collection wrote).
+    with sim.edit_node(HOST) as node:
+        node.remove_file(BIN_DIR + '\\acr-credential-provider.exe')
+    doctor = sim.run('playbooks/doctor.yml', fleet(sim, [ECR, ACR]))
+    assert doctor.rc == 0, doctor.output
+    [found] = [f for f in doctor.report_row(HOST)['findings'] if f['id'] == 'credential-provider-missing']
+    assert 'acr-credential-provider.exe is missing' in found['what'] and found['severity'] == 'error'
 
     # One provider fewer: its binary goes, the config changes, the kubelet restarts once.
     starts = sim.node(HOST).data['services']['kubelet'].get('starts', 0)
