@@ -1,7 +1,7 @@
 """playbooks/site.yml with kubelet image credential providers turned on and off again: ECR's from the artifact catalog
 (pinned) and ACR's by url and checksum, each installed verified as <name>.exe in C:\\k\\credential-provider, their
 CredentialProviderConfig written (as a secret file, since a provider has env) and the kubelet started with both flags;
-a converged re-run is one remote call; the doctor finds a deleted binary; emptying the list removes the file, the binaries and the flags, with one
+a converged re-run is one remote call; the doctor finds a deleted binary; check mode predicts turning them off; emptying the list removes the file, the binaries and the flags, with one
 restart of the kubelet."""
 
 import hashlib
@@ -90,6 +90,13 @@ def test_credential_providers_on_then_off(tmp_path):
     assert [p['name'] for p in yaml.safe_load(sim.node(HOST).file(CONFIG)['content'])['providers']] == [ECR['name']]
     assert sim.node(HOST).data['services']['kubelet'].get('starts', 0) == starts + 1
     print('one provider removed: %s remote calls' % fewer.calls[HOST]['total'])
+
+    # Check mode predicts turning them off, and changes nothing.
+    check = network_play.run(sim, 'playbooks/site.yml', fleet(sim, []), '--check', **OPTIONS)
+    assert check.rc == 0, check.output
+    assert network_play.task(check, "Write the image credential providers' configuration", HOST)['changed']
+    assert network_play.task(check, 'Remove the image credential providers no longer configured', HOST)['changed']
+    assert sim.node(HOST).file(CONFIG) is not None and '--image-credential-provider-bin-dir=' + BIN_DIR in kubelet_flags(sim)
 
     starts = sim.node(HOST).data['services']['kubelet'].get('starts', 0)
     off = network_play.run(sim, 'playbooks/site.yml', fleet(sim, []), **OPTIONS)
