@@ -46,6 +46,7 @@ class ActionModule(NodeAction):
 
     def apply(self, args, plan, state):
         applied = _artifact_install.install(self, [self._artifact], args)
+        _artifact_install.keep_other_records(applied['state'], state)
         self._installed = applied['installed'][0]
         return {'state': applied['state'], 'attempts': self._installed['attempts']}
 

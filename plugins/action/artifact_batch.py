@@ -81,6 +81,7 @@ class ActionModule(NodeAction):
                     after['files'].setdefault(path, state['files'][path])
                 if artifact.record_key() in (state.get('artifacts') or {}):
                     after['artifacts'].setdefault(artifact.record_key(), state['artifacts'][artifact.record_key()])
+        _artifact_install.keep_other_records(after, state)
         return {'state': after}
 
     def check_applied(self, args, plan, state):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import typing as t
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._flags import (
+    credential_provider_binaries,
+    credential_provider_config,
     flanneld_args,
     fold_kubeadm_flags,
     kube_proxy_args,
@@ -33,6 +35,8 @@ class FilterModule:
             "version_policy": version_policy,
             "kubelet_skew": kubelet_skew_of_inventory,
             "kubelet_args": kubelet_args,
+            "credential_provider_config": credential_provider_config,
+            "credential_provider_binaries": credential_provider_binaries,
             "kube_proxy_args": kube_proxy_args,
             "flanneld_args": flanneld_args,
             "kubeadm_flags": kubeadm_flags,

@@ -217,6 +217,16 @@ def install(action, artifacts, options):
                           for fetched, download in zip(applied['artifacts'], downloads)]}
 
 
+def keep_other_records(after, before):
+    """Fold the records of the node's other artifacts (``before``, the state the plan read: the whole artifacts
+    section) into ``after``, the state an install read back, which has only its own. The snapshot takes a module's
+    artifacts section whole (_snapshot.merge); without the others, every later artifact task of the run would find no
+    record of its artifacts and download and install them again."""
+    records = after.setdefault('artifacts', {})
+    for key, record in (before.get('artifacts') or {}).items():
+        records.setdefault(key, record)
+
+
 def _push_from_controller(action, artifact, entry, options, temporary, index):
     """Download once on the controller (cached by hash), then copy to the node over WinRM; the entry installs the
     copy. Returns the download's figures."""

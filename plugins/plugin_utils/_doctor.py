@@ -27,6 +27,7 @@ import ipaddress
 import json
 import ntpath
 import re
+from collections.abc import Mapping
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _kube_proxy_daemonset, _port_ranges, _roles)
@@ -518,6 +519,44 @@ def check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars=None):
                     'run site.yml on the node: the prerequisites role adds them again')]
 
 
+def check_credential_providers(snapshot, node_vars=None):
+    """The kubelet's image credential providers (the kubelet role's kubelet_credential_providers): the kubelet runs with
+    --image-credential-provider-config and --image-credential-provider-bin-dir when providers are configured, and the
+    file and each provider's <name>.exe they name are there (the snapshot reads every file the collection wrote). A
+    kubelet whose config is gone does not start (it registers the plugins at start, pkg/credentialprovider/plugin),
+    one whose binary is gone pulls from that registry without credentials."""
+    providers = [provider for provider in (node_vars or {}).get('kubelet_credential_providers') or []
+                 if isinstance(provider, Mapping) and provider.get('name')]
+    service = (snapshot.get('services') or {}).get('kubelet') or {}
+    if not service.get('exists'):
+        return []  # check_services names a missing kubelet service
+    flags = dict(word.split('=', 1) for word in split_windows_command_line(_program_command_line(service))
+                 if word.startswith('--image-credential-provider-') and '=' in word)
+    config, bin_dir = flags.get('--image-credential-provider-config'), flags.get('--image-credential-provider-bin-dir')
+    if providers and not (config and bin_dir):
+        return [finding('credential-provider-missing', 'warning',
+                        'the kubelet runs without --image-credential-provider-config and --image-credential-provider-bin-dir: '
+                        'kubelet_credential_providers names %s, whose registries it pulls from without credentials'
+                        % ', '.join(provider['name'] for provider in providers),
+                        'the kubelet service was registered again by hand or by another tool',
+                        'run site.yml on the node (it registers the kubelet with both flags)')]
+    if not (config or bin_dir):
+        return []
+    files = snapshot.get('files') or {}
+    wanted = [config] + ['%s\\%s.exe' % (bin_dir.rstrip('\\'), provider['name']) for provider in providers if bin_dir]
+    # Only a file the snapshot read can be missing: a path it does not list is one the collection never wrote.
+    missing = [path for path in wanted if path and (files.get(path) or {}).get('exists') is False]
+    if not missing:
+        return []
+    return [finding('credential-provider-missing', 'error',
+                    'the kubelet runs with its image credential providers, but %s %s missing: %s'
+                    % (', '.join(missing), 'is' if len(missing) == 1 else 'are',
+                       'the kubelet does not start without its config' if config in missing
+                       else 'image pulls from those registries get no credentials'),
+                    'a file of the node was removed by hand or by another tool',
+                    'run site.yml on the node (it installs the providers, verified, and writes their config)')]
+
+
 def check_no_flannel(snapshot):
     """calico: no flanneld service (one left from a flannel topology would take the node's networks and routes)."""
     service = (snapshot.get('services') or {}).get('flanneld') or {}
@@ -778,6 +817,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
     found += check_graceful_shutdown(snapshot, node_vars)
     found += check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars)
+    found += check_credential_providers(snapshot, node_vars)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

@@ -14,10 +14,12 @@ unknown flag. Every rule raises FlagsError with a message that names the offendi
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 import typing as t
 from collections.abc import Mapping
 
+import yaml
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import default_network_name
 from ansible_collections.kubewin.node.plugins.plugin_utils._versions import (
@@ -316,6 +318,9 @@ KUBELET_KEYS = (
     "shutdown_grace_period",
     "shutdown_grace_period_critical_pods",
     "node_log_query",
+    "credential_providers",
+    "credential_provider_config",
+    "credential_provider_bin_dir",
 )
 
 # Graceful node shutdown on Windows (KEP-4802): the kubelet, run as a native service, takes the SCM's pre-shutdown
@@ -528,6 +533,12 @@ def kubelet_args(data: t.Any) -> dict[str, t.Any]:
         # feature, tell it about a node shutdown) instead of killing the process.
         flags["--windows-service"] = None
     fields, gates = dropin_fields(data, version, windows_service)
+    providers, provider_gates = credential_providers(_given(data, "credential_providers", []), version)
+    if providers:
+        # The kubelet takes both or neither (AgentBaker's Validate-CredentialProviderConfigFlags refuses one alone).
+        flags["--image-credential-provider-config"] = _path("credential_provider_config", data.get("credential_provider_config") or "")
+        flags["--image-credential-provider-bin-dir"] = _path("credential_provider_bin_dir", data.get("credential_provider_bin_dir") or "")
+        gates = gates + provider_gates
     dropin = None
     if fields:
         flags["--config-dir"] = _path("config_dir", data.get("config_dir") or "")
@@ -594,6 +605,205 @@ def klog_file_flags(version: Version, log_file: str) -> dict[str, str]:
     if not flag_accepted(KUBELET_REMOVED_FLAGS, "--log-file", version):
         return {}
     return {"--log-file": log_file, "--logtostderr": "false"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Image credential providers
+# ---------------------------------------------------------------------------------------------
+
+# The kubelet's exec plugins that fetch registry credentials (KEP-2133; the in-tree cloud providers' own were removed
+# in 1.26 to 1.28). --image-credential-provider-config names a CredentialProviderConfig and
+# --image-credential-provider-bin-dir the folder the kubelet runs each provider's ``name`` from: both GA in 1.26 (the
+# KubeletCredentialProviders gate was removed in 1.28), so every supported release has them. Since
+# kubernetes/kubernetes#120291 (1.29) the kubelet looks the name up with exec.LookPath, which finds <name>.exe on
+# Windows (before it, AgentBaker's Install-CredentialProvider kept a copy without the extension as well).
+CREDENTIAL_PROVIDER_FLAGS_GA = (1, 26)
+CREDENTIAL_PROVIDER_CONFIG_API = "kubelet.config.k8s.io/v1"
+# The plugin API versions the kubelet speaks to a provider (pkg/credentialprovider/plugin: apiVersions).
+CREDENTIAL_PROVIDER_API_VERSIONS = tuple(f"credentialprovider.kubelet.k8s.io/{v}" for v in ("v1", "v1beta1", "v1alpha1"))
+# KEP-4412, a service account token for the provider (tokenAttributes): the gate
+# KubeletServiceAccountTokenForCredentialProviders is alpha and off in 1.33, beta and on from 1.34 (kubernetes/website
+# feature-gates); tokenAttributes.cacheType came, required, in 1.34 (kubernetes/kubernetes#132617). The kubelet takes
+# tokenAttributes with the v1 plugin API only (pkg/credentialprovider/plugin/config.go validateCredentialProviderConfig).
+PROVIDER_TOKENS_ALPHA = (1, 33)
+PROVIDER_TOKENS_BETA = (1, 34)
+PROVIDER_TOKEN_CACHE_TYPE_FROM = (1, 34)
+PROVIDER_TOKEN_GATE = "KubeletServiceAccountTokenForCredentialProviders"
+PROVIDER_TOKEN_CACHE_TYPES = ("ServiceAccount", "Token")
+CREDENTIAL_PROVIDER_KEYS = ("name", "version", "url", "checksum", "match_images", "default_cache_duration", "args", "env",
+                            "api_version", "token_attributes")
+TOKEN_ATTRIBUTE_FIELDS = {
+    "service_account_token_audience": "serviceAccountTokenAudience",
+    "require_service_account": "requireServiceAccount",
+    "required_service_account_annotation_keys": "requiredServiceAccountAnnotationKeys",
+    "optional_service_account_annotation_keys": "optionalServiceAccountAnnotationKeys",
+    "cache_type": "cacheType",
+}
+# The provider's binary, <name>.exe in the bin dir: a file name (the kubelet itself refuses '/', a space, '.' and '..').
+_PROVIDER_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
+# A matchImages pattern: a host whose labels may hold globs, an optional port and path, no scheme. The kubelet parses it
+# as the host of https://<pattern> (credentialprovider.ParseSchemelessURL) and matches globs in the host only, label by
+# label (keyring.go URLsMatch; kubernetes/website kubelet-credential-provider.md: "Globs can be used in the domain, but
+# not in the port or the path").
+_MATCH_IMAGE_RE = re.compile(r"(?P<host>[A-Za-z0-9*\-]+(?:\.[A-Za-z0-9*\-]+)*)(?::(?P<port>[0-9]+))?(?P<path>/[^\s*]*)?")
+# defaultCacheDuration is a metav1.Duration: Go's time.ParseDuration text, and not negative (config.go).
+_DURATION_RE = re.compile(r"0|(?:[0-9]+(?:\.[0-9]+)?(?:ns|us|\u00b5s|ms|s|m|h))+")
+_ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _strings(key: str, value: t.Any) -> list[str]:
+    if not isinstance(value, (list, tuple)) or not all(isinstance(item, str) for item in value):
+        raise FlagsError(f"{key} must be a list of strings, got {value!r}")
+    return list(value)
+
+
+def _token_attributes(where: str, given: t.Any, api_version: str, version: Version) -> dict[str, t.Any]:
+    """A provider's tokenAttributes (KEP-4412) in the kubelet's names, checked as the kubelet checks them."""
+    key = f"{where}.token_attributes"
+    if version.minor_key < PROVIDER_TOKENS_ALPHA:
+        raise FlagsError(f"{key}: the kubelet has tokenAttributes from 1.33 ({PROVIDER_TOKEN_GATE}, KEP-4412), not in {version}")
+    data = _check_keys(key, given, tuple(TOKEN_ATTRIBUTE_FIELDS), ("service_account_token_audience", "require_service_account"))
+    if api_version != CREDENTIAL_PROVIDER_API_VERSIONS[0]:
+        raise FlagsError(f"{key} needs api_version {CREDENTIAL_PROVIDER_API_VERSIONS[0]}, not {api_version}")
+    audience = data["service_account_token_audience"]
+    if not isinstance(audience, str) or not audience.strip():
+        raise FlagsError(f"{key}.service_account_token_audience must be the audience of the token, got {audience!r}")
+    attributes: dict[str, t.Any] = {"serviceAccountTokenAudience": audience,
+                                    "requireServiceAccount": _bool(f"{key}.require_service_account", data["require_service_account"])}
+    keys = {}
+    for name in ("required_service_account_annotation_keys", "optional_service_account_annotation_keys"):
+        keys[name] = _strings(f"{key}.{name}", _given(data, name, []))
+        for annotation in keys[name]:
+            # Annotation keys: a qualified name, case aside (apimachinery objectmeta.go, as config.go checks them).
+            _label_key(annotation.lower(), f"{key}.{name}")
+        if len(set(keys[name])) != len(keys[name]):
+            raise FlagsError(f"{key}.{name} lists a key twice: {keys[name]!r}")
+        if keys[name]:
+            attributes[TOKEN_ATTRIBUTE_FIELDS[name]] = keys[name]
+    required, optional = keys["required_service_account_annotation_keys"], keys["optional_service_account_annotation_keys"]
+    if required and not attributes["requireServiceAccount"]:
+        raise FlagsError(f"{key}: require_service_account cannot be false with required_service_account_annotation_keys")
+    both = sorted(set(required) & set(optional))
+    if both:
+        raise FlagsError(f"{key}: annotation keys cannot be both required and optional: {', '.join(both)}")
+    cache_type = data.get("cache_type")
+    if version.minor_key < PROVIDER_TOKEN_CACHE_TYPE_FROM:
+        if cache_type is not None:
+            raise FlagsError(f"{key}.cache_type: the kubelet has tokenAttributes.cacheType from 1.34 (kubernetes/kubernetes#132617), not in {version}")
+    else:
+        attributes["cacheType"] = _choice(f"{key}.cache_type (required from 1.34)", cache_type, PROVIDER_TOKEN_CACHE_TYPES)
+    return attributes
+
+
+def _credential_provider(where: str, given: t.Any, version: Version) -> tuple[dict[str, t.Any], bool]:
+    """One provider of the CredentialProviderConfig in the kubelet's names, and whether it asks for a token."""
+    data = _check_keys(where, given, CREDENTIAL_PROVIDER_KEYS, ("name", "match_images", "default_cache_duration"))
+    name = data["name"]
+    if not isinstance(name, str) or not _PROVIDER_NAME_RE.fullmatch(name) or name.lower().endswith(".exe"):
+        raise FlagsError(f"{where}.name must be the provider's binary name without .exe (letters, digits, '.', '_', '-'), "
+                         f"such as ecr-credential-provider, got {name!r}")
+    if (data.get("version") is None) == (data.get("url") is None and data.get("checksum") is None):
+        raise FlagsError(f"{where} ({name}) needs where its binary comes from: version (a provider of the artifact catalog) "
+                         f"or url and checksum, not both")
+    if data.get("version") is None and (not isinstance(data.get("url"), str) or not isinstance(data.get("checksum"), str)):
+        raise FlagsError(f"{where} ({name}) needs both url and checksum (sha256:<hex>): nothing is downloaded unverified")
+    images = data["match_images"]
+    if not isinstance(images, (list, tuple)) or not images:
+        raise FlagsError(f"{where}.match_images ({name}) must list at least one image pattern, such as '*.dkr.ecr.*.amazonaws.com'")
+    for image in images:
+        match = _MATCH_IMAGE_RE.fullmatch(image) if isinstance(image, str) else None
+        if match is None:
+            raise FlagsError(f"{where}.match_images ({name}): {image!r} is not a registry pattern such as '*.azurecr.io' or "
+                             f"'registry.example.com:5000/team' (no scheme; globs only in the host)")
+        if match.group("port") is not None and not 0 < int(match.group("port")) < 65536:
+            raise FlagsError(f"{where}.match_images ({name}): {image!r} has no valid port")
+    duration = data["default_cache_duration"]
+    if not isinstance(duration, str) or not _DURATION_RE.fullmatch(duration):
+        raise FlagsError(f"{where}.default_cache_duration ({name}) must be a duration such as 12h, 10m or 0s "
+                         f"(the kubelet requires it and refuses a negative one), got {duration!r}")
+    api_version = _choice(f"{where}.api_version ({name})", _given(data, "api_version", CREDENTIAL_PROVIDER_API_VERSIONS[0]),
+                          CREDENTIAL_PROVIDER_API_VERSIONS)
+    provider: dict[str, t.Any] = {"name": name, "matchImages": list(images), "defaultCacheDuration": duration,
+                                  "apiVersion": api_version}
+    args = _strings(f"{where}.args ({name})", _given(data, "args", []))
+    if args:
+        provider["args"] = args
+    env = _given(data, "env", {})
+    if not isinstance(env, Mapping) or not all(isinstance(key, str) and _ENV_NAME_RE.fullmatch(key) and isinstance(value, str)
+                                               for key, value in env.items()):
+        # The values may be secrets: never in the message.
+        keys = sorted(map(str, env)) if isinstance(env, Mapping) else type(env).__name__
+        raise FlagsError(f"{where}.env ({name}) must map variable names to string values (keys: {keys})")
+    if env:
+        provider["env"] = [{"name": key, "value": env[key]} for key in sorted(env)]
+    token = data.get("token_attributes")
+    if token is not None:
+        provider["tokenAttributes"] = _token_attributes(f"{where} ({name})", token, api_version, version)
+    return provider, token is not None
+
+
+def credential_providers(given: t.Any, version: Version, prefix: str = "") -> tuple[list[dict[str, t.Any]], list[str]]:
+    """The providers of the kubelet's CredentialProviderConfig in its own names, in the order given, and the feature
+    gates they need on this release. ``prefix`` names the input as the caller's user knows it (kubelet_)."""
+    key = f"{prefix}credential_providers"
+    if not isinstance(given, (list, tuple)):
+        raise FlagsError(f"{key} must be a list of providers, got {given!r}")
+    if given and version.minor_key < CREDENTIAL_PROVIDER_FLAGS_GA:
+        raise FlagsError(f"{key}: the kubelet takes --image-credential-provider-config without a gate from 1.26, not {version}")
+    providers, tokens = [], False
+    for index, item in enumerate(given):
+        provider, token = _credential_provider(f"{key}[{index}]", item, version)
+        if provider["name"] in (known["name"] for known in providers):
+            raise FlagsError(f"{key} names the provider {provider['name']} twice (the kubelet refuses a duplicate name)")
+        providers.append(provider)
+        tokens = tokens or token
+    gates = [PROVIDER_TOKEN_GATE] if tokens and version.minor_key < PROVIDER_TOKENS_BETA else []
+    return providers, gates
+
+
+def credential_provider_config(data: t.Any) -> str | None:
+    """The kubelet's CredentialProviderConfig for {kubernetes_version, providers}; None without providers."""
+    data = _check_keys("credential_provider_config", data, ("kubernetes_version", "providers"), ("kubernetes_version",))
+    providers, _gates = credential_providers(_given(data, "providers", []), _supported_version(data["kubernetes_version"]))
+    if not providers:
+        return None
+    # Through JSON: plain str and list, whatever subclasses Ansible's templating handed in (SafeDumper takes no other).
+    document = json.loads(json.dumps({"apiVersion": CREDENTIAL_PROVIDER_CONFIG_API, "kind": "CredentialProviderConfig",
+                                      "providers": providers}))
+    return ("# Managed by kubewin.node (role kubelet, kubelet_credential_providers).\n"
+            + yaml.safe_dump(document, sort_keys=False, default_flow_style=False, allow_unicode=True))
+
+
+def credential_provider_binaries(providers: t.Any, bin_dir: t.Any, plan_artifacts: t.Any = None,
+                                 files: t.Any = None) -> dict[str, list[t.Any]]:
+    """What the kubelet role installs in the providers' bin dir and what it removes there.
+
+    ``install``: one kubewin.node.artifact_batch entry per provider, ``<bin_dir>\\<name>.exe``: from its url and
+    checksum, or for a catalog provider (``version``) the download the preflight resolved for this node
+    (``plan_artifacts``, the entries the staging step fetched). ``remove``: the files of the snapshot's ``files``
+    (the node's managed files) in the bin dir that no provider installs any more.
+    """
+    folder = _path("credential_provider_bin_dir", bin_dir).rstrip("\\")
+    resolved = {(item.get("component"), str(item.get("version"))): item for item in plan_artifacts or []
+                if isinstance(item, Mapping)}
+    install = []
+    for provider in providers or []:
+        name = provider["name"]
+        entry = {"name": f"credential provider {name}", "dest": f"{folder}\\{name}.exe"}
+        if provider.get("version") is None:
+            entry.update(url=provider["url"], checksum=provider["checksum"])
+        else:
+            download = resolved.get((name, str(provider["version"])))
+            if download is None:
+                raise FlagsError(f"credential provider {name} {provider['version']}: the plan has no download for it "
+                                 f"(plan_artifacts); run the plan role first, as site.yml does")
+            entry.update(url=download["url"], checksum=download["checksum"], version=str(provider["version"]))
+        install.append(entry)
+    wanted = {entry["dest"].lower() for entry in install}
+    remove = sorted(path for path, state in (files or {}).items()
+                    if path.lower().startswith(folder.lower() + "\\") and path.lower() not in wanted
+                    and isinstance(state, Mapping) and state.get("exists"))
+    return {"install": install, "remove": remove}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -494,6 +494,78 @@ def _check_defender(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.C
         problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
 
 
+# The catalog's components that are kubelet image credential providers (kubelet_credential_providers' version picks
+# one of them by its name); any other provider names its binary with url and checksum.
+CREDENTIAL_PROVIDER_COMPONENTS = ('ecr-credential-provider',)
+CREDENTIAL_PROVIDERS_VARIABLE = 'kubelet_credential_providers'
+
+
+def _check_credential_providers(nodes: t.Sequence[str], kubernetes_version: t.Any,
+                                role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                                problems: _Problems) -> dict[str, list[Mapping[str, t.Any]]]:
+    """kubelet_credential_providers as the kubelet of the release will read them (_flags.credential_providers: fields
+    the release does not know, matchImages and defaultCacheDuration as its validation has them) and where each binary
+    comes from: a provider of the catalog, or a url with a checksum. Returns {host: providers} of the hosts that
+    passed, for _check_artifacts to resolve their downloads."""
+    refused: dict[str, list[str]] = {}
+    passed: dict[str, list[Mapping[str, t.Any]]] = {}
+    for host in nodes:
+        providers = plain(role_value_of(host)('kubelet', CREDENTIAL_PROVIDERS_VARIABLE))
+        lines = []
+        try:
+            _flags.credential_providers(providers, _versions.parse_version(kubernetes_version, VERSION_VARIABLE),
+                                        prefix='kubelet_')
+        except AnsibleError as error:
+            lines.append(str(error).splitlines()[0])
+        else:
+            for index, provider in enumerate(providers or []):
+                where = '%s[%d] (%s)' % (CREDENTIAL_PROVIDERS_VARIABLE, index, provider['name'])
+                if provider.get('version') is not None and provider['name'] not in CREDENTIAL_PROVIDER_COMPONENTS:
+                    lines.append('%s: the artifact catalog has no provider of that name (it has %s): give the url of its '
+                                 'Windows binary and its checksum instead of version'
+                                 % (where, ', '.join(CREDENTIAL_PROVIDER_COMPONENTS)))
+                elif provider.get('version') is None and not provider['url'].startswith('https://'):
+                    lines.append('%s: url %s must be https://' % (where, json.dumps(provider['url'])))
+                elif provider.get('version') is None and not _artifacts.is_placeholder(provider['checksum']):
+                    try:
+                        _artifacts.parse_checksum(provider['checksum'])
+                    except _artifacts.ChecksumError as error:
+                        lines.append('%s: %s' % (where, error))
+        for line in lines:
+            refused.setdefault(line, []).append(host)
+        if not lines:
+            passed[host] = list(providers or [])
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    return passed
+
+
+def _credential_provider_downloads(host: str, providers: t.Sequence[Mapping[str, t.Any]], catalog: Mapping,
+                                   role_value: t.Callable[[str, str], t.Any],
+                                   failures: dict[str, list[str]], placeholders: dict[str, list[str]]) -> list[dict[str, t.Any]]:
+    """The downloads of a node's credential providers, for the staging step: the catalog's resolved (its pin, or your
+    artifacts_checksum_overrides), the others as given."""
+    downloads = []
+    for index, provider in enumerate(providers):
+        where = '%s[%d] (%s)' % (CREDENTIAL_PROVIDERS_VARIABLE, index, provider['name'])
+        if provider.get('version') is None:
+            source: t.Any = {'url': provider['url'], 'checksum': provider['checksum']}
+        else:
+            source = _resolve(catalog, {'component': provider['name'], 'version': provider['version']},
+                              role_value('artifacts', 'artifacts_base_urls'),
+                              role_value('artifacts', 'artifacts_checksum_overrides'))
+        if isinstance(source, str):
+            failures.setdefault('%s %s: %s' % (where, provider['version'], source), []).append(host)
+            continue
+        if _artifacts.is_placeholder(source['checksum']):
+            placeholders.setdefault('%s: its checksum is %s' % (where, _artifacts.PLACEHOLDER_FIX), []).append(host)
+        download = {'url': source['url'], 'checksum': source['checksum'], 'component': provider['name']}
+        if provider.get('version') is not None:
+            download['version'] = str(provider['version'])
+        downloads.append(download)
+    return downloads
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -569,6 +641,7 @@ OVN_CNI_PLUGIN_VARIABLE = 'network_ovn_cni_plugin'
 def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, version_ok: bool,
                      role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
                      problems: _Problems, placeholders: list[str], features: Mapping[str, t.Any],
+                     credential_providers: Mapping[str, t.Sequence[Mapping[str, t.Any]]] | None = None,
                      ) -> dict[str, list[dict[str, t.Any]]]:
     """Every download of each node, resolved with its checksum: the catalog's components, then the two files the
     inventory names itself (the OVN CNI plugin, the gMSA CCG plugin's files), which the staging step fetches too."""
@@ -615,6 +688,15 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
             'the sha256 of the %s you downloaded and verified' % (variable, version, component,
                                                                   _hosts_text(hosts, len(nodes), 'Windows nodes'),
                                                                   component))
+    provider_failures: dict[str, list[str]] = {}
+    provider_placeholders: dict[str, list[str]] = {}
+    for host, providers in (credential_providers or {}).items():
+        resolved[host] += _credential_provider_downloads(host, providers, catalog, role_value_of(host), provider_failures,
+                                                         provider_placeholders)
+    for line, hosts in provider_failures.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    for line, hosts in provider_placeholders.items():
+        placeholders.append('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
     if cluster['topology'] == 'ovn':
         for host, plugin in _check_ovn_cni_plugin(nodes, role_value_of, problems, placeholders).items():
             resolved[host].append({'url': plugin['url'], 'checksum': plugin['checksum'], 'component': 'ovn-cni'})
@@ -747,14 +829,18 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before
+            credential_providers = None
             if version_ok and result['versions'] and 'kubelet' in spec['roles']:
                 _check_kubelet_dropin(nodes, result['inventory']['versions']['kubernetes_version'], role_value_of,
                                       problems)
+                credential_providers = _check_credential_providers(
+                    nodes, result['inventory']['versions']['kubernetes_version'], role_value_of, problems)
             network = result['cluster'] or _network_choice(result['inventory']['plan'])
             if spec['artifacts'] and network is not None:
                 placeholders: list[str] = []
                 result['artifacts'] = _check_artifacts(nodes, dict(found, cluster=network), result['versions'], version_ok,
-                                                       role_value_of, problems, placeholders, result['features'])
+                                                       role_value_of, problems, placeholders, result['features'],
+                                                       credential_providers)
                 for line in placeholders:
                     if placeholder_pins == 'refuse':
                         problems.add(line)

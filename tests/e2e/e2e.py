@@ -320,19 +320,21 @@ def reset_rejoin_problems(sim, hosts, host, run):
 FEATURE_FINDINGS = {'gmsa': {'gmsa-compartment-namespace', 'gmsa-ccg-errors'},
                     'csi_proxy': {'csi-proxy-pipes-missing', 'service-stopped'},
                     'graceful_shutdown': {'graceful-shutdown-off'},
-                    'defender': {'defender-exclusions-missing'}}
-FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-', 'defender-')
+                    'defender': {'defender-exclusions-missing'},
+                    'credential_providers': {'credential-provider-missing'}}
+FEATURE_PREFIXES = ('gmsa-', 'csi-proxy-', 'graceful-shutdown-', 'defender-', 'credential-provider-')
 CCG_LOG = 'Microsoft-Windows-Containers-CCG/Admin'
 
 
 def features_of(data, hosts):
-    """Which of gMSA, csi-proxy (service mode), the kubelet's graceful shutdown and Defender's exclusions the fleet's
-    first Windows node has."""
+    """Which of gMSA, csi-proxy (service mode), the kubelet's graceful shutdown, Defender's exclusions and the kubelet's
+    image credential providers the fleet's first Windows node has."""
     variables = data.get('_meta', {}).get('hostvars', {}).get(hosts[0], {})
     return [name for name, on in (('gmsa', variables.get('kubewin_gmsa') is True),
                                   ('csi_proxy', variables.get('kubewin_csi_proxy') == 'service'),
                                   ('graceful_shutdown', bool(variables.get('kubelet_shutdown_grace_period'))),
-                                  ('defender', variables.get('prerequisites_defender_exclusions') is True)) if on]
+                                  ('defender', variables.get('prerequisites_defender_exclusions') is True),
+                                  ('credential_providers', bool(variables.get('kubelet_credential_providers')))) if on]
 
 
 def break_features(sim, host, features):
@@ -343,6 +345,11 @@ def break_features(sim, host, features):
     retrieve) at the node's date (its simulated clock, tests/simulation/README.md "Time", on which the doctor's log
     window is measured)."""
     with sim.edit_node(host) as node:
+        if 'credential_providers' in features:
+            # Someone cleans C:\k up and deletes a credential provider's binary: pulls from its registry get no
+            # credentials.
+            binary = next(path for path in node.file_paths() if re.search(r'\\credential-provider\\[^\\]+\.exe$', path, re.I))
+            node.remove_file(binary)
         if 'graceful_shutdown' in features:
             # Someone registers the kubelet again without its drop-in folder: no more graceful shutdown.
             kubelet = node.data['services']['kubelet']

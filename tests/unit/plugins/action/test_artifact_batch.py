@@ -85,3 +85,37 @@ def test_two_artifacts_of_one_name_are_refused_before_the_node_is_asked(sim, one
     failed = run.result('binaries', 'win1')['result']
     assert run.rc != 0 and 'must differ in their name' in failed['msg'] and 'kubelet' in failed['msg']
     assert run.calls['win1']['total'] == 1, 'the snapshot only'
+
+
+def test_an_install_keeps_the_records_of_the_nodes_other_artifacts_for_the_next_task(sim, one_node):
+    # kube-proxy installed in an earlier run, verified against the hash file upstream publishes (no pin: only its record
+    # says it is installed); this run installs the kubelet, then a task asks for kube-proxy again: its record must
+    # still be in the snapshot (the install folds the others back), or it would be downloaded again.
+    inventory = one_node()
+    first = sim.write('first.yml', '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - kubewin.node.artifact_batch:
+        artifacts: [{{name: kube-proxy, url: "{proxy}", dest: 'C:\\k\\kube-proxy.exe', checksum: "{proxy_sha}"}}]
+'''.format(proxy=PROXY, proxy_sha='sha256:' + PROXY + '.sha256'))
+    assert sim.run(first, inventory).rc == 0
+    book = sim.write('second.yml', '''
+- hosts: windows_nodes
+  gather_facts: false
+  tasks:
+    - name: snapshot
+      kubewin.node.node_info:
+    - name: kubelet
+      kubewin.node.artifact_batch:
+        artifacts: [{{name: kubelet, url: "{kubelet}", dest: 'C:\\k\\kubelet.exe', checksum: "{kubelet_sha}"}}]
+    - name: kube-proxy again
+      kubewin.node.artifact:
+        url: "{proxy}"
+        dest: C:\\k\\kube-proxy.exe
+        checksum: "{proxy_sha}"
+'''.format(kubelet=KUBELET, kubelet_sha=sha(KUBELET), proxy=PROXY, proxy_sha='sha256:' + PROXY + '.sha256'))
+    run = sim.run(book, inventory)
+    assert run.rc == 0, run.output
+    assert not run.result('kube-proxy again', 'win1')['changed']
+    assert web.requests(sim.state_dir).count(PROXY) == 1, 'downloaded once, in the first run'

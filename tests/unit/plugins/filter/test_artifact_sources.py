@@ -58,7 +58,7 @@ def test_registered_filters_match_their_documentation():
 def test_catalog_shape():
     assert set(CATALOG) == {'kubelet', 'kube-proxy', 'kubeadm', 'kubectl', 'kube-log-runner', 'containerd', 'crictl',
                             'cni-plugins', 'sdn-cni', 'flanneld', 'flannel-cni', 'docker', 'cri-dockerd', 'openvswitch',
-                            'csi-proxy', 'nssm'}
+                            'csi-proxy', 'ecr-credential-provider', 'nssm'}
     for component, entry in CATALOG.items():
         assert set(entry) <= {'url', 'upstream_checksum', 'extract', 'versions'}, component
         versions = list(entry['versions'])

@@ -17,6 +17,8 @@ from ansible.template import Templar, trust_as_template
 from ansible_collections.kubewin.node.plugins.filter import node_flags as filter_module
 
 FILTER_NAMES = [
+    "credential_provider_binaries",
+    "credential_provider_config",
     "flanneld_args",
     "fold_kubeadm_flags",
     "kube_proxy_args",
