@@ -192,7 +192,7 @@ ansible_facts:
           type: dict
         firewall:
           description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
-            C(protocol) and C(local_port).
+            C(protocol), C(local_port) and C(remote_address) (as Windows reads it back; empty for any).
           type: dict
         ovs:
           description: Open vSwitch - C(products) (the installed Open vSwitch MSI with its C(version) and the state of
