@@ -41,7 +41,7 @@ options:
     type: list
     elements: str
     default: [containerd, docker, cri-dockerd, kubelet, kube-proxy, flanneld, ovs-vswitchd, ovsdb-server,
-              ovn-controller]
+              ovn-controller, csiproxy, windows_exporter]
   files:
     description: Absolute paths of files whose existence, size, SHA256 and ACL profile to report, besides every
       file the collection manages (which are always reported).
