@@ -40,8 +40,8 @@ options:
   remote_addresses:
     description:
       - The remote networks the rule matches, as CIDRs of either family (C(10.20.0.0/16), C(fd00:20::/64); one
-        host is C(192.0.2.7/32)); checked before the node is asked (host bits set are refused). Empty, the default:
-        any remote address (the keyword C(Any)), which also lifts a limit set before.
+        host is C(192.0.2.7/32)), checked before the node is asked (host bits set are refused). Empty, the default,
+        is any remote address (the keyword C(Any)), which also lifts a limit set before.
       - Windows reads an IPv4 subnet back with its mask (C(10.20.0.0/255.255.0.0)); the module compares networks,
         so either form of the same network is no change.
     type: list
