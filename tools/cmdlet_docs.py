@@ -57,8 +57,8 @@ MODULES = {
         'Add-MpPreference', 'Get-MpComputerStatus', 'Get-MpPreference', 'Remove-MpPreference']),
     'DnsClient': (WIN_REPO, 'docset/winserver2022-ps/DnsClient', ['Get-DnsClientServerAddress', 'Set-DnsClientServerAddress']),
     'NetSecurity': (WIN_REPO, 'docset/winserver2022-ps/NetSecurity', [
-        'Get-NetFirewallPortFilter', 'Get-NetFirewallRule', 'New-NetFirewallRule', 'Remove-NetFirewallRule',
-        'Set-NetFirewallRule']),
+        'Get-NetFirewallAddressFilter', 'Get-NetFirewallPortFilter', 'Get-NetFirewallRule', 'New-NetFirewallRule',
+        'Remove-NetFirewallRule', 'Set-NetFirewallRule']),
     'Hyper-V': (WIN_REPO, 'docset/winserver2022-ps/Hyper-V', [
         'Disable-VMSwitchExtension', 'Enable-VMSwitchExtension', 'Get-VMSwitch', 'Get-VMSwitchExtension']),
     'ServerManager': (WIN_REPO, 'docset/winserver2022-ps/ServerManager', ['Get-WindowsFeature']),

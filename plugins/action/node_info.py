@@ -9,7 +9,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._node_action import N
 
 # Services the collection installs or depends on, on any topology.
 DEFAULT_SERVICES = ['containerd', 'docker', 'cri-dockerd', 'kubelet', 'kube-proxy', 'flanneld',
-                    'ovs-vswitchd', 'ovsdb-server', 'ovn-controller', 'csiproxy']
+                    'ovs-vswitchd', 'ovsdb-server', 'ovn-controller', 'csiproxy', 'windows_exporter']
 # Those a container host needs, and those a topology adds (prerequisites_topology_features): Hyper-V for ovn, the
 # Remote Access role, its Routing role service and the RemoteAccess module for calico's bgp backend.
 DEFAULT_FEATURES = ['Containers', 'Hyper-V', 'Hyper-V-PowerShell', 'RemoteAccess', 'Routing', 'RSAT-RemoteAccess-PowerShell']

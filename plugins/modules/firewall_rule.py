@@ -37,6 +37,16 @@ options:
     type: list
     elements: str
     default: []
+  remote_addresses:
+    description:
+      - The remote networks the rule matches, as CIDRs of either family (C(10.20.0.0/16), C(fd00:20::/64); one
+        host is C(192.0.2.7/32)), checked before the node is asked (host bits set are refused). Empty, the default,
+        is any remote address (the keyword C(Any)), which also lifts a limit set before.
+      - Windows reads an IPv4 subnet back with its mask (C(10.20.0.0/255.255.0.0)); the module compares networks,
+        so either form of the same network is no change.
+    type: list
+    elements: str
+    default: []
   action:
     description: Whether matching traffic is allowed or blocked.
     type: str
@@ -66,11 +76,18 @@ EXAMPLES = r'''
     name: kubewin-vxlan
     protocol: udp
     local_port: ['4789']
+
+- name: Let only the monitoring network scrape windows_exporter
+  kubewin.node.firewall_rule:
+    name: kubewin-windows-exporter
+    local_port: ['9182']
+    remote_addresses: [10.20.0.0/16]
 '''
 
 RETURN = r'''
 rule:
-  description: The rule as it now is (C(exists), C(enabled), C(direction), C(action), C(protocol), C(local_port)).
+  description: The rule as it now is (C(exists), C(enabled), C(direction), C(action), C(protocol), C(local_port),
+    C(remote_address) as Windows reads it back).
   returned: success
   type: dict
 '''

@@ -41,7 +41,7 @@ options:
     type: list
     elements: str
     default: [containerd, docker, cri-dockerd, kubelet, kube-proxy, flanneld, ovs-vswitchd, ovsdb-server,
-              ovn-controller]
+              ovn-controller, csiproxy, windows_exporter]
   files:
     description: Absolute paths of files whose existence, size, SHA256 and ACL profile to report, besides every
       file the collection manages (which are always reported).
@@ -192,7 +192,7 @@ ansible_facts:
           type: dict
         firewall:
           description: Each firewall rule asked for, by name, with C(exists), C(enabled), C(direction), C(action),
-            C(protocol) and C(local_port).
+            C(protocol), C(local_port) and C(remote_address) (as Windows reads it back; empty for any).
           type: dict
         ovs:
           description: Open vSwitch - C(products) (the installed Open vSwitch MSI with its C(version) and the state of

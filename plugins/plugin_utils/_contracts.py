@@ -396,6 +396,7 @@ FIREWALL_RULE = tagged('exists', {
         'action': STR,
         'protocol': STR,
         'local_port': list_of(STR),
+        'remote_address': list_of(STR),
     }),
 })
 

@@ -55,7 +55,7 @@ COLLECTION_ROOT = _roles.COLLECTION_ROOT
 # The roles site.yml runs on a Windows node; their documented options are inputs.
 NODE_ROLES = ('prerequisites', 'artifacts', 'container_runtime', 'kubernetes_binaries', 'kubelet', 'join',
               'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'kube_proxy', 'log_rotation', 'upgrade',
-              'gmsa', 'csi_proxy')
+              'gmsa', 'csi_proxy', 'monitoring')
 INPUT_PREFIXES = ('plan_', 'kubewin_')
 CREDENTIALS = 'control_plane_credentials'
 # What the prerequisites role registers the decision of its snapshot task as.

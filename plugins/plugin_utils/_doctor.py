@@ -30,7 +30,8 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
-    _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _kube_proxy_daemonset, _port_ranges, _roles)
+    _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _ip_plan, _kube_proxy_daemonset, _monitoring,
+    _port_ranges, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -557,6 +558,56 @@ def check_credential_providers(snapshot, node_vars=None):
                     'run site.yml on the node (it installs the providers, verified, and writes their config)')]
 
 
+def check_monitoring(snapshot, node_vars=None):
+    """The monitoring role's endpoints as the inventory configures them: windows_exporter's service running
+    (monitoring_windows_exporter), and the firewall rules of windows_exporter and of containerd's metrics (an address
+    beyond the loopback) limited to monitoring_allowed_sources."""
+    found = []
+    services = snapshot.get('services') or {}
+    exporter_on = _role_option(node_vars, _monitoring.ROLE, _monitoring.ENABLED_VARIABLE) == 'True'
+    service = services.get(_monitoring.SERVICE_NAME)
+    if exporter_on and service is not None and service.get('state') != 'running':
+        exists = service.get('exists')
+        found.append(finding(
+            'windows-exporter-stopped', 'warning',
+            'service %s %s: Prometheus gets no metrics from the node' % (
+                _monitoring.SERVICE_NAME, 'is %s (exit code %s)' % (service.get('state'), service.get('exit_code'))
+                if exists else 'does not exist'),
+            'it was stopped or removed, or its program exits (see the Application event log, source windows_exporter)'
+            if exists else 'site.yml has not run since monitoring_windows_exporter was set, or the service was removed',
+            'start it (doctor repair); if it stops again, read its events' if exists else 'run site.yml on the node',
+            'start_services' if exists else None, [_monitoring.SERVICE_NAME] if exists else ()))
+    rules = {}
+    if exporter_on:
+        rules[_monitoring.EXPORTER_RULE] = 'windows_exporter'
+    address = _role_option(node_vars, 'container_runtime', _monitoring.METRICS_VARIABLE)
+    runtime = (node_vars or {}).get('kubewin_container_runtime') or 'containerd'
+    parsed = _monitoring.listen_address(address) if address not in ('', 'None') else None
+    if runtime == 'containerd' and isinstance(parsed, tuple) and not parsed[2]:
+        rules[_monitoring.CONTAINERD_RULE] = "containerd's metrics"
+    firewall = snapshot.get('firewall')
+    if firewall is None or not rules:
+        return found
+    try:
+        wanted = _ip_plan.parse_networks(_monitoring.SOURCES_VARIABLE, (node_vars or {}).get(_monitoring.SOURCES_VARIABLE)
+                                         or [])
+    except _ip_plan.IPPlanError:
+        wanted = None  # the inventory check names it
+    for name, endpoint in rules.items():
+        rule = firewall.get(name) or {}
+        read = sorted({_ip_plan.read_back_network(text) or text for text in rule.get('remote_address') or []},
+                      key=_ip_plan.network_order)
+        if rule.get('exists') and rule.get('enabled') and (wanted is None or read == wanted):
+            continue
+        what = ('firewall rule %s is missing or disabled' % name if not (rule.get('exists') and rule.get('enabled'))
+                else 'firewall rule %s admits %s, not monitoring_allowed_sources (%s)'
+                % (name, ', '.join(read) or 'every address', ', '.join(wanted)))
+        found.append(finding('metrics-rule-changed', 'warning', '%s: %s' % (what, endpoint),
+                             'the rule was removed or edited by hand, by a policy or by another tool',
+                             'run site.yml on the node (the monitoring role writes the rule)'))
+    return found
+
+
 def check_no_flannel(snapshot):
     """calico: no flanneld service (one left from a flannel topology would take the node's networks and routes)."""
     service = (snapshot.get('services') or {}).get('flanneld') or {}
@@ -818,6 +869,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_graceful_shutdown(snapshot, node_vars)
     found += check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars)
     found += check_credential_providers(snapshot, node_vars)
+    found += check_monitoring(snapshot, node_vars)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

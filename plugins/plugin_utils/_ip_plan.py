@@ -274,6 +274,49 @@ def parse_network(key: str, value: t.Any, families: t.Sequence[str] = FAMILIES, 
     return canonical
 
 
+def parse_networks(key: str, value: t.Any) -> list[str]:
+    """A list of CIDRs of either family (a firewall rule's remote addresses), each parsed as parse_network does,
+    in their canonical text, sorted and without repeats."""
+    if not isinstance(value, (list, tuple)):
+        raise IPPlanError(f"{key} must be a list of CIDRs such as [10.0.0.0/24, fd00::/64], got {value!r} "
+                          f"({kind_of(value)})")
+    items = list(value)
+    networks = {str(parse_network(f"{key}[{index}]", item)) for index, item in enumerate(items)}
+    return sorted(networks, key=network_order)
+
+
+def network_order(text: str) -> tuple:
+    """Sort key of CIDR texts: IPv4 before IPv6, then by address and prefix; text that is no network last."""
+    network = read_back_network(text)
+    if network is None:
+        return (1, 0, 0, 0, str(text))
+    parsed = netaddr.IPNetwork(network)
+    return (0, parsed.version, parsed.value, parsed.prefixlen, network)
+
+
+def read_back_network(text: str) -> str | None:
+    """The CIDR a Windows Firewall address filter entry stands for ('10.0.0.5', '10.0.0.0/255.255.255.0', 'fd00::/64':
+    Get-NetFirewallAddressFilter reads an IPv4 subnet back with its mask), or None for one that is no single network
+    (a keyword, a range)."""
+    address_text, slash, suffix = str(text).strip().partition("/")
+    address = _address_or_none(address_text)
+    if address is None:
+        return None
+    bits = 32 if address.version == 4 else 128
+    if not slash:
+        prefix = bits
+    elif _PREFIX_TEXT_RE.fullmatch(suffix):
+        prefix = int(suffix)
+    else:
+        mask = _address_or_none(suffix, ("IPv4",))
+        if mask is None or address.version != 4 or not mask.is_netmask():
+            return None
+        prefix = mask.netmask_bits()
+    if prefix > bits:
+        return None
+    return str(netaddr.IPNetwork((address.value, prefix), version=address.version).cidr)
+
+
 def parse_ipv4_network(key: str, value: t.Any, why: str = ""):
     """Parse 'a.b.c.d/n' strictly, for the ranges that exist in IPv4 only."""
     return parse_network(key, value, ("IPv4",), why)

@@ -34,6 +34,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _gmsa,
     _ip_plan,
     _kube_proxy_daemonset,
+    _monitoring,
     _node_plan,
     _port_ranges,
     _roles,
@@ -73,7 +74,7 @@ OVN_CENTRAL_VARIABLE = 'network_ovn_central_address'
 # What each playbook needs of the inventory, and which roles' variables it reads.
 SITE_ROLES = ('plan', 'prerequisites', 'control_plane', 'upgrade', 'container_runtime', 'kubernetes_binaries',
               'kubelet', 'join', 'network_l2bridge', 'network_overlay', 'network_ovn', 'flannel', 'artifacts',
-              'kube_proxy', 'log_rotation', 'verify', 'gmsa', 'csi_proxy')
+              'kube_proxy', 'log_rotation', 'verify', 'gmsa', 'csi_proxy', 'monitoring')
 # What each check needs of the inventory and whose variables it reads. plan.yml checks for site:
 # it shows what site.yml would configure, so it refuses what site.yml would refuse. plan is the plan
 # role on its own (included by another playbook): the IP plan, the transport, the versions when given.
@@ -122,6 +123,7 @@ INSTALLS = (
     ('network_l2bridge', 'sdn-cni', 'network_l2bridge_sdn_cni_version', 'l2bridge_without_flannel_containerd'),
     ('network_ovn', 'openvswitch', 'network_ovn_openvswitch_version', 'ovn'),
     ('csi_proxy', _csi_proxy.COMPONENT, _csi_proxy.VERSION_VARIABLE, 'csi_proxy_service'),
+    ('monitoring', _monitoring.COMPONENT, _monitoring.VERSION_VARIABLE, 'windows_exporter'),
 )
 BINARIES_ROLE = 'kubernetes_binaries'
 BINARIES_VARIABLE = 'kubernetes_binaries_components'
@@ -138,6 +140,7 @@ CONDITIONS = {
                                                          and node['runtime'] == 'containerd'),
     'ovn': lambda node: node['topology'] == 'ovn',
     'csi_proxy_service': lambda node: node.get('csi_proxy') == 'service',
+    'windows_exporter': lambda node: bool(node.get('windows_exporter')),
 }
 ARTIFACT_ROLE_VARIABLES = ('artifacts_base_urls', 'artifacts_checksum_overrides')
 
@@ -566,6 +569,19 @@ def _credential_provider_downloads(host: str, providers: t.Sequence[Mapping[str,
     return downloads
 
 
+def _check_monitoring(nodes: t.Sequence[str], runtimes: Mapping[str, str],
+                      role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
+    """The monitoring role's settings (windows_exporter, containerd's metrics endpoint) on each node
+    (_monitoring.problems)."""
+    refused: dict[str, list[str]] = {}
+    for host in nodes:
+        value = role_value_of(host)
+        for line in _monitoring.problems(lambda role, name: plain(value(role, name)), runtimes.get(host, 'containerd')):
+            refused.setdefault(line, []).append(host)
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+
+
 def _version_hint(value: t.Any) -> str:
     if isinstance(value, float):
         return (' (YAML reads an unquoted version as a number, so 1.30 became %r): quote it and give the patch '
@@ -658,7 +674,8 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
         node = {'topology': cluster['topology'], 'routing': cluster['l2bridge_routing'], 'runtime': runtime,
                 'needs_cri_dockerd': policies.get(runtime, {}).get('needs_cri_dockerd', runtime == 'docker'),
                 'kubernetes_version': found['inventory']['versions']['kubernetes_version'] if version_ok else None,
-                'csi_proxy': csi_proxy}
+                'csi_proxy': csi_proxy,
+                'windows_exporter': role_value(_monitoring.ROLE, _monitoring.ENABLED_VARIABLE) is True}
         base_urls = role_value('artifacts', 'artifacts_base_urls')
         overrides = role_value('artifacts', 'artifacts_checksum_overrides')
         sources = (_short(base_urls), _short(overrides))
@@ -826,6 +843,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
             result['features'] = _check_features(variables, nodes, result['inventory'], role_value_of, problems)
             if 'prerequisites' in spec['roles']:
                 _check_defender(nodes, role_value_of, problems)
+            if _monitoring.ROLE in spec['roles']:
+                _check_monitoring(nodes, result['inventory']['container_runtimes'], role_value_of, problems)
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)
             version_ok = len(problems.lines) == before

@@ -84,6 +84,9 @@ PROGRAM_EFFECTS = {
     'ovsdb-server': {'ovs': [EVERYTHING]},
     'ovn-controller': dict(_NETWORK, ovs=[EVERYTHING]),
     'csiproxy': {'csi_proxy': [EVERYTHING]},
+    # windows_exporter serves metrics it reads (performance counters, WMI, HCS for the container collector) and
+    # writes nothing the snapshot reads; it logs to the event log as a service (cmd/windows_exporter/main.go).
+    'windows_exporter': {},
 }
 # The folders of PROGRAM_EFFECTS that kubewin_node_paths may move, by their key in plan_paths.
 LAYOUT_FOLDERS = {'C:\\var\\lib\\kubelet\\': 'kubelet_dir', 'C:\\run\\flannel\\': 'flannel_run_dir'}

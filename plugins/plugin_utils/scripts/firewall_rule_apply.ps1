@@ -8,6 +8,7 @@ param(
     [ValidateSet('inbound', 'outbound')][string]$Direction = 'inbound',
     [ValidateSet('tcp', 'udp')][string]$Protocol = 'tcp',
     [string[]]$LocalPort = @(),
+    [string[]]$RemoteAddress = @(),
     [ValidateSet('allow', 'block')][string]$Action = 'allow',
     [switch]$Remove
 )
@@ -29,6 +30,8 @@ else {
         Protocol = $Protocol.ToUpperInvariant()
         # No port is the documented keyword Any (an empty array's meaning is not documented).
         LocalPort = $(if ($LocalPort) { $LocalPort } else { 'Any' })
+        # Any remote address is the documented keyword Any, so that an update also lifts a limit set before.
+        RemoteAddress = $(if ($RemoteAddress) { $RemoteAddress } else { 'Any' })
         Enabled = 'True'
     }
     if ($existing) {

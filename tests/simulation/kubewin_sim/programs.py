@@ -14,7 +14,9 @@ in its first second, as far as it decides whether the service reaches Running:
 - kube-log-runner parses its flags with Go's flag package, which exits on a
   flag it does not define: the rotation flags (-log-file-size, -log-file-age,
   -flush-interval) exist from the 1.34 release's runner on
-  (kubernetes/kubernetes#127667, CHANGELOG-1.34.md).
+  (kubernetes/kubernetes#127667, CHANGELOG-1.34.md);
+- windows_exporter exits on a flag or a collector name its release does not know
+  (``_windows_exporter``); it serves metrics and changes nothing else on the node.
 
 A failing program leaves the service Stopped with exit code 1, which is all the
 service control manager (and so node_service_apply.ps1) can see of the reason;
@@ -165,7 +167,45 @@ def _kube_log_runner(node, program, argv):
     return None
 
 
-CHECKS = {'containerd.exe': _containerd, 'kube-log-runner.exe': _kube_log_runner}
+# windows_exporter 0.31 (prometheus-community/windows_exporter at v0.31.8): kingpin parses its flags and exits on one
+# it does not define (cmd/windows_exporter/main.go: config.file, telemetry.path, web.disable-exporter-metrics,
+# collectors.enabled, collectors.disabled, scrape.timeout-margin, debug.enabled, process.priority,
+# process.memory-limit; exporter-toolkit's web flags web.listen-address, web.config.file; promslog's log.level,
+# log.format and the exporter's log.file; every collector's own flags are --collector.<name>.<setting>), then
+# builds the enabled collectors and exits on a name it does not know ("unknown collector %s",
+# pkg/collector/collection.go). The names are internal/collector's folders (pkg/collector/map.go); [defaults]
+# stands for DefaultCollectors (pkg/collector/types.go). It needs no --windows-service: it asks Windows whether
+# the service control manager started it (0_service.go isWindowsService) and reports to it then.
+WINDOWS_EXPORTER_FLAGS = ('--config.file', '--telemetry.path', '--web.disable-exporter-metrics', '--collectors.enabled',
+                          '--collectors.disabled', '--scrape.timeout-margin', '--debug.enabled', '--process.priority',
+                          '--process.memory-limit', '--web.listen-address', '--web.config.file', '--log.level',
+                          '--log.format', '--log.file')
+WINDOWS_EXPORTER_COLLECTORS = frozenset((
+    'ad', 'adcs', 'adfs', 'cache', 'container', 'cpu', 'cpu_info', 'dfsr', 'dhcp', 'diskdrive', 'dns', 'exchange',
+    'filetime', 'fsrmquota', 'gpu', 'hyperv', 'iis', 'license', 'logical_disk', 'memory', 'mscluster', 'msmq', 'mssql',
+    'net', 'netframework', 'nps', 'os', 'pagefile', 'performancecounter', 'physical_disk', 'printer', 'process',
+    'remote_fx', 'scheduled_task', 'service', 'smb', 'smbclient', 'smtp', 'system', 'tcp', 'terminal_services',
+    'textfile', 'thermalzone', 'time', 'udp', 'update', 'vmware'))
+
+
+def _windows_exporter(node, program, argv):
+    for word in argv[1:]:
+        name = word.split('=', 1)[0]
+        if name.startswith('--') and name not in WINDOWS_EXPORTER_FLAGS and not name.startswith('--collector.'):
+            return "windows_exporter: error: unknown long flag '%s'" % name
+    enabled = option(argv, '--collectors.enabled')
+    for name in (enabled or '').split(','):
+        if name.strip() and name.strip() != '[defaults]' and name.strip() not in WINDOWS_EXPORTER_COLLECTORS:
+            return 'Couldn\'t load collectors: unknown collector %s' % name.strip()
+    listen = option(argv, '--web.listen-address') or ':9182'
+    _, _, port = listen.rpartition(':')
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        return 'listen tcp %s: address %s: invalid port' % (listen, port)
+    return None
+
+
+CHECKS = {'containerd.exe': _containerd, 'kube-log-runner.exe': _kube_log_runner,
+          'windows_exporter.exe': _windows_exporter}
 
 # Programs that report their release: the kubelet puts its own in its Node's status.nodeInfo.kubeletVersion,
 # and the container runtime's (CRI Version) in containerRuntimeVersion.

@@ -15,6 +15,7 @@ VARIABLES = {
     'container_runtime_cni_conf_dir': 'C:\\etc\\cni\\net.d',
     'container_runtime_containerd_registry_dir': 'C:\\Program Files\\containerd\\certs.d',
     'container_runtime_endpoint': 'npipe:////./pipe/containerd-containerd',
+    'container_runtime_containerd_metrics_address': '',
 }
 
 
@@ -69,6 +70,16 @@ def test_awkward_values_stay_valid_toml(version):
         plugins = document['plugins']
         assert plugins['io.containerd.cri.v1.runtime']['cni']['bin_dirs'] == [odd]
         assert plugins['io.containerd.cri.v1.images']['pinned_images']['sandbox'] == image
+
+
+# The top-level [metrics] section is the same in config version 2 and 3 (containerd's MetricsConfig, toml "metrics",
+# in services/server/config/config.go at v1.7.24 and cmd/containerd/server/config/config.go at v2.2.7).
+@pytest.mark.parametrize('version', ['1.7.24', '2.0.7', '2.4.0'])
+def test_the_metrics_address_is_the_top_level_metrics_section_when_asked(version):
+    assert 'metrics' not in containerd_config(version)
+    document = containerd_config(version, container_runtime_containerd_metrics_address='0.0.0.0:10257')
+    assert document['metrics'] == {'address': '0.0.0.0:10257'}
+    assert document['version'] == (2 if version.startswith('1.') else 3)
 
 
 def test_hosts_toml_lists_the_mirrors_in_order():

@@ -61,7 +61,7 @@ def ok(node, text, parameters=None):
 
 def rule(**overrides):
     data = {'display_name': 'VXLAN', 'enabled': True, 'direction': 'inbound', 'action': 'allow', 'protocol': 'udp',
-            'local_port': ['4789']}
+            'local_port': ['4789'], 'remote_address': []}
     data.update(overrides)
     return data
 
@@ -140,6 +140,32 @@ def test_set_by_display_name_and_remove():
     assert outcome.exit_code == 0 and len(outcome.errors) == 1
 
 
+def test_remote_address_takes_the_documented_forms_and_reads_back_ipv4_subnets_with_their_mask():
+    node = fresh_node()
+    ok(node, "$null = New-NetFirewallRule -Name r1 -DisplayName x -RemoteAddress '10.20.0.0/16', 'fd00::/64', "
+             "'192.0.2.7', '10.1.0.0/255.255.0.0', '10.0.0.1-10.0.0.9'")
+    out = ok(node, "$f = Get-NetFirewallRule -Name r1 | Get-NetFirewallAddressFilter\n"
+                   "$f.RemoteAddress -join ','; $f.LocalAddress -join ','; $f.RemoteAddress.GetType().Name")
+    assert out == ['10.20.0.0/255.255.0.0,fd00::/64,192.0.2.7,10.1.0.0/255.255.0.0,10.0.0.1-10.0.0.9', 'Any', 'String[]']
+    # Any (the keyword) lifts the limit; a rule without one reads Any.
+    ok(node, "Set-NetFirewallRule -Name r1 -RemoteAddress Any")
+    assert node.data['firewall_rules']['r1']['remote_address'] == []
+    assert ok(node, "(Get-NetFirewallRule -Name r1 | Get-NetFirewallAddressFilter).RemoteAddress -join ','") == ['Any']
+    # -AssociatedNetFirewallRule names the rule as the pipeline does.
+    ok(node, "Set-NetFirewallRule -Name r1 -RemoteAddress 10.9.0.0/24")
+    assert ok(node, "(Get-NetFirewallAddressFilter -AssociatedNetFirewallRule (Get-NetFirewallRule -Name r1))"
+                    ".RemoteAddress") == ['10.9.0.0/255.255.255.0']
+
+
+def test_a_remote_address_in_no_documented_form_and_an_unmodelled_setting_are_unsupported():
+    node = fresh_node()
+    outcome = run_on_node(node, "New-NetFirewallRule -Name r1 -DisplayName x -RemoteAddress 'ten.0.0.0/8'")
+    assert 'RemoteAddress' in str(outcome.unsupported)
+    outcome = run_on_node(node, "New-NetFirewallRule -Name r1 -DisplayName x -RemotePort 443")
+    assert 'RemotePort' in str(outcome.unsupported)
+    assert node.data['firewall_rules'] == {}
+
+
 # -- lib/state.ps1 ---------------------------------------------------------------------------------
 
 def firewall_section(node, names):
@@ -158,11 +184,13 @@ def test_the_firewall_section_reports_the_asked_rules_and_every_kubewin_rule(por
     # The rule without a port used to be reported with local_port ['Any'] (the port filter's keyword)
     # where firewall_rule's check_applied expects [].
     node = fresh_node()
-    node.data['firewall_rules'].update({'kubewin-x': rule(local_port=ports, protocol='tcp'), 'other': rule()})
+    node.data['firewall_rules'].update({'kubewin-x': rule(local_port=ports, protocol='tcp'), 'other': rule(),
+                                        'kubewin-y': rule(remote_address=['10.0.0.0/255.0.0.0', 'fd00::/8'])})
     assert firewall_section(node, ['other', 'absent']) == {'sections': ['firewall'], 'firewall': {
         'other': reported('other', rule()),
         'absent': {'name': 'absent', 'exists': False},
-        'kubewin-x': reported('kubewin-x', rule(local_port=ports, protocol='tcp'))}}
+        'kubewin-x': reported('kubewin-x', rule(local_port=ports, protocol='tcp')),
+        'kubewin-y': reported('kubewin-y', rule(remote_address=['10.0.0.0/255.0.0.0', 'fd00::/8']))}}
 
 
 # -- firewall_rule_apply.ps1 -----------------------------------------------------------------------

@@ -26,6 +26,7 @@ function Get-KubeWinFirewallRule {
     $rule = Get-NetFirewallRule -Name $Name -ErrorAction SilentlyContinue
     if (-not $rule) { return [ordered]@{ name = $Name; exists = $false } }
     $ports = $rule | Get-NetFirewallPortFilter
+    $addresses = $rule | Get-NetFirewallAddressFilter
     return [ordered]@{
         name = $rule.Name
         exists = $true
@@ -36,6 +37,8 @@ function Get-KubeWinFirewallRule {
         protocol = ([string]$ports.Protocol).ToLowerInvariant()
         # A rule without a local port lists the keyword Any: reported as no port.
         local_port = @($ports.LocalPort | Where-Object { [string]$_ -ne 'Any' } | ForEach-Object { [string]$_ })
+        # As Windows reads them back (an IPv4 subnet with its mask: 10.0.0.0/255.255.255.0); Any is reported as none.
+        remote_address = @($addresses.RemoteAddress | Where-Object { [string]$_ -ne 'Any' } | ForEach-Object { [string]$_ })
     }
 }
 

@@ -1,13 +1,25 @@
 """Windows Firewall rules: the NetSecurity cmdlets over ``node.data['firewall_rules']``.
 
 Sources: the cmdlets' pages in MicrosoftDocs/windows-powershell-docs (docset/winserver2022-ps/NetSecurity:
-Get-NetFirewallRule, Get-NetFirewallPortFilter, New-NetFirewallRule, Set-NetFirewallRule,
-Remove-NetFirewallRule) and the CIM classes they return (ROOT/StandardCimv2 MSFT_NetFirewallRule,
-MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the model holds:
+Get-NetFirewallRule, Get-NetFirewallPortFilter, Get-NetFirewallAddressFilter, New-NetFirewallRule,
+Set-NetFirewallRule, Remove-NetFirewallRule) and the CIM classes they return (ROOT/StandardCimv2 MSFT_NetFirewallRule,
+MSFT_NetProtocolPortFilter, MSFT_NetAddressFilter, Windows Firewall WMI provider reference). What the model holds:
 
 - A rule is ``firewall_rules[name] = {display_name, enabled (bool), direction, action, protocol,
-  local_port (list of str)}`` with lower-case direction/action/protocol. ``protocol`` 'any' and
-  ``local_port`` [] mean no port filter.
+  local_port (list of str), remote_address (list of str)}`` with lower-case direction/action/protocol. ``protocol``
+  'any' and ``local_port`` [] mean no port filter; ``remote_address`` [] (or a rule without the key, as earlier
+  states hold it) means any remote address.
+- -RemoteAddress (New-/Set-NetFirewallRule) takes the forms New-NetFirewallRule's page lists: a single IPv4 or IPv6
+  address, a subnet by bit count (1.2.3.4/24, fe80::1/48), an IPv4 subnet by mask (1.2.3.4/255.255.255.0), a range
+  (1.2.3.4-1.2.3.7) or a keyword (Any, LocalSubnet, DNS, DHCP, WINS, DefaultGateway, Internet, Intranet,
+  IntranetRemoteAccess, PlayToDevice, each also with a 4 or 6 appended). The model keeps a keyword and 'Any'
+  alone as no filter. Get-NetFirewallAddressFilter reads an IPv4 subnet given by bit count back in its mask form
+  (192.168.1.0/24 reads 192.168.1.0/255.255.255.0: dsccommunity/NetworkingDsc#404, whose maintainers found
+  Get-NetFirewallAddressFilter returns the mask notation whatever the input), every other form as given; the
+  keyword Any when there is none. A value in none of those forms is refused: what Windows answers to one (the
+  Firewall API's error) is not on the page, so it is Unsupported.
+- The setting parameters New-/Set-NetFirewallRule bind beyond the ones modelled here (Profile, Program, Service,
+  LocalAddress, RemotePort, IcmpType...) are Unsupported: the model would drop them silently otherwise.
 - Enabled, Direction, Action and Profile are the cmdletization layer's generated enums (MSFT_NetFirewallRule:
   Enabled 1 True / 2 False, Direction 1 Inbound / 2 Outbound, Action 0 NotConfigured / 2 Allow / 4 Block,
   Profile flags Any 0, Domain 1, Private 2, Public 4): [string] gives the name, ConvertTo-Json the number.
@@ -32,7 +44,10 @@ MSFT_NetProtocolPortFilter, Windows Firewall WMI provider reference). What the m
 
 from ..pwsh.commands import CDXML
 from ..pwsh.types import enum_type
-from ..pwsh.values import PSArray, PSError, enumerate_value, is_enumerable, to_string
+import ipaddress
+import re
+
+from ..pwsh.values import PSArray, PSError, Unsupported, enumerate_value, is_enumerable, to_string
 from ..pwsh import operators as ops
 from .cim import CimInstance
 
@@ -60,6 +75,49 @@ class NetProtocolPortFilter(CimInstance):
     CLASS = 'MSFT_NetProtocolPortFilter'
     KEY = 'InstanceID'
     PROPERTIES = ('Protocol', 'LocalPort', 'RemotePort', 'IcmpType', 'DynamicTarget', 'InstanceID')
+
+
+class NetAddressFilter(CimInstance):
+    """MSFT_NetAddressFilter: one per rule, its InstanceID the rule's (Get-NetFirewallAddressFilter's page: "The
+    filter-to-rule relationship is always one-to-one")."""
+    CLASS = 'MSFT_NetAddressFilter'
+    KEY = 'InstanceID'
+    PROPERTIES = ('LocalAddress', 'LocalIP', 'RemoteAddress', 'RemoteIP', 'InstanceID')
+
+
+# New-NetFirewallRule's -RemoteAddress keywords (a 4 or 6 appended restricts one to that family).
+ADDRESS_KEYWORDS = ('Any', 'LocalSubnet', 'DNS', 'DHCP', 'WINS', 'DefaultGateway', 'Internet', 'Intranet',
+                    'IntranetRemoteAccess', 'PlayToDevice')
+
+
+def _remote_address(value, command):
+    """One -RemoteAddress entry as Get-NetFirewallAddressFilter reads it back (see the module docstring)."""
+    text = value.strip()
+    keyword = next((word for word in ADDRESS_KEYWORDS if text.lower() in (word.lower(), word.lower() + '4',
+                                                                          word.lower() + '6')), None)
+    if keyword is not None:
+        return text
+    try:
+        if '-' in text:
+            first, last = (ipaddress.ip_address(part.strip()) for part in text.split('-', 1))
+            if first.version != last.version:
+                raise ValueError(text)
+            return text
+        if '/' not in text:
+            return str(ipaddress.ip_address(text))
+        address, suffix = text.split('/', 1)
+        parsed = ipaddress.ip_address(address)
+        if re.fullmatch(r'\d{1,3}', suffix):
+            network = ipaddress.ip_network('%s/%s' % (address, suffix), strict=False)
+            if parsed.version == 4:
+                return '%s/%s' % (address, network.netmask)
+            return text
+        if parsed.version == 4:
+            ipaddress.ip_network('%s/%s' % (address, suffix), strict=False)
+            return text
+    except ValueError:
+        pass
+    raise Unsupported('%s -RemoteAddress %r (a form New-NetFirewallRule\'s page does not list)' % (command, value))
 
 
 def _values(value):
@@ -147,6 +205,31 @@ def get_netfirewallportfilter(ctx, params, input_items):
     return out
 
 
+def _address_filter(name, rule):
+    remote = list(rule.get('remote_address') or []) or ['Any']
+    return NetAddressFilter(LocalAddress=PSArray(['Any'], 'System.String'), LocalIP=PSArray(['Any'], 'System.String'),
+                            RemoteAddress=PSArray(remote, 'System.String'), RemoteIP=PSArray(remote, 'System.String'),
+                            InstanceID=name)
+
+
+def get_netfirewalladdressfilter(ctx, params, input_items):
+    rules = _rules(ctx.host.node)
+    if params.get('AssociatedNetIPsecRule') is not None or params.get('AssociatedNetIPsecMainModeRule') is not None:
+        raise Unsupported('Get-NetFirewallAddressFilter of IPsec rules')
+    associated = params.get('AssociatedNetFirewallRule')
+    if associated is not None:
+        items = list(enumerate_value(associated)) if is_enumerable(associated) else [associated]
+    elif input_items is not None:
+        items = list(input_items)
+    else:
+        items = None
+    if items is None:
+        names = list(rules)
+    else:
+        names = [to_string(item.Name) for item in items if isinstance(item, NetFirewallRule)]
+    return [_address_filter(name, rules[name]) for name in names if name in rules]
+
+
 def _enum_name(enum, value, parameter, command):
     """The enum member a parameter's value names; a value that is none fails to bind, as PowerShell reports it."""
     try:
@@ -157,8 +240,17 @@ def _enum_name(enum, value, parameter, command):
                       'CannotConvertArgumentNoMessage,%s' % command, 'InvalidArgument') from None
 
 
+# The parameters of New-/Set-NetFirewallRule the model acts on, or selects rules by (the common parameters are the
+# engine's); any other is Unsupported.
+MODELLED = ('Name', 'DisplayName', 'NewDisplayName', 'InputObject', 'Enabled', 'Direction', 'Action', 'Protocol',
+            'LocalPort', 'RemoteAddress', 'PassThru')
+
+
 def _settings(params, rule, command):
     """Apply the New-/Set-NetFirewallRule setting parameters to ``rule`` (a dict); nothing changes on a bad value."""
+    unmodelled = sorted(set(params) - set(MODELLED))
+    if unmodelled:
+        raise Unsupported('%s -%s' % (command, unmodelled[0]))
     if 'NewDisplayName' in params:
         rule['display_name'] = to_string(params['NewDisplayName'])
     if 'Enabled' in params:
@@ -172,6 +264,9 @@ def _settings(params, rule, command):
     if 'LocalPort' in params:
         ports = _values(params['LocalPort']) or []
         rule['local_port'] = [] if [port.lower() for port in ports] == ['any'] else ports
+    if 'RemoteAddress' in params:
+        addresses = [_remote_address(address, command) for address in _values(params['RemoteAddress']) or []]
+        rule['remote_address'] = [] if [address.lower() for address in addresses] in ([], ['any']) else addresses
     return rule
 
 
@@ -184,7 +279,7 @@ def new_netfirewallrule(ctx, params, input_items):
                                 'Windows System Error 183,New-NetFirewallRule', 'ResourceExists', target=name))
         return []
     rule = {'display_name': to_string(params['DisplayName']), 'enabled': True, 'direction': 'inbound',
-            'action': 'allow', 'protocol': 'any', 'local_port': []}
+            'action': 'allow', 'protocol': 'any', 'local_port': [], 'remote_address': []}
     _settings({key: value for key, value in params.items() if key != 'NewDisplayName'}, rule, 'New-NetFirewallRule')
     rules[name] = rule
     return [_rule_object(name, rule)]
@@ -212,6 +307,7 @@ def remove_netfirewallrule(ctx, params, input_items):
 CMDLETS = {
     'Get-NetFirewallRule': get_netfirewallrule,
     'Get-NetFirewallPortFilter': get_netfirewallportfilter,
+    'Get-NetFirewallAddressFilter': get_netfirewalladdressfilter,
     'New-NetFirewallRule': new_netfirewallrule,
     'Set-NetFirewallRule': set_netfirewallrule,
     'Remove-NetFirewallRule': remove_netfirewallrule,

@@ -21,7 +21,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils._artifacts import fil
 
 ROOT = Path(__file__).resolve().parents[4]
 sys.path.insert(0, str(ROOT / 'tests' / 'simulation'))
-from kubewin_sim import web  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim import catalog_web, web  # noqa: E402  pylint: disable=wrong-import-position
 
 CATALOG = yaml.safe_load((ROOT / 'roles' / 'artifacts' / 'vars' / 'main.yml').read_text(encoding='utf-8'))['artifacts_catalog']
 BASE_URLS = yaml.safe_load((ROOT / 'roles' / 'artifacts' / 'defaults' / 'main.yml').read_text(encoding='utf-8'))['artifacts_base_urls']
@@ -58,7 +58,7 @@ def test_registered_filters_match_their_documentation():
 def test_catalog_shape():
     assert set(CATALOG) == {'kubelet', 'kube-proxy', 'kubeadm', 'kubectl', 'kube-log-runner', 'containerd', 'crictl',
                             'cni-plugins', 'sdn-cni', 'flanneld', 'flannel-cni', 'docker', 'cri-dockerd', 'openvswitch',
-                            'csi-proxy', 'ecr-credential-provider', 'nssm'}
+                            'csi-proxy', 'ecr-credential-provider', 'nssm', 'windows_exporter'}
     for component, entry in CATALOG.items():
         assert set(entry) <= {'url', 'upstream_checksum', 'extract', 'versions'}, component
         versions = list(entry['versions'])
@@ -93,8 +93,12 @@ def test_every_listed_version_resolves(base_urls):
             assert source['checksum'] == pin
         else:
             algorithm, pinned, hash_url = parse_checksum(source['checksum'])
-            assert pinned is None and hash_url.startswith(source['url'] + '.'), source
-            assert hash_url == entry['upstream_checksum'].split(':', 1)[1].replace('{url}', source['url'])
+            # The hash file beside the artifact, or the release's list of every asset (windows_exporter's
+            # sha256sums.txt), at the same base URL.
+            assert pinned is None and (hash_url.startswith(source['url'] + '.') or hash_url == (
+                source['url'].rsplit('/', 1)[0] + '/sha256sums.txt')), source
+            assert hash_url == entry['upstream_checksum'].split(':', 1)[1].format(url=source['url'], version=version,
+                                                                                  **base_urls)
         if entry.get('extract'):
             assert source['extract']['members'] == entry['extract']['members']
         else:
@@ -170,15 +174,19 @@ def test_every_extract_member_is_in_the_layout_the_simulated_web_serves():
 
 
 def test_the_simulated_web_serves_every_upstream_hash_file_the_catalog_names(tmp_path):
+    # As a playbook run has it: the catalog's web (a release's list of hashes, windows_exporter's sha256sums.txt, is
+    # served by catalog_web; a hash file beside its artifact by the web itself).
+    catalog_web.serve_catalog(str(tmp_path), str(ROOT))
     for component, version in EVERY_VERSION:
         if CATALOG[component]['versions'][version] or not CATALOG[component].get('upstream_checksum'):
             continue
         [source] = artifact_sources([install(component, version)], CATALOG, BASE_URLS)
         algorithm, unused_pin, hash_url = parse_checksum(source['checksum'])
         served = web.request(str(tmp_path), hash_url)
-        assert 'text' in served, hash_url
+        text = served['text'] if 'text' in served else served['body'].decode('ascii')
+        assert not text.startswith('kubewin-sim:'), 'the simulated web serves no hash file at %s' % hash_url
         expected = web.request(str(tmp_path), source['url'])[algorithm]
-        assert parse_hash_file(served['text'], algorithm, file_name(source['url'])) == expected
+        assert parse_hash_file(text, algorithm, file_name(source['url'])) == expected
 
 
 def test_artifact_versions_sorts_numerically_and_names_unknown_components():

@@ -452,3 +452,32 @@ def test_defender_exclusions_missing_where_defender_runs_and_the_option_is_on():
     # Docker Engine's data folder and program instead of containerd's.
     [found] = _doctor.check_defender_exclusions(held, {'container_runtime': 'docker'}, paths, on)
     assert 'C:\\ProgramData\\docker' in found['what'] and 'containerd' not in found['what']
+
+
+def test_windows_exporter_and_the_metrics_rules_as_the_inventory_configures_them():
+    snap = snapshot()
+    on = {'monitoring_windows_exporter': True, 'monitoring_allowed_sources': ['10.20.0.0/16'],
+          'container_runtime_containerd_metrics_address': '0.0.0.0:10257'}
+    snap['services']['windows_exporter'] = {'name': 'windows_exporter', 'exists': False}
+    snap['firewall'] = {}
+    assert _doctor.check_monitoring(snap, {}) == [], 'off by default: nothing to check'
+    found = _doctor.check_monitoring(snap, on)
+    assert [f['id'] for f in found] == ['windows-exporter-stopped', 'metrics-rule-changed', 'metrics-rule-changed']
+    assert found[0]['repair'] is None and 'does not exist' in found[0]['what']
+    snap['services']['windows_exporter'] = {'name': 'windows_exporter', 'exists': True, 'state': 'stopped',
+                                            'exit_code': 1}
+    rule = {'exists': True, 'enabled': True, 'direction': 'inbound', 'action': 'allow', 'protocol': 'tcp'}
+    # Windows reads the IPv4 network back with its mask: the same network.
+    snap['firewall'] = {'kubewin-windows-exporter': dict(rule, local_port=['9182'],
+                                                         remote_address=['10.20.0.0/255.255.0.0']),
+                        'kubewin-containerd-metrics': dict(rule, local_port=['10257'], remote_address=[])}
+    found = _doctor.check_monitoring(snap, on)
+    assert [f['id'] for f in found] == ['windows-exporter-stopped', 'metrics-rule-changed']
+    assert (found[0]['repair'], found[0]['targets']) == ('start_services', ['windows_exporter'])
+    assert 'kubewin-containerd-metrics admits every address' in found[1]['what']
+    snap['services']['windows_exporter']['state'] = 'running'
+    snap['firewall']['kubewin-containerd-metrics']['remote_address'] = ['10.20.0.0/255.255.0.0']
+    assert _doctor.check_monitoring(snap, on) == []
+    # containerd's metrics on the loopback address need no rule.
+    del snap['firewall']['kubewin-containerd-metrics']
+    assert _doctor.check_monitoring(snap, dict(on, container_runtime_containerd_metrics_address='127.0.0.1:1338')) == []

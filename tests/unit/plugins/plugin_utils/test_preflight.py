@@ -501,3 +501,54 @@ def test_the_defender_exclusions_switch_is_a_boolean():
         "prerequisites_defender_exclusions must be true or false, got 'no' (str) (on win-3)"]
     # The plan role on its own reads none of the prerequisites role's variables.
     assert check({'all': {'prerequisites_defender_exclusions': 'yes'}}, playbook='plan')['problems'] == []
+
+
+MONITORING = {'monitoring_windows_exporter': True, 'monitoring_allowed_sources': ['10.20.0.0/16']}
+
+
+def test_windows_exporter_is_staged_with_the_nodes_artifacts_only_when_on():
+    assert not [a for a in check()['artifacts']['win-1'] if a['component'] == 'windows_exporter']
+    report = check({'all': MONITORING})
+    assert report['problems'] == []
+    [exporter] = [a for a in report['artifacts']['win-1'] if a['component'] == 'windows_exporter']
+    assert exporter['version'] == '0.31.8' and exporter['checksum'] == (
+        'sha256:https://github.com/prometheus-community/windows_exporter/releases/download/v0.31.8/sha256sums.txt')
+
+
+@pytest.mark.parametrize('settings, problem', [
+    ({'monitoring_allowed_sources': []},
+     "monitoring_allowed_sources is empty, but windows_exporter listens beyond the loopback address"),
+    ({'monitoring_allowed_sources': ['0.0.0.0/0']}, 'monitoring_allowed_sources lists 0.0.0.0/0, every address'),
+    ({'monitoring_allowed_sources': ['10.20.0.1/16']},
+     'monitoring_allowed_sources[0] 10.20.0.1/16 has host bits set; did you mean 10.20.0.0/16?'),
+    ({'monitoring_allowed_sources': '10.20.0.0/16'}, 'monitoring_allowed_sources must be a list of CIDRs'),
+    ({'monitoring_windows_exporter_collectors': ['cpu', 'cs']},
+     "monitoring_windows_exporter_collectors: 'cs' is no collector of windows_exporter 0.31.8 (removed in 0.31"),
+    ({'monitoring_windows_exporter_collectors': ['cpu', 'cpus']},
+     "monitoring_windows_exporter_collectors: 'cpus' is no collector of windows_exporter 0.31.8"),
+    ({'monitoring_windows_exporter_port': 70000}, 'monitoring_windows_exporter_port 70000 is not a TCP port'),
+    ({'monitoring_windows_exporter_version': '0.30.9'}, 'monitoring_windows_exporter_version 0.30.9: the monitoring '
+                                                        'role writes the flags of windows_exporter 0.31.x'),
+    ({'monitoring_windows_exporter': 'yes'}, "monitoring_windows_exporter must be true or false, got 'yes'"),
+    ({'container_runtime_containerd_metrics_address': '10257'},
+     "container_runtime_containerd_metrics_address '10257' is not host:port"),
+    ({'container_runtime_containerd_metrics_address': 'fd00::1:10257'}, 'without brackets'),
+    ({'container_runtime_containerd_metrics_address': '0.0.0.0:9182'}, 'use the same port'),
+])
+def test_the_monitoring_settings_are_refused_before_any_host(settings, problem):
+    problems = check({'all': dict(MONITORING, **settings)})['problems']
+    assert any(problem in line and line.endswith('(on all 3 Windows nodes)') for line in problems), problems
+
+
+def test_containerd_metrics_beyond_the_loopback_need_sources_and_containerd():
+    loopback = {'container_runtime_containerd_metrics_address': '127.0.0.1:1338'}
+    assert check({'all': loopback})['problems'] == []
+    exposed = {'container_runtime_containerd_metrics_address': '[::]:10257'}
+    assert check({'all': exposed})['problems'] == [
+        "monitoring_allowed_sources is empty, but containerd's metrics listens beyond the loopback address: name the "
+        "networks of the Prometheus servers that scrape the node (neither endpoint authenticates its clients) "
+        "(on all 3 Windows nodes)"]
+    assert check({'all': dict(exposed, monitoring_allowed_sources=['fd00:20::/64'])})['problems'] == []
+    docker = check({'all': dict(loopback), 'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}}})['problems']
+    assert ('container_runtime_containerd_metrics_address is set, but the node runs docker: only containerd serves '
+            'metrics this way (on win-2)') in docker
