@@ -14,6 +14,8 @@ foreach ($change in $Changes) {
     $arguments = @('interface', 'ipv4', $verb, 'excludedportrange', "protocol=$protocol", "startport=$start",
         "numberofports=$count")
     if ($verb -eq 'add') { $arguments += 'store=persistent' }
+    # netsh knows no -WhatIf: in check mode nothing runs.
+    if (-not $PSCmdlet.ShouldProcess("$protocol ports $start (+$count)", "$verb excluded port range")) { continue }
     # netsh writes its messages to standard output and sets the exit code.
     $output = & $netsh @arguments 2>&1
     if ($LASTEXITCODE -ne 0) {

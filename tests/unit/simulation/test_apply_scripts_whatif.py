@@ -118,6 +118,11 @@ def node_service_apply():
     return node, dict(test_windows_scm.KUBELET)
 
 
+def port_ranges_apply():
+    # A node whose TCP dynamic range was widened over the NodePorts (windows/netsh.py): their exclusion added.
+    return _plain_node(tcpip_ports={'dynamic': {'tcp': [1025, 64511]}}), {'Changes': ['add:tcp:30000:2768']}
+
+
 def remote_access_routing_apply():
     return _plain_node(features={'Containers': 'installed', 'RemoteAccess': 'installed', 'Routing': 'installed',
                                  'RSAT-RemoteAccess-PowerShell': 'installed'}), {}
@@ -135,7 +140,7 @@ def source_vip_apply():
 
 CASES = {function.__name__: function for function in (
     defender_apply, firewall_rule_apply, gmsa_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
-    node_reset_apply, node_routes_apply, node_service_apply, remote_access_routing_apply, scheduled_task_apply,
+    node_reset_apply, node_routes_apply, node_service_apply, port_ranges_apply, remote_access_routing_apply, scheduled_task_apply,
     source_vip_apply)}
 
 

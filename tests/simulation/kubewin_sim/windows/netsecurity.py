@@ -132,7 +132,7 @@ def _rules(node):
 
 def _rule_object(name, rule):
     return NetFirewallRule(
-        Name=name, DisplayName=rule['display_name'], Description='', DisplayGroup=None, Group='',
+        Name=name, DisplayName=rule['display_name'], Description=rule.get('description', ''), DisplayGroup=None, Group='',
         Enabled=ENABLED(1 if rule['enabled'] else 2), Profile=PROFILE(0), Platform=PSArray([], 'System.String'),
         Direction=DIRECTION.parse(rule['direction']), Action=ACTION.parse(rule['action']),
         EdgeTraversalPolicy='Block', LooseSourceMapping=False, LocalOnlyMapping=False, Owner=None,
@@ -242,8 +242,8 @@ def _enum_name(enum, value, parameter, command):
 
 # The parameters of New-/Set-NetFirewallRule the model acts on, or selects rules by (the common parameters are the
 # engine's); any other is Unsupported.
-MODELLED = ('Name', 'DisplayName', 'NewDisplayName', 'InputObject', 'Enabled', 'Direction', 'Action', 'Protocol',
-            'LocalPort', 'RemoteAddress', 'PassThru')
+MODELLED = ('Name', 'DisplayName', 'NewDisplayName', 'Description', 'InputObject', 'Enabled', 'Direction', 'Action',
+            'Protocol', 'LocalPort', 'RemoteAddress', 'PassThru')
 
 
 def _settings(params, rule, command):
@@ -253,6 +253,8 @@ def _settings(params, rule, command):
         raise Unsupported('%s -%s' % (command, unmodelled[0]))
     if 'NewDisplayName' in params:
         rule['display_name'] = to_string(params['NewDisplayName'])
+    if 'Description' in params:
+        rule['description'] = to_string(params['Description'])
     if 'Enabled' in params:
         rule['enabled'] = _enum_name(ENABLED, params['Enabled'], 'Enabled', command) == 'True'
     if 'Direction' in params:
