@@ -79,8 +79,10 @@ options:
               'C:\etc\kube-flannel\kubeconfig']
   registry_keys:
     description:
-      - Registry keys whose existence to report, as Registry provider paths below C(HKLM:\), e.g.
-        C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it).
+      - Registry keys whose existence and values to report, as Registry provider paths below C(HKLM:\), e.g.
+        C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it) or
+        C(HKLM:\SOFTWARE\Policies\Microsoft\Windows\WindowsUpdate\AU) (the policy M(kubewin.node.registry_values)
+        sets with C(kubewin_patch_managed)).
     type: list
     elements: str
     default: []
@@ -211,7 +213,10 @@ ansible_facts:
             e.g. C(PT1H)), C(user_id) and C(run_level).
           type: dict
         registry:
-          description: Each registry key asked for, by its C(HKLM:\) path, with C(exists).
+          description: Each registry key asked for, by its C(HKLM:\) path, with C(exists) and, for a key that exists,
+            C(values), each value by name as C({kind, data}) - its kind as C(RegistryValueKind) names it (C(DWord),
+            C(String), C(ExpandString), C(MultiString), C(QWord), C(Binary)) and its data as stored (a C(DWord) as a
+            signed 32-bit number, an C(ExpandString) unexpanded).
           type: dict
         remote_access:
           description: Remote Access as a LAN router, which calico's C(bgp) backend needs. C(module) whether the

@@ -437,8 +437,10 @@ SECTIONS = {
     'scheduled_tasks': dict_of(SCHEDULED_TASK),
     # Per pattern (_credentials.py), the files it matches and their ACL profile.
     'credentials': dict_of(dict_of(STR)),
-    # Per registry key asked for (HKLM:\\...), whether it exists.
-    'registry': dict_of(obj(required={'exists': BOOL})),
+    # Per registry key asked for (HKLM:\\...), whether it exists and, when it does, its values: the kind as
+    # RegistryValueKind names it (DWord, String...) and the data as stored.
+    'registry': dict_of(obj(required={'exists': BOOL},
+                            optional={'values': dict_of(obj(required={'kind': STR, 'data': ANY}))})),
     # Remote Access as a LAN router (calico's bgp backend): whether its module is there, RoutingStatus, the service.
     'remote_access': obj(required={'module': BOOL, 'routing': nullable(STR), 'service': nullable(STR),
                                    'start_type': nullable(STR)}),
@@ -538,6 +540,7 @@ CONTRACTS = {
     'node_routes_apply': ('', STATE_ONLY),
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
+    'registry_values_apply': ('', STATE_ONLY),
     'remote_access_routing_apply': ('', STATE_ONLY),
     'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),

@@ -29,7 +29,7 @@ import ntpath
 import re
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
-    _converged, _credentials, _csi_proxy, _gmsa, _hns, _kube_proxy_daemonset, _roles)
+    _converged, _credentials, _csi_proxy, _gmsa, _hns, _host_settings, _kube_proxy_daemonset, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -735,6 +735,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     csi_proxy_mode = features.get('csi_proxy', _csi_proxy.DEFAULT_MODE)
     found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
     found += check_graceful_shutdown(snapshot, node_vars)
+    found += _host_settings.check_windows_update(snapshot, features, finding)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

@@ -55,7 +55,7 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS) + (
-    _gmsa.VARIABLES + (_csi_proxy.VARIABLE,))
+    _gmsa.VARIABLES + (_csi_proxy.VARIABLE, 'kubewin_patch_managed'))
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
                       'kubewin_max_fail_percentage',
@@ -439,7 +439,8 @@ def _cluster_wide(hostvars: Mapping, nodes: t.Sequence[str], name: str, default:
 
 def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mapping,
                     role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> dict[str, t.Any]:
-    """gMSA (_gmsa) and csi-proxy (_csi_proxy) against the fleet's runtimes; what the roles read of them."""
+    """gMSA (_gmsa) and csi-proxy (_csi_proxy) against the fleet's runtimes, and whether patch.yml owns the updates;
+    what the roles read of them."""
     runtimes = inventory['container_runtimes']
     gmsa = [_cluster_wide(variables, nodes, name, default, problems)
             for name, default in ((_gmsa.VARIABLE, False), (_gmsa.PLUGIN_VARIABLE, {}), (_gmsa.SPECS_VARIABLE, []))]
@@ -449,9 +450,15 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
     containerd = {host: role_value_of(host)('container_runtime', 'container_runtime_containerd_version') for host in nodes}
     for line in _csi_proxy.mode_problems(csi_proxy, runtimes, containerd):
         problems.add(line)
+    # patch.yml owns the nodes' Windows updates: the prerequisites role turns Windows Update's own installs off.
+    patch_managed = _cluster_wide(variables, nodes, 'kubewin_patch_managed', False, problems)
+    if not isinstance(patch_managed, bool):
+        problems.add('kubewin_patch_managed is %r: it must be true (patch.yml installs the updates, Windows Update '
+                     'installs none by itself) or false' % (patch_managed,))
     return {'gmsa': _gmsa.settings(gmsa[0] is True, gmsa[1] if isinstance(gmsa[1], Mapping) else {},
                                    gmsa[2] if isinstance(gmsa[2], list) else []),
-            'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
+            'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE,
+            'patch_managed': patch_managed is True}
 
 
 def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,

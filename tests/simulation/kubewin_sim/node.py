@@ -76,6 +76,9 @@ DEFAULT_PROFILE = {
     # The DNS name of the Active Directory domain the server joined (Win32_ComputerSystem, windows/computersystem.py);
     # None: the workgroup WORKGROUP, as Windows Setup leaves a server.
     'domain': None,
+    # Keys that a Group Policy or the image left below HKLM, as windows/registry.py keeps the keys scripts create:
+    # {'SOFTWARE\\Policies\\...': {value name: [kind (REG_DWORD...), data]}}.
+    'registry': {},
 }
 
 
@@ -125,6 +128,8 @@ def initial_state(hostname, profile):
         # The machine environment variables an operator set (Session Manager\Environment).
         'environment': _initial_environment(profile),
         'firewall_rules': {},
+        'registry': {key.lower(): {'path': key, 'values': {name: list(value) for name, value in values.items()}}
+                     for key, values in profile['registry'].items()},
         'operations': {},
         # The simulated seconds the node has lived through (its clock; see the module docstring).
         'clock_offset': 0.0,

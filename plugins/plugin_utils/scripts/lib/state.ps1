@@ -136,6 +136,25 @@ function Get-KubeWinExecutionPolicies {
     return $policies
 }
 
+function Get-KubeWinRegistryKey {
+    param([Parameter(Mandatory)][string]$Key)
+    $entry = [ordered]@{ exists = [bool](Test-Path -LiteralPath $Key) }
+    if ($entry.exists) {
+        $entry.values = [ordered]@{}
+        $handle = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($Key.Substring('HKLM:\'.Length))
+        try {
+            foreach ($name in @($handle.GetValueNames() | Sort-Object)) {
+                $entry.values[$name] = [ordered]@{
+                    kind = [string]$handle.GetValueKind($name)
+                    data = $handle.GetValue($name, $null, 'DoNotExpandEnvironmentNames')
+                }
+            }
+        }
+        finally { $handle.Close() }
+    }
+    return $entry
+}
+
 function Get-KubeWinNodeState {
     param(
         [string[]]$Sections = @(),
@@ -275,11 +294,13 @@ function Get-KubeWinNodeState {
     }
 
     if ('registry' -in $Sections) {
-        # Whether each registry key asked for (HKLM:\...) exists: keys other programs left, which a reset removes.
+        # Whether each registry key asked for (HKLM:\...) exists (keys other programs left, which a reset removes), and
+        # the values of one that does, each with its kind as stored (RegistryValueKind) and its data unexpanded: a
+        # policy value of the wrong kind is not the policy.
         $state.registry = [ordered]@{}
         foreach ($key in $RegistryKeys) {
             if (-not $state.registry.Contains($key)) {
-                $state.registry[$key] = [ordered]@{ exists = [bool](Test-Path -LiteralPath $key) }
+                $state.registry[$key] = Get-KubeWinRegistryKey -Key $key
             }
         }
     }

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ansible_collections.kubewin.node.plugins.filter.doctor import doctor_findings
-from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor, _host_settings
 
 PLAN_CLUSTER = {'topology': 'overlay', 'network_name': 'flannel.4096', 'l2bridge_routing': None}
 CNI = {'cniVersion': '0.3.0', 'name': 'flannel.4096', 'type': 'flannel', 'delegate': {'type': 'win-overlay', 'Policies': [
@@ -402,3 +402,28 @@ def test_graceful_shutdown_needs_the_kubelet_as_its_own_service_with_its_dropin_
         'application': 'C:\\k\\kubelet.exe', 'app_parameters': '--config-dir=C:\\etc\\kubernetes\\kubelet.conf.d'})
     [found] = _doctor.check_graceful_shutdown(snap, on)
     assert 'without --windows-service:' in found['what']
+
+
+def test_windows_update_installing_by_itself_is_a_finding_when_patch_yml_owns_the_updates():
+    key = _host_settings.WINDOWS_UPDATE_KEY
+    managed = {'plan_features': {'patch_managed': True}}
+    right = {'exists': True, 'values': {'NoAutoUpdate': {'kind': 'DWord', 'data': 0},
+                                        'AUOptions': {'kind': 'DWord', 'data': 2}}}
+    assert not [f for f in _doctor.diagnose('win1', {'registry': {key: right}}, node_vars=managed)
+                if f['id'] == 'windows-update-auto-install']
+    # A Group Policy put back "download and schedule the install" (AUOptions 4).
+    drifted = {'exists': True, 'values': {'NoAutoUpdate': {'kind': 'DWord', 'data': 0},
+                                          'AUOptions': {'kind': 'DWord', 'data': 4}}}
+    [found] = [f for f in _doctor.diagnose('win1', {'registry': {key: drifted}}, node_vars=managed)
+               if f['id'] == 'windows-update-auto-install']
+    assert found['severity'] == 'warning' and 'AUOptions=4' in found['what'] and 'NoAutoUpdate' not in found['what']
+    # The key gone, or a value of the right number but another kind: the policy is not what site.yml set.
+    [gone] = _host_settings.check_windows_update({'registry': {key: {'exists': False}}}, {'patch_managed': True},
+                                                 _doctor.finding)
+    assert 'NoAutoUpdate=unset, AUOptions=unset' in gone['what']
+    as_text = {'exists': True, 'values': dict(right['values'], AUOptions={'kind': 'String', 'data': 2})}
+    assert len(_host_settings.check_windows_update({'registry': {key: as_text}}, {'patch_managed': True},
+                                                   _doctor.finding)) == 1
+    # Without kubewin_patch_managed the policy is the operator's; a snapshot that did not read the key says nothing.
+    assert _host_settings.check_windows_update({'registry': {key: drifted}}, {}, _doctor.finding) == []
+    assert _host_settings.check_windows_update({'registry': {}}, {'patch_managed': True}, _doctor.finding) == []

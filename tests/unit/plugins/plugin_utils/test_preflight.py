@@ -469,3 +469,13 @@ def test_the_kubelet_graceful_shutdown_is_checked_against_the_release_and_the_se
     assert check({'hosts': {'win-2': {'kubelet_shutdown_grace_period_critical_pods': 30}}})['problems'] == [
         'kubelet_shutdown_grace_period_critical_pods (30) must not exceed kubelet_shutdown_grace_period (0): it is the '
         'part of the grace period kept for critical pods (on win-2)']
+
+
+def test_patch_managed_is_a_boolean_the_same_on_every_node_and_reaches_the_roles():
+    assert check()['features']['patch_managed'] is False
+    assert check({'all': {'kubewin_patch_managed': True}})['features']['patch_managed'] is True
+    assert check({'all': {'kubewin_patch_managed': 'yes'}})['problems'] == [
+        "kubewin_patch_managed is 'yes': it must be true (patch.yml installs the updates, Windows Update installs none "
+        "by itself) or false"]
+    [problem] = check({'hosts': {'win-2': {'kubewin_patch_managed': True}}})['problems']
+    assert problem.startswith('kubewin_patch_managed must be the same on every Windows node')
