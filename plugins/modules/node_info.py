@@ -151,7 +151,8 @@ ansible_facts:
       contains:
         os:
           description: Hostname, version, build, UBR, product, release, edition, last boot time, free bytes on
-            the system drive.
+            the system drive, and in kilobytes the physical memory (C(memory_kb)), what the page files hold
+            (C(page_files_kb)) and the commit limit, the two added (C(commit_limit_kb)).
           type: dict
           sample: {"build": 20348, "product": "Windows Server 2022", "release": "21H2", "version": "10.0.20348"}
         features:

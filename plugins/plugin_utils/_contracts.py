@@ -281,6 +281,8 @@ OS = obj(required={
     'version': nullable(STR), 'ubr': INT, 'product_name': nullable(STR), 'edition': nullable(STR),
     'display_version': nullable(STR), 'installation_type': nullable(STR), 'last_boot': nullable(STR),
     'now': STR,
+    # Win32_OperatingSystem's TotalVisibleMemorySize, SizeStoredInPagingFiles and TotalVirtualMemorySize (KB).
+    'memory_kb': INT, 'page_files_kb': INT, 'commit_limit_kb': INT,
     # Get-ExecutionPolicy -List: scope -> policy, in precedence order.
     'execution_policies': dict_of(enum('Unrestricted', 'RemoteSigned', 'AllSigned', 'Restricted', 'Bypass',
                                        'Undefined')),

@@ -736,6 +736,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode, csi_proxy_mode)
     found += check_graceful_shutdown(snapshot, node_vars)
     found += _host_settings.check_windows_update(snapshot, features, finding)
+    found += _host_settings.check_commit_limit(snapshot, name, (plan_cluster or {}).get('max_pods'), node_vars, finding)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

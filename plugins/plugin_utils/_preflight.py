@@ -31,6 +31,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _csi_proxy,
     _flags,
     _gmsa,
+    _host_settings,
     _ip_plan,
     _kube_proxy_daemonset,
     _node_plan,
@@ -461,6 +462,26 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
             'patch_managed': patch_managed is True}
 
 
+def _check_commit_limit_options(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                                problems: _Problems) -> None:
+    """The prerequisites role's commit limit check (_host_settings): its mode, and a per-pod figure in MiB."""
+    refused: dict[str, list[str]] = {}
+    for host in nodes:
+        value = role_value_of(host)
+        mode = plain(value('prerequisites', 'prerequisites_commit_limit_check'))
+        if mode not in _host_settings.COMMIT_LIMIT_CHECKS:
+            # YAML 1.1 reads an unquoted off as false.
+            hint = ': quote it, "off", which YAML reads as false unquoted' if mode is False else ''
+            refused.setdefault('prerequisites_commit_limit_check must be one of %s, got %r%s'
+                               % (', '.join(_host_settings.COMMIT_LIMIT_CHECKS), mode, hint), []).append(host)
+        pod_mb = plain(value('prerequisites', 'prerequisites_commit_limit_pod_mb'))
+        if isinstance(pod_mb, bool) or not isinstance(pod_mb, int) or pod_mb < 0:
+            refused.setdefault('prerequisites_commit_limit_pod_mb must be a whole number of MiB, 0 or more, got %r'
+                               % (pod_mb,), []).append(host)
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+
+
 def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
                           role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> None:
     """The kubelet role's settings of its drop-in file (graceful shutdown, node log query) against the release and the
@@ -727,6 +748,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
                     return variables[host][name] if name in variables[host] else _roles.role_defaults(role).get(name)
                 return role_value
             _check_kube_proxy_mode(result['inventory'], nodes, role_value_of, problems)
+            if 'prerequisites' in spec['roles']:
+                _check_commit_limit_options(nodes, role_value_of, problems)
             result['features'] = _check_features(variables, nodes, result['inventory'], role_value_of, problems)
             before = len(problems.lines)
             result['versions'] = _check_versions(result['inventory'], spec, role_value_of(nodes[0]), problems)

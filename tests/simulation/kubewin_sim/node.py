@@ -76,6 +76,10 @@ DEFAULT_PROFILE = {
     # The DNS name of the Active Directory domain the server joined (Win32_ComputerSystem, windows/computersystem.py);
     # None: the workgroup WORKGROUP, as Windows Setup leaves a server.
     'domain': None,
+    # The physical memory the operating system sees and what its page files hold, in MiB (Win32_OperatingSystem,
+    # windows/system.py): their sum is the commit limit. A page file Windows manages on a 16 GiB server.
+    'memory_mb': 16384,
+    'page_file_mb': 4096,
     # Keys that a Group Policy or the image left below HKLM, as windows/registry.py keeps the keys scripts create:
     # {'SOFTWARE\\Policies\\...': {value name: [kind (REG_DWORD...), data]}}.
     'registry': {},

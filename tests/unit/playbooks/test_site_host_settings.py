@@ -77,3 +77,28 @@ def test_windows_update_managed_on_then_drifted_then_off_then_reset(tmp_path):
     print('calls: off %s, on %s, re-run %s, drifted %s, reset %s' % (
         plain.calls[HOST]['total'], converge.calls[HOST]['total'], again.calls[HOST]['total'],
         drifted.calls[HOST]['total'], reset.calls[HOST]['total']))
+
+
+def small_page_file_fleet(sim, **group_vars):
+    # 4 GiB of memory and a 1 GiB page file: a commit limit of 5 GiB for 4 GiB + 110 pods x 32 MiB (the defaults).
+    profile = dict(network_play.CONTAINERS_READY, memory_mb=4096, page_file_mb=1024)
+    return sim.inventory({HOST: {'ansible_host': network_play.NODES[HOST], 'kubewin_sim': profile}},
+                         group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay',
+                                         kubewin_kubernetes_version=VERSION, **group_vars),
+                         control_plane={'cp1': {}})
+
+
+def test_a_node_with_a_small_page_file_is_refused_before_any_change_or_warned_about(tmp_path):
+    sim = simulation(tmp_path)
+    refused = network_play.run(sim, 'playbooks/site.yml',
+                               small_page_file_fleet(sim, prerequisites_commit_limit_check='refuse'), **OPTIONS)
+    assert refused.rc != 0
+    assert ('its commit limit (physical memory 4.0 GiB + page files 1.0 GiB = 5.0 GiB) cannot hold what the kubelet '
+            'may place on it, 7.4 GiB') in refused.output
+    # Refused from the snapshot: one remote call, and nothing on the node changed.
+    assert refused.calls[HOST]['total'] == 1 and sim.node(HOST).data['services'] == {}
+
+    warned = network_play.run(sim, 'playbooks/site.yml', small_page_file_fleet(sim), **OPTIONS)
+    assert warned.rc == 0, warned.output
+    assert 'WARNING: win1: its commit limit' in warned.output
+    assert sim.node(HOST).data['services']['kubelet']['state'] == 'running'

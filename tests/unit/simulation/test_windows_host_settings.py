@@ -54,3 +54,17 @@ def test_values_of_the_session_manager_key_beyond_the_modelled_one_are_an_engine
     outcome = run_on_node(node(), "$k = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey("
                                   "'SYSTEM\\CurrentControlSet\\Control\\Session Manager'); $k.GetValueNames()")
     assert outcome.unsupported is not None
+
+
+def test_win32_operatingsystem_reports_the_memory_the_page_files_and_the_commit_limit_they_make():
+    # Win32_OperatingSystem (MicrosoftDocs/win32 win32-operatingsystem.md): kilobytes, uint64; TotalVirtualMemorySize
+    # is the physical memory plus what the paging files hold.
+    outcome = run(node(memory_mb=4096, page_file_mb=1024),
+                  "$os = Get-CimInstance -ClassName Win32_OperatingSystem; $os.TotalVisibleMemorySize; "
+                  "$os.SizeStoredInPagingFiles; $os.TotalVirtualMemorySize; $os.TotalVirtualMemorySize.GetType().FullName")
+    assert (outcome.output, outcome.errors) == (['4194304', '1048576', '5242880', 'System.UInt64'], [])
+
+
+def test_a_property_the_model_does_not_know_is_an_engine_gap():
+    outcome = run_on_node(node(), "(Get-CimInstance -ClassName Win32_OperatingSystem).FreeSpaceInPagingFiles")
+    assert outcome.unsupported is not None

@@ -189,6 +189,11 @@ function Get-KubeWinNodeState {
             # The node's clock, for the doctor's skew check against the control plane's.
             now = (Get-Date).ToUniversalTime().ToString('o')
             system_drive_free_bytes = [int64]$disk.FreeSpace
+            # Win32_OperatingSystem in kilobytes: the physical memory, what the page files hold, and the commit limit (the
+            # two added), which the prerequisites role and the doctor hold against the pods the node may run.
+            memory_kb = [int64]$system.TotalVisibleMemorySize
+            page_files_kb = [int64]$system.SizeStoredInPagingFiles
+            commit_limit_kb = [int64]$system.TotalVirtualMemorySize
             execution_policies = Get-KubeWinExecutionPolicies
         }
     }

@@ -427,3 +427,26 @@ def test_windows_update_installing_by_itself_is_a_finding_when_patch_yml_owns_th
     # Without kubewin_patch_managed the policy is the operator's; a snapshot that did not read the key says nothing.
     assert _host_settings.check_windows_update({'registry': {key: drifted}}, {}, _doctor.finding) == []
     assert _host_settings.check_windows_update({'registry': {}}, {'patch_managed': True}, _doctor.finding) == []
+
+
+def test_a_commit_limit_short_of_the_pods_the_node_may_run_is_a_finding():
+    # 4 GiB of memory and a 1 GiB page file: 5 GiB of commit for 4 GiB + 110 pods x 64 MiB.
+    small = {'os': {'memory_kb': 4 * 1024 ** 2, 'page_files_kb': 1024 ** 2, 'commit_limit_kb': 5 * 1024 ** 2}}
+    cluster = {'max_pods': 110}
+    [found] = [f for f in _doctor.diagnose('win1', small, plan_cluster=cluster,
+                                           node_vars={'prerequisites_commit_limit_pod_mb': 64})
+               if f['id'] == 'commit-limit-low']
+    assert found['severity'] == 'warning'
+    assert '(physical memory 4.0 GiB + page files 1.0 GiB = 5.0 GiB)' in found['what'] and '10.9 GiB' in found['what']
+    assert '110 pods x 64 MiB' in found['what'] and 'at least 5.9 GiB more' in found['what']
+    # 30 pods at 32 MiB (the default) fit in 5 GiB (4 GiB + 0.9 GiB); the check off, or a snapshot without the
+    # figures: nothing.
+    assert _host_settings.check_commit_limit(small, 'win1', 30, {}, _doctor.finding) == []
+    assert len(_host_settings.check_commit_limit(small, 'win1', 110, {}, _doctor.finding)) == 1
+    assert _host_settings.check_commit_limit(small, 'win1', 110, {'prerequisites_commit_limit_check': 'off'},
+                                             _doctor.finding) == []
+    assert _host_settings.check_commit_limit({'os': {}}, 'win1', 110, {}, _doctor.finding) == []
+    # A reservation larger than the memory is what the system may commit: 2 GiB of memory, 4 GiB reserved.
+    need = _host_settings.commit_limit_need({'memory_kb': 2 * 1024 ** 2, 'commit_limit_kb': 3 * 1024 ** 2}, 0,
+                                            {'kubelet_system_reserved': {'memory': '4Gi'}})
+    assert need['need'] == 4 * 1024 ** 3 + 500 * 1024 ** 2
