@@ -79,8 +79,10 @@ options:
               'C:\etc\kube-flannel\kubeconfig']
   registry_keys:
     description:
-      - Registry keys whose existence to report, as Registry provider paths below C(HKLM:\), e.g.
-        C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it).
+      - Registry keys whose existence and values to report, as Registry provider paths below C(HKLM:\), e.g.
+        C(HKLM:\SOFTWARE\Tigera\Calico) (what Calico for Windows keeps there; the reset removes it) or
+        C(HKLM:\SOFTWARE\Policies\Microsoft\Windows\WindowsUpdate\AU) (the policy M(kubewin.node.registry_values)
+        sets with C(kubewin_patch_managed)).
     type: list
     elements: str
     default: []
@@ -149,7 +151,8 @@ ansible_facts:
       contains:
         os:
           description: Hostname, version, build, UBR, product, release, edition, last boot time, free bytes on
-            the system drive.
+            the system drive, and in kilobytes the physical memory (C(memory_kb)), what the page files hold
+            (C(page_files_kb)) and the commit limit, the two added (C(commit_limit_kb)).
           type: dict
           sample: {"build": 20348, "product": "Windows Server 2022", "release": "21H2", "version": "10.0.20348"}
         features:
@@ -211,7 +214,10 @@ ansible_facts:
             e.g. C(PT1H)), C(user_id) and C(run_level).
           type: dict
         registry:
-          description: Each registry key asked for, by its C(HKLM:\) path, with C(exists).
+          description: Each registry key asked for, by its C(HKLM:\) path, with C(exists) and, for a key that exists,
+            C(values), each value by name as C({kind, data}) - its kind as C(RegistryValueKind) names it (C(DWord),
+            C(String), C(ExpandString), C(MultiString), C(QWord), C(Binary)) and its data as stored (a C(DWord) as a
+            signed 32-bit number, an C(ExpandString) unexpanded).
           type: dict
         remote_access:
           description: Remote Access as a LAN router, which calico's C(bgp) backend needs. C(module) whether the

@@ -281,6 +281,8 @@ OS = obj(required={
     'version': nullable(STR), 'ubr': INT, 'product_name': nullable(STR), 'edition': nullable(STR),
     'display_version': nullable(STR), 'installation_type': nullable(STR), 'last_boot': nullable(STR),
     'now': STR,
+    # Win32_OperatingSystem's TotalVisibleMemorySize, SizeStoredInPagingFiles and TotalVirtualMemorySize (KB).
+    'memory_kb': INT, 'page_files_kb': INT, 'commit_limit_kb': INT,
     # Get-ExecutionPolicy -List: scope -> policy, in precedence order.
     'execution_policies': dict_of(enum('Unrestricted', 'RemoteSigned', 'AllSigned', 'Restricted', 'Bypass',
                                        'Undefined')),
@@ -438,8 +440,10 @@ SECTIONS = {
     'scheduled_tasks': dict_of(SCHEDULED_TASK),
     # Per pattern (_credentials.py), the files it matches and their ACL profile.
     'credentials': dict_of(dict_of(STR)),
-    # Per registry key asked for (HKLM:\\...), whether it exists.
-    'registry': dict_of(obj(required={'exists': BOOL})),
+    # Per registry key asked for (HKLM:\\...), whether it exists and, when it does, its values: the kind as
+    # RegistryValueKind names it (DWord, String...) and the data as stored.
+    'registry': dict_of(obj(required={'exists': BOOL},
+                            optional={'values': dict_of(obj(required={'kind': STR, 'data': ANY}))})),
     # Remote Access as a LAN router (calico's bgp backend): whether its module is there, RoutingStatus, the service.
     'remote_access': obj(required={'module': BOOL, 'routing': nullable(STR), 'service': nullable(STR),
                                    'start_type': nullable(STR)}),
@@ -548,6 +552,7 @@ CONTRACTS = {
     'node_service_apply': ('', STATE_ONLY),
     'openvswitch_worker': ('result', OPENVSWITCH_WORKER),
     'port_ranges_apply': ('', STATE_ONLY),
+    'registry_values_apply': ('', STATE_ONLY),
     'remote_access_routing_apply': ('', STATE_ONLY),
     'scheduled_task_apply': ('', STATE_ONLY),
     'source_vip_apply': ('', STATE_ONLY),

@@ -24,7 +24,7 @@ files. The credentials (``control_plane_credentials``) are only known after the
 control-plane play, so they have a digest of their own; neither is stored in the clear.
 
 Left out of the section digests, because they change on a healthy node without the
-collection having anything to do: the last boot time, the clock and free disk space (``os``), and
+collection having anything to do: the last boot time, the clock, free disk space and the page files' size (``os``), and
 the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
 endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared),
 the named pipes csi-proxy serves, which its HostProcess pod opens whenever the kubelet starts it
@@ -64,8 +64,10 @@ DECISION = 'prerequisites_converged'
 # variables only the playbooks read (where reports go, batch sizes, this decision's switch, the controller's
 # kubeconfig): a node is as converged with another report folder.
 NOT_INPUTS = (_snapshot.FACT, _activity.FACT) + _preflight.PLAYBOOK_VARIABLES
-# Fields that change on a healthy node, per section (see the module docstring).
-VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now'), 'hns': ('endpoints', 'policy_lists'),
+# Fields that change on a healthy node, per section (see the module docstring); a page file Windows manages grows
+# with the commit charge, and the commit limit with it.
+VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now', 'page_files_kb', 'commit_limit_kb'),
+            'hns': ('endpoints', 'policy_lists'),
             'csi_proxy': ('pipes',)}
 # Fields of each item of a section's list that change on a healthy node (see the module docstring).
 VOLATILE_ITEM_FIELDS = {'hns': {'networks': ('id',)}}

@@ -30,8 +30,8 @@ import re
 from collections.abc import Mapping
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import (
-    _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _ip_plan, _kube_proxy_daemonset, _monitoring,
-    _port_ranges, _roles)
+    _converged, _credentials, _csi_proxy, _defender, _gmsa, _hns, _host_settings, _ip_plan, _kube_proxy_daemonset,
+    _monitoring, _port_ranges, _roles)
 from ansible_collections.kubewin.node.plugins.plugin_utils._ip_plan import CALICO_NETWORK_NAME
 from ansible_collections.kubewin.node.plugins.plugin_utils._source_vip import recorded_address
 from ansible_collections.kubewin.node.plugins.plugin_utils._cluster import windows_label_problems
@@ -870,6 +870,8 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars)
     found += check_credential_providers(snapshot, node_vars)
     found += check_monitoring(snapshot, node_vars)
+    found += _host_settings.check_windows_update(snapshot, features, finding)
+    found += _host_settings.check_commit_limit(snapshot, name, (plan_cluster or {}).get('max_pods'), node_vars, finding)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),
                         _parse_time((snapshot.get('os') or {}).get('now')), limits)

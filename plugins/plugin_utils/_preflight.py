@@ -32,6 +32,7 @@ from ansible_collections.kubewin.node.plugins.plugin_utils import (
     _defender,
     _flags,
     _gmsa,
+    _host_settings,
     _ip_plan,
     _kube_proxy_daemonset,
     _monitoring,
@@ -58,7 +59,7 @@ NODE_VARIABLES = ('kubewin_management_ip', 'kubewin_pod_cidr', 'kubewin_containe
 # the versions and the node layout.
 CLUSTER_VARIABLES = tuple(PREFIX + key for key in _node_plan.CLUSTER_KEYS + _node_plan.VERSION_VARIABLES) + (
     'kubewin_node_paths', _kube_proxy_daemonset.VARIABLE) + tuple(PREFIX + 'log_' + key for key in _node_plan.LOG_DEFAULTS) + (
-    _gmsa.VARIABLES + (_csi_proxy.VARIABLE, _port_ranges.VARIABLE))
+    _gmsa.VARIABLES + (_csi_proxy.VARIABLE, _port_ranges.VARIABLE, 'kubewin_patch_managed'))
 # Read by the playbooks themselves (or by this check).
 PLAYBOOK_VARIABLES = ('kubewin_plan_dir', 'kubewin_plan_strict', 'kubewin_report_dir', 'kubewin_serial',
                       'kubewin_max_fail_percentage',
@@ -444,7 +445,8 @@ def _cluster_wide(hostvars: Mapping, nodes: t.Sequence[str], name: str, default:
 
 def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mapping,
                     role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]], problems: _Problems) -> dict[str, t.Any]:
-    """gMSA (_gmsa) and csi-proxy (_csi_proxy) against the fleet's runtimes; what the roles read of them."""
+    """gMSA (_gmsa) and csi-proxy (_csi_proxy) against the fleet's runtimes, and whether patch.yml owns the updates;
+    what the roles read of them."""
     runtimes = inventory['container_runtimes']
     gmsa = [_cluster_wide(variables, nodes, name, default, problems)
             for name, default in ((_gmsa.VARIABLE, False), (_gmsa.PLUGIN_VARIABLE, {}), (_gmsa.SPECS_VARIABLE, []))]
@@ -459,10 +461,36 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
     guards = {host: plain(role_value_of(host)('prerequisites', _port_ranges.GUARD_OPTION)) for host in nodes}
     for line in _port_ranges.problems(node_port_range, guards):
         problems.add(line)
+    # patch.yml owns the nodes' Windows updates: the prerequisites role turns Windows Update's own installs off.
+    patch_managed = _cluster_wide(variables, nodes, 'kubewin_patch_managed', False, problems)
+    if not isinstance(patch_managed, bool):
+        problems.add('kubewin_patch_managed is %r: it must be true (patch.yml installs the updates, Windows Update '
+                     'installs none by itself) or false' % (patch_managed,))
     return {'node_port_range': node_port_range if isinstance(node_port_range, str) else _port_ranges.DEFAULT_RANGE,
             'gmsa': _gmsa.settings(gmsa[0] is True, gmsa[1] if isinstance(gmsa[1], Mapping) else {},
                                    gmsa[2] if isinstance(gmsa[2], list) else []),
-            'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE}
+            'csi_proxy': csi_proxy if csi_proxy in _csi_proxy.MODES else _csi_proxy.DEFAULT_MODE,
+            'patch_managed': patch_managed is True}
+
+
+def _check_commit_limit_options(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
+                                problems: _Problems) -> None:
+    """The prerequisites role's commit limit check (_host_settings): its mode, and a per-pod figure in MiB."""
+    refused: dict[str, list[str]] = {}
+    for host in nodes:
+        value = role_value_of(host)
+        mode = plain(value('prerequisites', 'prerequisites_commit_limit_check'))
+        if mode not in _host_settings.COMMIT_LIMIT_CHECKS:
+            # YAML 1.1 reads an unquoted off as false.
+            hint = ': quote it, "off", which YAML reads as false unquoted' if mode is False else ''
+            refused.setdefault('prerequisites_commit_limit_check must be one of %s, got %r%s'
+                               % (', '.join(_host_settings.COMMIT_LIMIT_CHECKS), mode, hint), []).append(host)
+        pod_mb = plain(value('prerequisites', 'prerequisites_commit_limit_pod_mb'))
+        if isinstance(pod_mb, bool) or not isinstance(pod_mb, int) or pod_mb < 0:
+            refused.setdefault('prerequisites_commit_limit_pod_mb must be a whole number of MiB, 0 or more, got %r'
+                               % (pod_mb,), []).append(host)
+    for line, hosts in refused.items():
+        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
 
 
 def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
@@ -840,6 +868,8 @@ def preflight(hostvars: Mapping, groups: Mapping, playbook: str = 'site', defaul
                     return variables[host][name] if name in variables[host] else _roles.role_defaults(role).get(name)
                 return role_value
             _check_kube_proxy_mode(result['inventory'], nodes, role_value_of, problems)
+            if 'prerequisites' in spec['roles']:
+                _check_commit_limit_options(nodes, role_value_of, problems)
             result['features'] = _check_features(variables, nodes, result['inventory'], role_value_of, problems)
             if 'prerequisites' in spec['roles']:
                 _check_defender(nodes, role_value_of, problems)

@@ -79,6 +79,13 @@ DEFAULT_PROFILE = {
     # Microsoft Defender Antivirus (windows/defender.py): 'running', as Windows Server has it by default, 'stopped'
     # (its service WinDefend is not running) or 'removed' (the feature Windows-Defender and its module uninstalled).
     'defender': 'running',
+    # The physical memory the operating system sees and what its page files hold, in MiB (Win32_OperatingSystem,
+    # windows/system.py): their sum is the commit limit. A page file Windows manages on a 16 GiB server.
+    'memory_mb': 16384,
+    'page_file_mb': 4096,
+    # Keys that a Group Policy or the image left below HKLM, as windows/registry.py keeps the keys scripts create:
+    # {'SOFTWARE\\Policies\\...': {value name: [kind (REG_DWORD...), data]}}.
+    'registry': {},
 }
 
 
@@ -128,6 +135,8 @@ def initial_state(hostname, profile):
         # The machine environment variables an operator set (Session Manager\Environment).
         'environment': _initial_environment(profile),
         'firewall_rules': {},
+        'registry': {key.lower(): {'path': key, 'values': {name: list(value) for name, value in values.items()}}
+                     for key, values in profile['registry'].items()},
         'operations': {},
         # The simulated seconds the node has lived through (its clock; see the module docstring).
         'clock_offset': 0.0,

@@ -26,6 +26,8 @@ FRESH_NODE = {
     'os': {'build': 20348, 'display_version': '21H2', 'edition': 'ServerDatacenter', 'hostname': 'WIN1',
            'installation_type': 'Server', 'product_name': 'Windows Server 2022 Datacenter',
            'system_drive_free_bytes': 107374182400, 'ubr': 2582, 'version': '10.0.20348',
+           # The profile's 16 GiB of memory and 4 GiB of page file, in kilobytes (Win32_OperatingSystem).
+           'memory_kb': 16777216, 'page_files_kb': 4194304, 'commit_limit_kb': 20971520,
            # No Group Policy, nothing set: a server's default, RemoteSigned, is in force (Get-ExecutionPolicy -List).
            'execution_policies': {'MachinePolicy': 'Undefined', 'UserPolicy': 'Undefined', 'Process': 'Undefined',
                                   'CurrentUser': 'Undefined', 'LocalMachine': 'Undefined'}},

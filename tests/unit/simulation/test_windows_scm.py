@@ -456,6 +456,7 @@ def test_state_sections_report_os_features_services_and_environment():
         'os': {'hostname': 'WIN1', 'version': '10.0.20348', 'build': 20348, 'ubr': 2582,
                'product_name': 'Windows Server 2022 Datacenter', 'edition': 'ServerDatacenter', 'display_version': '21H2',
                'installation_type': 'Server', 'system_drive_free_bytes': 100 * 1024 ** 3 - filesystem.used_bytes(node),
+               'memory_kb': 16 * 1024 ** 2, 'page_files_kb': 4 * 1024 ** 2, 'commit_limit_kb': 20 * 1024 ** 2,
                'execution_policies': {scope: 'Undefined' for scope in ('MachinePolicy', 'UserPolicy', 'Process',
                                                                        'CurrentUser', 'LocalMachine')}},
         'features': {'Containers': 'installed', 'Hyper-V': 'installpending'}, 'reboot_pending': True,

@@ -184,6 +184,25 @@ function Get-KubeWinExecutionPolicies {
     return $policies
 }
 
+function Get-KubeWinRegistryKey {
+    param([Parameter(Mandatory)][string]$Key)
+    $entry = [ordered]@{ exists = [bool](Test-Path -LiteralPath $Key) }
+    if ($entry.exists) {
+        $entry.values = [ordered]@{}
+        $handle = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($Key.Substring('HKLM:\'.Length))
+        try {
+            foreach ($name in @($handle.GetValueNames() | Sort-Object)) {
+                $entry.values[$name] = [ordered]@{
+                    kind = [string]$handle.GetValueKind($name)
+                    data = $handle.GetValue($name, $null, 'DoNotExpandEnvironmentNames')
+                }
+            }
+        }
+        finally { $handle.Close() }
+    }
+    return $entry
+}
+
 function Get-KubeWinNodeState {
     param(
         [string[]]$Sections = @(),
@@ -218,6 +237,11 @@ function Get-KubeWinNodeState {
             # The node's clock, for the doctor's skew check against the control plane's.
             now = (Get-Date).ToUniversalTime().ToString('o')
             system_drive_free_bytes = [int64]$disk.FreeSpace
+            # Win32_OperatingSystem in kilobytes: the physical memory, what the page files hold, and the commit limit (the
+            # two added), which the prerequisites role and the doctor hold against the pods the node may run.
+            memory_kb = [int64]$system.TotalVisibleMemorySize
+            page_files_kb = [int64]$system.SizeStoredInPagingFiles
+            commit_limit_kb = [int64]$system.TotalVirtualMemorySize
             execution_policies = Get-KubeWinExecutionPolicies
         }
     }
@@ -323,11 +347,13 @@ function Get-KubeWinNodeState {
     }
 
     if ('registry' -in $Sections) {
-        # Whether each registry key asked for (HKLM:\...) exists: keys other programs left, which a reset removes.
+        # Whether each registry key asked for (HKLM:\...) exists (keys other programs left, which a reset removes), and
+        # the values of one that does, each with its kind as stored (RegistryValueKind) and its data unexpanded: a
+        # policy value of the wrong kind is not the policy.
         $state.registry = [ordered]@{}
         foreach ($key in $RegistryKeys) {
             if (-not $state.registry.Contains($key)) {
-                $state.registry[$key] = [ordered]@{ exists = [bool](Test-Path -LiteralPath $key) }
+                $state.registry[$key] = Get-KubeWinRegistryKey -Key $key
             }
         }
     }

@@ -23,6 +23,13 @@ Sources:
   with SeTakeOwnershipPrivilege enabled is granted WRITE_OWNER ("Privilege Constants": SE_TAKE_OWNERSHIP_NAME); an
   object's owner may be set to a SID of the token (Administrators, for an elevated administrator), any SID with
   SeRestorePrivilege enabled.
+- A key's values (.NET API reference, Microsoft.Win32.RegistryKey GetValueNames, GetValueKind, GetValue;
+  RegistryValueKind, RegistryValueOptions; registrykey.cs): GetValueNames lists the names (the default value, when
+  set, as ""); GetValueKind names the kind (String, ExpandString, Binary, DWord, MultiString, QWord) and throws
+  IOException "The specified registry key does not exist." for a missing value; GetValue(name) returns the value as
+  windows/registry.py's to_net converts it (REG_EXPAND_SZ expanded), GetValue(name, default) the default for a
+  missing value, and GetValue(name, default, DoNotExpandEnvironmentNames) an REG_EXPAND_SZ as stored. Each needs
+  QueryValues (KEY_QUERY_VALUE) on the handle, which OpenSubKey's read access includes.
 - AdjustTokenPrivileges ("AdjustTokenPrivileges function", Win32 API reference): a privilege the token holds is
   enabled; one it does not hold is not, and the call succeeds with ERROR_NOT_ALL_ASSIGNED. The token of the scripts'
   process is an elevated administrator's (WinRM runs the module as the connecting member of Administrators), which
@@ -42,13 +49,21 @@ from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import AUTOMATION_NULL, PSArray, PSError, Unsupported, to_string
 from . import acl as acls
 from .addtype import known_definition
-from .registry import HKLM, key_exists, parse_path
+from .registry import HKLM, SESSION_MANAGER, key_exists, parse_path, read_key, to_net
 
 RIGHTS = enum_type('System.Security.AccessControl.RegistryRights', {
     'QueryValues': 1, 'SetValue': 2, 'CreateSubKey': 4, 'EnumerateSubKeys': 8, 'Notify': 16, 'CreateLink': 32,
     'Delete': 65536, 'ReadPermissions': 131072, 'WriteKey': 131078, 'ReadKey': 131097, 'ExecuteKey': 131097,
     'ChangePermissions': 262144, 'TakeOwnership': 524288, 'FullControl': 983103}, flags=True)
 CHECK = enum_type('Microsoft.Win32.RegistryKeyPermissionCheck', {'Default': 0, 'ReadSubTree': 1, 'ReadWriteSubTree': 2})
+VALUE_KINDS = enum_type('Microsoft.Win32.RegistryValueKind', {
+    'Unknown': 0, 'String': 1, 'ExpandString': 2, 'Binary': 3, 'DWord': 4, 'MultiString': 7, 'QWord': 11, 'None': -1})
+VALUE_OPTIONS = enum_type('Microsoft.Win32.RegistryValueOptions', {'None': 0, 'DoNotExpandEnvironmentNames': 1},
+                          flags=True)
+# The registry model's kinds (windows/registry.py) by RegistryValueKind name.
+KIND_NAMES = {'REG_SZ': 'String', 'REG_EXPAND_SZ': 'ExpandString', 'REG_BINARY': 'Binary', 'REG_DWORD': 'DWord',
+              'REG_MULTI_SZ': 'MultiString', 'REG_QWORD': 'QWord'}
+QUERY_VALUES = 0x1
 READ_KEY, WRITE_KEY, FULL_CONTROL = 0x20019, 0x20006, 0xF003F
 READ_CONTROL, WRITE_DAC, WRITE_OWNER, CREATE_SUB_KEY, SET_VALUE = 0x20000, 0x40000, 0x80000, 0x4, 0x2
 SYSTEM, ADMINISTRATORS, USERS = 'S-1-5-18', 'S-1-5-32-544', 'S-1-5-32-545'
@@ -266,6 +281,42 @@ class NetRegistryKey:
         node.data.setdefault('registry_security', {})[self._key.lower()] = stored
         registry_security.owner_modified = registry_security.access_modified = False
         return AUTOMATION_NULL
+
+    def _values(self):
+        if not self._rights & QUERY_VALUES:
+            raise _unauthorized()
+        if self._key.lower() == SESSION_MANAGER:
+            # windows/registry.py models one value of it (PendingFileRenameOperations), not the others.
+            raise Unsupported('reading the values of %s' % self.Name)
+        values = read_key(self._host.node, self._key)
+        if values is None:
+            raise PSError('Illegal operation attempted on a registry key that has been marked for deletion.',
+                          'System.IO.IOException')
+        return values
+
+    def _value(self, name):
+        wanted = to_string(name).lower()
+        return next((item for key, item in self._values().items() if key.lower() == wanted), None)
+
+    def GetValueNames(self):  # pylint: disable=invalid-name
+        return PSArray(list(self._values()), 'System.String')
+
+    def GetValueKind(self, name):  # pylint: disable=invalid-name
+        value = self._value(name)
+        if value is None:
+            raise PSError('The specified registry key does not exist.', 'System.IO.IOException')
+        return VALUE_KINDS.enum.parse(KIND_NAMES[value[0]])
+
+    def GetValue(self, name, *rest):  # pylint: disable=invalid-name
+        if len(rest) > 2:
+            raise Unsupported('RegistryKey.GetValue with %d arguments' % (1 + len(rest)))
+        value = self._value(name)
+        if value is None:
+            return rest[0] if rest else None
+        kind, data = value
+        if len(rest) == 2 and VALUE_OPTIONS.convert(rest[1]).value & 1 and kind == 'REG_EXPAND_SZ':
+            return to_string(data)
+        return to_net(self._host.node, kind, data)
 
     def Close(self):  # pylint: disable=invalid-name
         return AUTOMATION_NULL

@@ -3,7 +3,11 @@ variables and the clock.
 
 Sources: Win32_OperatingSystem and Win32_LogicalDisk (CIMWin32 WMI provider reference: Version and BuildNumber
 are strings, LastBootUpTime a datetime that CimCmdlets return as a local System.DateTime, FreeSpace and Size
-uint64, DriveType uint32 3 for a local disk); Get-WindowsFeature (docset/winserver2022-ps/ServerManager) returning
+uint64, DriveType uint32 3 for a local disk; TotalVisibleMemorySize, the physical memory available to the operating
+system, SizeStoredInPagingFiles, what the paging files can hold (0: none), and TotalVirtualMemorySize, the two added:
+the commit limit, each a uint64 in kilobytes, MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-operatingsystem.md;
+the node profile's memory_mb and page_file_mb give them, and FreePhysicalMemory is half the memory);
+Get-WindowsFeature (docset/winserver2022-ps/ServerManager) returning
 Microsoft.Windows.ServerManager.Commands.Feature objects (Name, DisplayName, Installed, InstallState, FeatureType,
 Path, Depth) whose InstallState is the ServerManager InstallState enum (Available, Installed, InstallPending,
 Removed, UninstallPending); System.Environment.GetEnvironmentVariable/SetEnvironmentVariable with
@@ -111,7 +115,8 @@ class Win32OperatingSystem(CimInstance):
     KEY = 'Name'
     PROPERTIES = ('Status', 'Name', 'FreePhysicalMemory', 'BootDevice', 'BuildNumber', 'BuildType', 'Caption',
                   'CSName', 'InstallDate', 'LastBootUpTime', 'LocalDateTime', 'OSArchitecture', 'OSType',
-                  'ProductType', 'SystemDirectory', 'SystemDrive', 'Version', 'WindowsDirectory', 'PSComputerName')
+                  'ProductType', 'SizeStoredInPagingFiles', 'SystemDirectory', 'SystemDrive', 'TotalVirtualMemorySize',
+                  'TotalVisibleMemorySize', 'Version', 'WindowsDirectory', 'PSComputerName')
 
 
 class Win32LogicalDisk(CimInstance):
@@ -124,14 +129,17 @@ class Win32LogicalDisk(CimInstance):
 def win32_operatingsystem(node):
     os_state = node.data['os']
     boot = datetime.datetime.fromtimestamp(os_state['last_boot'], datetime.timezone.utc).replace(tzinfo=None)
+    memory_kb, page_files_kb = int(node.profile['memory_mb']) * 1024, int(node.profile['page_file_mb']) * 1024
     return [Win32OperatingSystem(
         Status='OK', Name='%s|C:\\Windows|\\Device\\Harddisk0\\Partition2' % os_state['product_name'],
-        FreePhysicalMemory=UInt64(8 * 1024 * 1024), BootDevice='\\Device\\HarddiskVolume1',
+        FreePhysicalMemory=UInt64(memory_kb // 2), BootDevice='\\Device\\HarddiskVolume1',
         BuildNumber=str(os_state['build']), BuildType='Multiprocessor Free', Caption='Microsoft ' + os_state['product_name'],
         CSName=node.data['hostname'], InstallDate=DateTime.of(boot - datetime.timedelta(days=30)),
         LastBootUpTime=DateTime.of(boot), LocalDateTime=_now(node), OSArchitecture='64-bit', OSType=18,
-        ProductType=UInt32(3), SystemDirectory='C:\\Windows\\system32', SystemDrive='C:',
-        Version='10.0.%d' % os_state['build'], WindowsDirectory='C:\\Windows', PSComputerName=None)]
+        ProductType=UInt32(3), SizeStoredInPagingFiles=UInt64(page_files_kb), SystemDirectory='C:\\Windows\\system32',
+        SystemDrive='C:', TotalVirtualMemorySize=UInt64(memory_kb + page_files_kb),
+        TotalVisibleMemorySize=UInt64(memory_kb), Version='10.0.%d' % os_state['build'], WindowsDirectory='C:\\Windows',
+        PSComputerName=None)]
 
 
 def win32_logicaldisk(node):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ansible_collections.kubewin.node.plugins.filter.doctor import doctor_findings
-from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor
+from ansible_collections.kubewin.node.plugins.plugin_utils import _doctor, _host_settings
 
 PLAN_CLUSTER = {'topology': 'overlay', 'network_name': 'flannel.4096', 'l2bridge_routing': None}
 CNI = {'cniVersion': '0.3.0', 'name': 'flannel.4096', 'type': 'flannel', 'delegate': {'type': 'win-overlay', 'Policies': [
@@ -481,3 +481,51 @@ def test_windows_exporter_and_the_metrics_rules_as_the_inventory_configures_them
     # containerd's metrics on the loopback address need no rule.
     del snap['firewall']['kubewin-containerd-metrics']
     assert _doctor.check_monitoring(snap, dict(on, container_runtime_containerd_metrics_address='127.0.0.1:1338')) == []
+
+
+def test_windows_update_installing_by_itself_is_a_finding_when_patch_yml_owns_the_updates():
+    key = _host_settings.WINDOWS_UPDATE_KEY
+    managed = {'plan_features': {'patch_managed': True}}
+    right = {'exists': True, 'values': {'NoAutoUpdate': {'kind': 'DWord', 'data': 0},
+                                        'AUOptions': {'kind': 'DWord', 'data': 2}}}
+    assert not [f for f in _doctor.diagnose('win1', {'registry': {key: right}}, node_vars=managed)
+                if f['id'] == 'windows-update-auto-install']
+    # A Group Policy put back "download and schedule the install" (AUOptions 4).
+    drifted = {'exists': True, 'values': {'NoAutoUpdate': {'kind': 'DWord', 'data': 0},
+                                          'AUOptions': {'kind': 'DWord', 'data': 4}}}
+    [found] = [f for f in _doctor.diagnose('win1', {'registry': {key: drifted}}, node_vars=managed)
+               if f['id'] == 'windows-update-auto-install']
+    assert found['severity'] == 'warning' and 'AUOptions=4' in found['what'] and 'NoAutoUpdate' not in found['what']
+    # The key gone, or a value of the right number but another kind: the policy is not what site.yml set.
+    [gone] = _host_settings.check_windows_update({'registry': {key: {'exists': False}}}, {'patch_managed': True},
+                                                 _doctor.finding)
+    assert 'NoAutoUpdate=unset, AUOptions=unset' in gone['what']
+    as_text = {'exists': True, 'values': dict(right['values'], AUOptions={'kind': 'String', 'data': 2})}
+    assert len(_host_settings.check_windows_update({'registry': {key: as_text}}, {'patch_managed': True},
+                                                   _doctor.finding)) == 1
+    # Without kubewin_patch_managed the policy is the operator's; a snapshot that did not read the key says nothing.
+    assert _host_settings.check_windows_update({'registry': {key: drifted}}, {}, _doctor.finding) == []
+    assert _host_settings.check_windows_update({'registry': {}}, {'patch_managed': True}, _doctor.finding) == []
+
+
+def test_a_commit_limit_short_of_the_pods_the_node_may_run_is_a_finding():
+    # 4 GiB of memory and a 1 GiB page file: 5 GiB of commit for 4 GiB + 110 pods x 64 MiB.
+    small = {'os': {'memory_kb': 4 * 1024 ** 2, 'page_files_kb': 1024 ** 2, 'commit_limit_kb': 5 * 1024 ** 2}}
+    cluster = {'max_pods': 110}
+    [found] = [f for f in _doctor.diagnose('win1', small, plan_cluster=cluster,
+                                           node_vars={'prerequisites_commit_limit_pod_mb': 64})
+               if f['id'] == 'commit-limit-low']
+    assert found['severity'] == 'warning'
+    assert '(physical memory 4.0 GiB + page files 1.0 GiB = 5.0 GiB)' in found['what'] and '10.9 GiB' in found['what']
+    assert '110 pods x 64 MiB' in found['what'] and 'at least 5.9 GiB more' in found['what']
+    # 30 pods at 32 MiB (the default) fit in 5 GiB (4 GiB + 0.9 GiB); the check off, or a snapshot without the
+    # figures: nothing.
+    assert _host_settings.check_commit_limit(small, 'win1', 30, {}, _doctor.finding) == []
+    assert len(_host_settings.check_commit_limit(small, 'win1', 110, {}, _doctor.finding)) == 1
+    assert _host_settings.check_commit_limit(small, 'win1', 110, {'prerequisites_commit_limit_check': 'off'},
+                                             _doctor.finding) == []
+    assert _host_settings.check_commit_limit({'os': {}}, 'win1', 110, {}, _doctor.finding) == []
+    # A reservation larger than the memory is what the system may commit: 2 GiB of memory, 4 GiB reserved.
+    need = _host_settings.commit_limit_need({'memory_kb': 2 * 1024 ** 2, 'commit_limit_kb': 3 * 1024 ** 2}, 0,
+                                            {'kubelet_system_reserved': {'memory': '4Gi'}})
+    assert need['need'] == 4 * 1024 ** 3 + 500 * 1024 ** 2

@@ -552,3 +552,25 @@ def test_containerd_metrics_beyond_the_loopback_need_sources_and_containerd():
     docker = check({'all': dict(loopback), 'hosts': {'win-2': {'kubewin_container_runtime': 'docker'}}})['problems']
     assert ('container_runtime_containerd_metrics_address is set, but the node runs docker: only containerd serves '
             'metrics this way (on win-2)') in docker
+
+
+def test_patch_managed_is_a_boolean_the_same_on_every_node_and_reaches_the_roles():
+    assert check()['features']['patch_managed'] is False
+    assert check({'all': {'kubewin_patch_managed': True}})['features']['patch_managed'] is True
+    assert check({'all': {'kubewin_patch_managed': 'yes'}})['problems'] == [
+        "kubewin_patch_managed is 'yes': it must be true (patch.yml installs the updates, Windows Update installs none "
+        "by itself) or false"]
+    [problem] = check({'hosts': {'win-2': {'kubewin_patch_managed': True}}})['problems']
+    assert problem.startswith('kubewin_patch_managed must be the same on every Windows node')
+
+
+def test_the_commit_limit_check_is_warn_refuse_or_off_with_a_per_pod_figure():
+    assert check({'all': {'prerequisites_commit_limit_check': 'refuse', 'prerequisites_commit_limit_pod_mb': 0}})[
+        'problems'] == []
+    assert check({'all': {'prerequisites_commit_limit_check': 'fail'}})['problems'] == [
+        "prerequisites_commit_limit_check must be one of warn, refuse, off, got 'fail' (on all 3 Windows nodes)"]
+    assert check({'hosts': {'win-2': {'prerequisites_commit_limit_pod_mb': '64Mi'}}})['problems'] == [
+        "prerequisites_commit_limit_pod_mb must be a whole number of MiB, 0 or more, got '64Mi' (on win-2)"]
+    assert check({'all': {'prerequisites_commit_limit_check': False}})['problems'] == [
+        'prerequisites_commit_limit_check must be one of warn, refuse, off, got False: quote it, "off", which YAML '
+        'reads as false unquoted (on all 3 Windows nodes)']

@@ -1,0 +1,104 @@
+"""playbooks/site.yml with the host settings of a production node on an overlay node: kubewin_patch_managed sets
+Windows Update's policy values (notify, never install by itself) over what a Group Policy left, in one remote call
+more than the same converge without it; a converged re-run is one remote call; a node whose values drifted runs again
+and gets them back; false leaves them; reset.yml removes the two values and only them."""
+
+import os
+import sys
+
+ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
+sys.path.insert(0, os.path.abspath(ROLES))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
+
+# pylint: disable=wrong-import-position
+from kubewin_sim.harness import Simulation  # noqa: E402
+
+import network_play  # noqa: E402
+
+HOST = 'win1'
+VERSION = '1.33.13'
+OPTIONS = {'join_method': 'bootstrap_kubeconfig'}
+AU = 'SOFTWARE\\Policies\\Microsoft\\Windows\\WindowsUpdate\\AU'
+# What a Group Policy left: download and schedule the install (AUOptions 4) every day (ScheduledInstallDay 0).
+GPO = {AU: {'AUOptions': ['REG_DWORD', 4], 'ScheduledInstallDay': ['REG_DWORD', 0]}}
+
+
+def fleet(sim, **group_vars):
+    profile = dict(network_play.CONTAINERS_READY, registry=GPO)
+    return sim.inventory({HOST: {'ansible_host': network_play.NODES[HOST], 'kubewin_sim': profile}},
+                         group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay',
+                                         kubewin_kubernetes_version=VERSION, **group_vars),
+                         control_plane={'cp1': {}})
+
+
+def simulation(path):
+    sim = Simulation(path)
+    with sim.edit_cluster(profile={'version': 'v1.33.4'}):
+        pass
+    return sim
+
+
+def policy(sim):
+    return sim.node(HOST).data['registry'][AU.lower()]['values']
+
+
+def test_windows_update_managed_on_then_drifted_then_off_then_reset(tmp_path):
+    baseline = simulation(tmp_path / 'off')
+    plain = network_play.run(baseline, 'playbooks/site.yml', fleet(baseline), **OPTIONS)
+    assert plain.rc == 0, plain.output
+    assert baseline.node(HOST).data['registry'][AU.lower()]['values'] == GPO[AU], 'off: the policy is left alone'
+
+    sim = simulation(tmp_path / 'on')
+    converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, kubewin_patch_managed=True), **OPTIONS)
+    assert converge.rc == 0, converge.output
+    assert policy(sim) == {'AUOptions': ['REG_DWORD', 2], 'ScheduledInstallDay': ['REG_DWORD', 0],
+                           'NoAutoUpdate': ['REG_DWORD', 0]}
+    # The values planned from the snapshot: one apply call, no read of their own.
+    assert converge.calls[HOST]['total'] == plain.calls[HOST]['total'] + 1, (converge.calls[HOST], plain.calls[HOST])
+
+    again = network_play.run(sim, 'playbooks/site.yml', fleet(sim, kubewin_patch_managed=True), **OPTIONS)
+    assert again.rc == 0 and again.changed(HOST) == 0 and again.calls[HOST]['total'] == 1, again.calls[HOST]
+
+    # A Group Policy refresh puts "download and schedule the install" back: the snapshot no longer matches the record.
+    with sim.edit_node(HOST) as node:
+        node.data['registry'][AU.lower()]['values']['AUOptions'] = ['REG_DWORD', 4]
+    drifted = network_play.run(sim, 'playbooks/site.yml', fleet(sim, kubewin_patch_managed=True), **OPTIONS)
+    assert drifted.rc == 0 and drifted.changed(HOST) == 1, drifted.output
+    assert policy(sim)['AUOptions'] == ['REG_DWORD', 2]
+
+    # false sets and removes nothing: a new input, so the node runs again and writes only its new record.
+    off = network_play.run(sim, 'playbooks/site.yml', fleet(sim, kubewin_patch_managed=False), **OPTIONS)
+    assert off.rc == 0 and off.changed(HOST) == 1 and off.calls[HOST]['total'] == 3, (off.calls[HOST], off.output)
+    assert policy(sim)['NoAutoUpdate'] == ['REG_DWORD', 0]
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', fleet(sim, kubewin_patch_managed=True), **OPTIONS)
+    assert reset.rc == 0, reset.output
+    assert policy(sim) == {'ScheduledInstallDay': ['REG_DWORD', 0]}, 'only the two values it set'
+    print('calls: off %s, on %s, re-run %s, drifted %s, reset %s' % (
+        plain.calls[HOST]['total'], converge.calls[HOST]['total'], again.calls[HOST]['total'],
+        drifted.calls[HOST]['total'], reset.calls[HOST]['total']))
+
+
+def small_page_file_fleet(sim, **group_vars):
+    # 4 GiB of memory and a 1 GiB page file: a commit limit of 5 GiB for 4 GiB + 110 pods x 32 MiB (the defaults).
+    profile = dict(network_play.CONTAINERS_READY, memory_mb=4096, page_file_mb=1024)
+    return sim.inventory({HOST: {'ansible_host': network_play.NODES[HOST], 'kubewin_sim': profile}},
+                         group_vars=dict(network_play.CLUSTER, kubewin_topology='overlay',
+                                         kubewin_kubernetes_version=VERSION, **group_vars),
+                         control_plane={'cp1': {}})
+
+
+def test_a_node_with_a_small_page_file_is_refused_before_any_change_or_warned_about(tmp_path):
+    sim = simulation(tmp_path)
+    refused = network_play.run(sim, 'playbooks/site.yml',
+                               small_page_file_fleet(sim, prerequisites_commit_limit_check='refuse'), **OPTIONS)
+    assert refused.rc != 0
+    assert ('its commit limit (physical memory 4.0 GiB + page files 1.0 GiB = 5.0 GiB) cannot hold what the kubelet '
+            'may place on it, 7.4 GiB') in refused.output
+    # Refused from the snapshot: one remote call, and nothing on the node changed.
+    assert refused.calls[HOST]['total'] == 1 and sim.node(HOST).data['services'] == {}
+
+    warned = network_play.run(sim, 'playbooks/site.yml', small_page_file_fleet(sim), **OPTIONS)
+    assert warned.rc == 0, warned.output
+    assert 'WARNING: win1: its commit limit' in warned.output
+    assert sim.node(HOST).data['services']['kubelet']['state'] == 'running'
