@@ -123,6 +123,15 @@ def port_ranges_apply():
     return _plain_node(tcpip_ports={'dynamic': {'tcp': [1025, 64511]}}), {'Changes': ['add:tcp:30000:2768']}
 
 
+def registry_values_apply():
+    # Windows Update's policy values (kubewin_patch_managed): the key created with two values, a third removed.
+    node = _plain_node(registry={'SOFTWARE\\Policies\\Microsoft\\Windows\\WindowsUpdate\\AU': {
+        'ScheduledInstallDay': ['REG_DWORD', 0]}})
+    return node, {'Key': 'HKLM:\\SOFTWARE\\Policies\\Microsoft\\Windows\\WindowsUpdate\\AU',
+                  'Names': ['NoAutoUpdate', 'AUOptions'], 'Kinds': ['DWord', 'DWord'], 'Data': [0, 2],
+                  'Remove': ['ScheduledInstallDay']}
+
+
 def remote_access_routing_apply():
     return _plain_node(features={'Containers': 'installed', 'RemoteAccess': 'installed', 'Routing': 'installed',
                                  'RSAT-RemoteAccess-PowerShell': 'installed'}), {}
@@ -140,7 +149,7 @@ def source_vip_apply():
 
 CASES = {function.__name__: function for function in (
     defender_apply, firewall_rule_apply, gmsa_apply, hns_endpoint_apply, hns_network_apply, node_credentials_apply, node_repair_apply,
-    node_reset_apply, node_routes_apply, node_service_apply, port_ranges_apply, remote_access_routing_apply, scheduled_task_apply,
+    node_reset_apply, node_routes_apply, node_service_apply, port_ranges_apply, registry_values_apply, remote_access_routing_apply, scheduled_task_apply,
     source_vip_apply)}
 
 

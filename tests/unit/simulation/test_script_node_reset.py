@@ -237,14 +237,16 @@ def test_a_registry_key_that_is_not_there_is_left_alone():
     assert not registry.key_exists(node, registry.parse_path('HKLM:\\SOFTWARE\\Tigera'))
 
 
-def test_node_info_reports_whether_registry_keys_exist():
+def test_node_info_reports_whether_registry_keys_exist_and_their_values():
     node, _external, _calico = calico_node()
     parameters = {'Sections': ['registry'], 'RegistryKeys': [CALICO_KEY, 'HKLM:\\SOFTWARE\\Nobody\\Here']}
     result = invoke(node, _pwsh.load_script('node_info'), parameters)
     assert (result['failed'], result['error']) == (False, []), result['error']
     state = _contracts.check('node_info', json.loads(result['result']))
     assert state == {'sections': ['registry'],
-                     'registry': {CALICO_KEY: {'exists': True}, 'HKLM:\\SOFTWARE\\Nobody\\Here': {'exists': False}}}
+                     'registry': {CALICO_KEY: {'exists': True, 'values': {
+                         'LastBootTime': {'kind': 'String', 'data': '11/24/2026 06:00:00'}}},
+                         'HKLM:\\SOFTWARE\\Nobody\\Here': {'exists': False}}}
 
 
 # The kubelet's volumes: a pod's volume is a directory symbolic link under C:\var\lib\kubelet\pods\<uid>\volumes to
