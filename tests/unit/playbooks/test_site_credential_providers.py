@@ -1,13 +1,14 @@
 """playbooks/site.yml with kubelet image credential providers turned on and off again: ECR's from the artifact catalog
 (pinned) and ACR's by url and checksum, each installed verified as <name>.exe in C:\\k\\credential-provider, their
 CredentialProviderConfig written (as a secret file, since a provider has env) and the kubelet started with both flags;
-a converged re-run is one remote call; the doctor finds a deleted binary; check mode predicts turning them off; emptying the list removes the file, the binaries and the flags, with one
-restart of the kubelet."""
+a converged re-run is one remote call; the doctor finds a deleted binary; check mode predicts turning them off;
+emptying the list removes the file, the binaries and the flags, with one restart of the kubelet."""
 
 import hashlib
 import os
 import sys
 
+import pytest
 import yaml
 
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
@@ -47,6 +48,10 @@ def kubelet_flags(sim):
             if word.startswith('--')]
 
 
+# Long (make unit-long): its representative part is the dual-stack e2e fleet make test runs
+# (tests/e2e/inventories/l2bridge-dualstack), which turns the setting on in its first converge and checks the
+# converged re-run and the doctor.
+@pytest.mark.long
 def test_credential_providers_on_then_off(tmp_path):
     sim = Simulation(tmp_path)
     with sim.edit_cluster(profile={'version': 'v1.33.4'}):

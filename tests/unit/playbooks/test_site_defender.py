@@ -7,6 +7,8 @@ runtime's (it stays installed)."""
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -39,6 +41,10 @@ def changed_tasks(result):
             and task['action'].startswith('kubewin.node.')]
 
 
+# Long (make unit-long): its representative part is the dual-stack e2e fleet make test runs
+# (tests/e2e/inventories/l2bridge-dualstack), which turns the setting on in its first converge and checks the
+# converged re-run and the doctor.
+@pytest.mark.long
 def test_defender_exclusions_on_then_drift_then_off_then_reset(tmp_path):
     sim = Simulation(tmp_path)
     converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, True), **OPTIONS)

@@ -6,6 +6,8 @@ and gets them back; false leaves them; reset.yml removes the two values and only
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -42,6 +44,10 @@ def policy(sim):
     return sim.node(HOST).data['registry'][AU.lower()]['values']
 
 
+# Long (make unit-long): its representative part is the dual-stack e2e fleet make test runs
+# (tests/e2e/inventories/l2bridge-dualstack), which turns the setting on in its first converge and checks the
+# converged re-run and the doctor.
+@pytest.mark.long
 def test_windows_update_managed_on_then_drifted_then_off_then_reset(tmp_path):
     baseline = simulation(tmp_path / 'off')
     plain = network_play.run(baseline, 'playbooks/site.yml', fleet(baseline), **OPTIONS)

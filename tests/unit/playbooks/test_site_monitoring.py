@@ -11,6 +11,8 @@ import os
 import sys
 import tomllib
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -42,6 +44,10 @@ def by_script(run):
     return run.calls[HOST]['by_kind']
 
 
+# Long (make unit-long): its representative part is the dual-stack e2e fleet make test runs
+# (tests/e2e/inventories/l2bridge-dualstack), which turns the setting on in its first converge and checks the
+# converged re-run and the doctor.
+@pytest.mark.long
 def test_monitoring_on_then_off(tmp_path):
     sim = Simulation(tmp_path)
     converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, ON), **OPTIONS)

@@ -7,6 +7,8 @@ removes the exclusion."""
 import os
 import sys
 
+import pytest
+
 ROLES = os.path.join(os.path.dirname(__file__), '..', 'roles')
 sys.path.insert(0, os.path.abspath(ROLES))
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
@@ -31,6 +33,10 @@ def fleet(sim, guard):
         control_plane={'cp1': {}})
 
 
+# Long (make unit-long): its representative part is the dual-stack e2e fleet make test runs
+# (tests/e2e/inventories/l2bridge-dualstack), which turns the setting on in its first converge and checks the
+# converged re-run and the doctor.
+@pytest.mark.long
 def test_the_node_ports_are_excluded_once_where_the_dynamic_range_holds_them(tmp_path):
     sim = Simulation(tmp_path)
     converge = network_play.run(sim, 'playbooks/site.yml', fleet(sim, 'exclude'), **OPTIONS)
