@@ -181,19 +181,22 @@ def _port_filter(name, rule):
                                  IcmpType=PSArray(['Any'], 'System.String'), DynamicTarget='Any', InstanceID=name)
 
 
-def get_netfirewallportfilter(ctx, params, input_items):
-    rules = _rules(ctx.host.node)
+def _filtered_rule_names(rules, params, input_items):
+    """The names of the rules a filter cmdlet reads: those of -AssociatedNetFirewallRule or of the pipeline's rule
+    objects, or every rule."""
     associated = params.get('AssociatedNetFirewallRule')
     if associated is not None:
         items = list(enumerate_value(associated)) if is_enumerable(associated) else [associated]
     elif input_items is not None:
         items = list(input_items)
     else:
-        items = None
-    if items is None:
-        names = list(rules)
-    else:
-        names = [to_string(item.Name) for item in items if isinstance(item, NetFirewallRule)]
+        return list(rules)
+    return [to_string(item.Name) for item in items if isinstance(item, NetFirewallRule)]
+
+
+def get_netfirewallportfilter(ctx, params, input_items):
+    rules = _rules(ctx.host.node)
+    names = _filtered_rule_names(rules, params, input_items)
     protocols = _values(params.get('Protocol'))
     out = []
     for name in names:
@@ -216,18 +219,8 @@ def get_netfirewalladdressfilter(ctx, params, input_items):
     rules = _rules(ctx.host.node)
     if params.get('AssociatedNetIPsecRule') is not None or params.get('AssociatedNetIPsecMainModeRule') is not None:
         raise Unsupported('Get-NetFirewallAddressFilter of IPsec rules')
-    associated = params.get('AssociatedNetFirewallRule')
-    if associated is not None:
-        items = list(enumerate_value(associated)) if is_enumerable(associated) else [associated]
-    elif input_items is not None:
-        items = list(input_items)
-    else:
-        items = None
-    if items is None:
-        names = list(rules)
-    else:
-        names = [to_string(item.Name) for item in items if isinstance(item, NetFirewallRule)]
-    return [_address_filter(name, rules[name]) for name in names if name in rules]
+    return [_address_filter(name, rules[name]) for name in _filtered_rule_names(rules, params, input_items)
+            if name in rules]
 
 
 def _enum_name(enum, value, parameter, command):
