@@ -198,7 +198,7 @@ def _windows_exporter(node, program, argv):
         if name.strip() and name.strip() != '[defaults]' and name.strip() not in WINDOWS_EXPORTER_COLLECTORS:
             return 'Couldn\'t load collectors: unknown collector %s' % name.strip()
     listen = option(argv, '--web.listen-address') or ':9182'
-    _, _, port = listen.rpartition(':')
+    port = listen.rpartition(':')[2]
     if not port.isdigit() or not 0 < int(port) < 65536:
         return 'listen tcp %s: address %s: invalid port' % (listen, port)
     return None

@@ -48,7 +48,7 @@ def test_an_added_exclusion_is_listed_as_administered_and_persists():
     output, code = netsh_run(node, 'int ipv4 add excludedportrange protocol=udp startport=30000 numberofports=2768 '
                                    'store=persistent')
     assert (output, code) == (['Ok.', ''], 'exit=0')
-    listed, _ = netsh_run(node, 'interface ipv4 show excludedportrange protocol=udp')
+    listed = netsh_run(node, 'interface ipv4 show excludedportrange protocol=udp')[0]
     assert '     30000       32767     *' in listed and listed[-2] == '* - Administered port exclusions.'
     assert netsh_run(node, 'interface ipv4 show excludedportrange protocol=tcp')[0][3:6] == [
         'Start Port    End Port', '----------    --------', '']
