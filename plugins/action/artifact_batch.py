@@ -73,14 +73,12 @@ class ActionModule(NodeAction):
         applied = _artifact_install.install(self, changing, args)
         self._installed = {artifact.name: installed for artifact, installed in zip(changing, applied['installed'])}
         # The script re-read what it installed; the artifacts left alone are as the plan read them (but a file one of
-        # them shares with an installed one, which the script read after).
+        # them shares with an installed one, which the script read after), their records with every other one's.
         after = applied['state']
         for artifact in self._artifacts:
             if artifact not in changing:
                 for path in artifact.targets():
                     after['files'].setdefault(path, state['files'][path])
-                if artifact.record_key() in (state.get('artifacts') or {}):
-                    after['artifacts'].setdefault(artifact.record_key(), state['artifacts'][artifact.record_key()])
         _artifact_install.keep_other_records(after, state)
         return {'state': after}
 

@@ -199,6 +199,15 @@ class _Problems:
         if line not in self.lines:
             self.lines.append(line)
 
+    def extend(self, lines: t.Iterable[str]) -> None:
+        for line in lines:
+            self.add(line)
+
+
+def _on_nodes(refused: Mapping[str, t.Sequence[str]], nodes: t.Sequence[str]) -> list[str]:
+    """Each problem line with the Windows nodes it was found on: '<line> (on <hosts>)'."""
+    return ['%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')) for line, hosts in refused.items()]
+
 
 # ---------------------------------------------------------------------------------------------
 # The checks
@@ -489,8 +498,7 @@ def _check_commit_limit_options(nodes: t.Sequence[str], role_value_of: t.Callabl
         if isinstance(pod_mb, bool) or not isinstance(pod_mb, int) or pod_mb < 0:
             refused.setdefault('prerequisites_commit_limit_pod_mb must be a whole number of MiB, 0 or more, got %r'
                                % (pod_mb,), []).append(host)
-    for line, hosts in refused.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(refused, nodes))
 
 
 def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
@@ -508,8 +516,7 @@ def _check_kubelet_dropin(nodes: t.Sequence[str], kubernetes_version: t.Any,
                                  prefix='kubelet_')
         except AnsibleError as error:
             refused.setdefault(str(error).splitlines()[0], []).append(host)
-    for line, hosts in refused.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(refused, nodes))
 
 
 def _check_defender(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
@@ -521,8 +528,7 @@ def _check_defender(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.C
         problem = _defender.option_problem(plain(role_value_of(host)('prerequisites', _defender.OPTION)))
         if problem:
             refused.setdefault(problem, []).append(host)
-    for line, hosts in refused.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(refused, nodes))
 
 
 # The catalog's components that are kubelet image credential providers (kubelet_credential_providers' version picks
@@ -566,8 +572,7 @@ def _check_credential_providers(nodes: t.Sequence[str], kubernetes_version: t.An
             refused.setdefault(line, []).append(host)
         if not lines:
             passed[host] = list(providers or [])
-    for line, hosts in refused.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(refused, nodes))
     return passed
 
 
@@ -606,8 +611,7 @@ def _check_monitoring(nodes: t.Sequence[str], runtimes: Mapping[str, str],
         value = role_value_of(host)
         for line in _monitoring.problems(lambda role, name: plain(value(role, name)), runtimes.get(host, 'containerd')):
             refused.setdefault(line, []).append(host)
-    for line, hosts in refused.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(refused, nodes))
 
 
 def _version_hint(value: t.Any) -> str:
@@ -738,10 +742,8 @@ def _check_artifacts(nodes: t.Sequence[str], found: Mapping, policies: Mapping, 
     for host, providers in (credential_providers or {}).items():
         resolved[host] += _credential_provider_downloads(host, providers, catalog, role_value_of(host), provider_failures,
                                                          provider_placeholders)
-    for line, hosts in provider_failures.items():
-        problems.add('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
-    for line, hosts in provider_placeholders.items():
-        placeholders.append('%s (on %s)' % (line, _hosts_text(hosts, len(nodes), 'Windows nodes')))
+    problems.extend(_on_nodes(provider_failures, nodes))
+    placeholders += _on_nodes(provider_placeholders, nodes)
     if cluster['topology'] == 'ovn':
         for host, plugin in _check_ovn_cni_plugin(nodes, role_value_of, problems, placeholders).items():
             resolved[host].append({'url': plugin['url'], 'checksum': plugin['checksum'], 'component': 'ovn-cni'})
