@@ -56,10 +56,10 @@ NOOP_CALL_BUDGET = 3
 # other join method, are one skipped include each, not one line per task of theirs). 13 since calico's bgp backend
 # added one task to the prerequisites (Remote Access as a LAN router), skipped on every other node; 16 since the
 # kubelet's image credential providers, one include of the kubelet role, which runs up to three times in a kubeadm
-# join: skipped where the node has and had none, or their removal loop with nothing to remove where it has some; 19
-# since the prerequisites role's host settings, one task each, skipped where off (the NodePort guard, the registry
-# values of kubewin_patch_managed, Defender's exclusions).
-CONVERGE_SKIPPED_BUDGET = 19
+# join: skipped where the node has and had none, or their removal loop with nothing to remove where it has some; 17
+# since the prerequisites role's host settings (the NodePort guard, the registry values of kubewin_patch_managed,
+# Defender's exclusions), one include skipped where none is asked for.
+CONVERGE_SKIPPED_BUDGET = 17
 EARLY_END_DECISION = 'Take the node state snapshot and decide whether the node is converged'
 # The services reset.yml removes (roles/reset); the container runtime stays unless reset_container_runtime.
 RESET_REMOVES_SERVICES = ('kubelet', 'kube-proxy', 'flanneld')
