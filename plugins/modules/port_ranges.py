@@ -18,6 +18,9 @@ description:
     store=persistent)) for each part of the NodePort range no exclusion covers yet, as AKS does for 30000-32767
     (Azure/AgentBaker C(configfunc.ps1)). Windows then never hands those ports out, and no Windows component
     reserves them later. It takes effect at once; no restart is needed.
+  - The dynamic ranges and the exclusions belong to the transport, not to an IP family (C(netsh interface ipv6) shows
+    and changes the same ones; Microsoft's C(CreatePersistentTcpPortReservation) and C(Set-NetUDPSetting) take no
+    address family). On a dual-stack node the one exclusion keeps the IPv6 NodePorts clear as well.
   - Adding an exclusion fails while a program holds one of its ports; the module fails with netsh's message. It
     refuses to exclude every port of a dynamic range.
   - With O(state=checked), fails when the dynamic ranges hold such NodePorts, and changes nothing.

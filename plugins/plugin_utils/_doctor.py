@@ -825,7 +825,8 @@ def check_node_ports(snapshot, node_port_range, guard):
         return []
     return [finding('dynamic-ports-overlap-nodeports', 'warning',
                     'the dynamic port range of the node hands out ports of the NodePort range %s (%s), which no '
-                    'excluded port range covers: a connection can take a NodePort as its local port'
+                    'excluded port range covers: a connection over IPv4 or IPv6 (the ranges are the transport\'s) can '
+                    'take a NodePort as its local port'
                     % (node_port_range, _port_ranges.describe(exposed)),
                     'the dynamic range was widened or the exclusions were deleted (netsh int ipv4 set dynamicport, '
                     'delete excludedportrange) after the last site.yml run',

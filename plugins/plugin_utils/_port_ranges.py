@@ -21,6 +21,14 @@ Facts this module relies on, with their sources:
   range to 33000-65535, or, when it widens the range to 16385-65535 for kube-proxy's port use, adds the excluded range
   30000-32767 (2768 ports) for TCP and for UDP (Azure/AgentBaker staging/cse/windows/configfunc.ps1,
   ``Adjust-DynamicPortRange``, whose comment names the NodePort range).
+- The dynamic range and the exclusions belong to the transport, not to an IP family: ``netsh int ipv6`` shows and
+  changes the store ``netsh int ipv4`` does. A persistent port reservation takes no address family and is kept "in a
+  persistent store for the TCP module" (CreatePersistentTcpPortReservation, MicrosoftDocs/sdk-api), the dynamic range
+  is one setting per transport (Set-NetTCPSetting / Set-NetUDPSetting, no family), and KB 929851 now says the range
+  is set "for each transport (TCP or UDP)" (its revisions up to 2010 added "and for each version of IP"). So on a
+  dual-stack node the one exclusion also keeps the IPv6 NodePorts clear, the ``ports`` section (read through the
+  ``ipv4`` context) is the whole truth for both families, and an exclusion added again through ``ipv6`` would overlap
+  the first and be refused (windows/netsh.py in the simulation models exactly this).
 
 The collection excludes rather than moves: an exclusion changes nothing else of the node (a firewall that allows
 the dynamic range between servers, KB 929851, keeps working), keeps Windows components from reserving those ports

@@ -1,6 +1,7 @@
 # kubewin-script: port_ranges_apply
-# Adds or deletes excluded port ranges of IPv4 (netsh interface ipv4 add|delete excludedportrange), persistent across
-# restarts, as kubewin.node.port_ranges planned them; then reports the port ranges. Each change is
+# Adds or deletes excluded port ranges (netsh interface ipv4 add|delete excludedportrange), persistent across
+# restarts, as kubewin.node.port_ranges planned them; then reports the port ranges. An exclusion is the transport's and
+# holds for IPv6 too (adding it again through netsh interface ipv6 would overlap it; _port_ranges.py). Each change is
 # "<add|delete>:<tcp|udp>:<start port>:<number of ports>".
 [CmdletBinding(SupportsShouldProcess)]
 param([Parameter(Mandatory)][string[]]$Changes)

@@ -1,8 +1,10 @@
-"""netsh.exe interface ipv4 port ranges (windows/netsh.py), and the ports section of lib/state.ps1 run by the engine.
+"""netsh.exe interface ipv4|ipv6 port ranges (windows/netsh.py), and the ports section of lib/state.ps1 run by the
+engine.
 
 Windows' default dynamic range is 49152-65535 for TCP and for UDP (KB 929851); ``add excludedportrange`` marks its
 range administered (``*``), keeps it across a restart unless ``store=active``, and fails with exit code 1 on a port in
-use, a range that is not there or a reservation that is not administered.
+use, a range that is not there or a reservation that is not administered. The ``ipv6`` context shows and changes the
+same store as ``ipv4``: the ranges are the transport's (CreatePersistentTcpPortReservation, Set-NetUDPSetting).
 """
 
 import json
@@ -94,11 +96,26 @@ def test_values_out_of_range_are_incorrect_parameters():
 
 def test_what_is_not_modelled_is_unsupported():
     node = node_with(excluded={'tcp': [{'start': 30500, 'end': 30599, 'administered': False, 'persistent': True}]})
-    for argv in (['int', 'ipv6', 'show', 'dynamicport', 'tcp'], ['int', 'ipv4', 'set', 'dynamicport', 'tcp', 'start=10000', 'num=1000'],
+    for argv in (['int', 'ip', 'show', 'dynamicport', 'tcp'], ['int', 'ipv6', 'set', 'dynamicport', 'tcp', 'start=10000', 'num=1000'],
                  ['advfirewall', 'show', 'allprofiles', 'state'],
                  ['int', 'ipv4', 'add', 'excludedportrange', 'protocol=tcp', 'startport=30000', 'numberofports=2768']):
         with pytest.raises(Unsupported):
             netsh.run(node, argv)
+
+
+def test_ipv6_shows_and_changes_the_store_of_ipv4():
+    # One dynamic range and one set of exclusions per transport, whichever family's context names them.
+    node = node_with(dynamic={'tcp': [1025, 64511]})
+    assert netsh_run(node, 'interface ipv6 show dynamicport tcp')[0][3:5] == [
+        'Start Port      : 1025', 'Number of Ports : 64511']
+    assert netsh_run(node, 'int ipv4 add excludedportrange protocol=tcp startport=30000 numberofports=2768')[1] == 'exit=0'
+    assert '     30000       32767     *' in netsh_run(node, 'interface ipv6 show excludedportrange protocol=tcp')[0]
+    # The same range again through the other context overlaps the reservation it made: ERROR_SHARING_VIOLATION.
+    assert netsh_run(node, 'int ipv6 add excludedportrange protocol=tcp startport=30000 numberofports=2768') == (
+        [netsh.IN_USE, ''], 'exit=1')
+    assert netsh_run(node, 'int ipv6 delete excludedportrange protocol=tcp startport=30000 numberofports=2768') == (
+        ['Ok.', ''], 'exit=0')
+    assert ports_section(node)['tcp']['excluded'] == []
 
 
 def test_the_ports_section_reports_the_numbers():

@@ -14,11 +14,11 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 
 from ansible_collections.kubewin.node.plugins.plugin_utils import _pwsh  # noqa: E402  pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402  pylint: disable=wrong-import-position
-from kubewin_sim.windows import run_on_node  # noqa: E402  pylint: disable=wrong-import-position
+from kubewin_sim.windows import netsh, run_on_node  # noqa: E402  pylint: disable=wrong-import-position
 
 CHECKOUT = 'C:\\kubewin-scenarios'
 SCENARIOS = ['node_info', 'default_route', 'untidy_path', 'file_write', 'firewall_rule', 'node_route', 'node_service',
-             'service_stop_pending', 'execution_policy', 'kubeadm_join', 'node_reset_link', 'log_rotate_culture']
+             'service_stop_pending', 'execution_policy', 'kubeadm_join', 'node_reset_link', 'log_rotate_culture', 'port_ranges']
 FOLDERS = [os.path.join('tests', 'windows', 'scenarios'), os.path.join('plugins', 'plugin_utils', 'scripts')]
 KUBEADM = 'C:\\kubewin-scenario-stubs\\kubeadm.exe'
 SERVICE_PROGRAM = 'C:\\kubewin-scenario-stubs\\kubewin-scenario-service.exe'
@@ -63,6 +63,8 @@ def test_every_scenario_passes_under_the_engine_and_leaves_the_node_as_it_was():
     outcome = run(node, '-KubeadmPath %s -ServiceProgram %s' % (KUBEADM, SERVICE_PROGRAM))
     assert (outcome.output, outcome.exit_code) == (['PASS %s' % name for name in SCENARIOS], 0), outcome
     assert {key: repr(node.data[key]) for key in before} == before
+    # The port ranges scenario takes its exclusion away again (a fresh node has none, windows/netsh.py).
+    assert netsh.state(node)['excluded'] == {'tcp': [], 'udp': []}
     for path in ('C:\\ProgramData\\kubewin', 'C:\\ProgramData\\kubewin-scenarios',
                  'C:\\ProgramData\\kubewin-scenarios-reset', 'C:\\ProgramData\\kubewin-scenarios-culture'):
         assert node.file(path) is None and not node.is_directory(path), path
@@ -77,7 +79,7 @@ def test_scenarios_that_need_a_stub_program_say_they_are_skipped_without_one():
         ['PASS', 'node_info'], ['PASS', 'default_route'], ['PASS', 'untidy_path'], ['PASS', 'file_write'],
         ['PASS', 'firewall_rule'], ['PASS', 'node_route'], ['SKIP', 'node_service'], ['SKIP', 'service_stop_pending'],
         ['PASS', 'execution_policy'], ['SKIP', 'kubeadm_join'], ['PASS', 'node_reset_link'],
-        ['PASS', 'log_rotate_culture']]
+        ['PASS', 'log_rotate_culture'], ['PASS', 'port_ranges']]
 
 
 def test_on_a_node_with_two_nics_and_a_disabled_one_the_read_only_scenarios_pass():

@@ -77,7 +77,7 @@ function Skip-KubeWinScenario {
 
 $failed = 0
 foreach ($scenario in @('node_info', 'default_route', 'untidy_path', 'file_write', 'firewall_rule', 'node_route', 'node_service',
-        'service_stop_pending', 'execution_policy', 'kubeadm_join', 'node_reset_link', 'log_rotate_culture')) {
+        'service_stop_pending', 'execution_policy', 'kubeadm_join', 'node_reset_link', 'log_rotate_culture', 'port_ranges')) {
     try {
         $text = [System.IO.File]::ReadAllText((Join-Path -Path $ScenarioRoot -ChildPath "scenario_$scenario.ps1"))
         $null = & ([scriptblock]::Create($text))

@@ -64,6 +64,8 @@ function Get-KubeWinPortRanges {
     # (KB 929851; netsh interface ipv4 show dynamicport / show excludedportrange). The labels are translated on a
     # localised Windows: only the numbers are read, in their order (start, then count; start and end of each
     # exclusion, an asterisk marking an administered one). Python decides what they mean (_port_ranges.py).
+    # The ranges are the transport's, not the IP family's: netsh interface ipv6 shows the same ones, so a dual-stack
+    # node is not read twice (_port_ranges.py names the sources).
     $netsh = "$env:SystemRoot\System32\netsh.exe"
     $ports = [ordered]@{}
     foreach ($protocol in @('tcp', 'udp')) {

@@ -1,4 +1,4 @@
-"""netsh.exe interface ipv4: the dynamic (ephemeral) port ranges of TCP and UDP and their excluded port ranges.
+"""netsh.exe interface ipv4 and ipv6: the dynamic (ephemeral) port ranges of TCP and UDP and their excluded port ranges.
 
 Sources:
 
@@ -23,10 +23,33 @@ Sources:
   a value out of range is "The parameter is incorrect." (ERROR_INVALID_PARAMETER). The exact layout of the text is
   what the command prints on Windows Server 2019/2022 (KB 929851's and the pages' transcripts).
 
-What is modelled is what the collection runs: ``interface ipv4 show dynamicport``, ``show|add|delete
+**One store per transport, two views.** ``netsh interface ipv6`` has the same ``show dynamicportrange``, ``show|add|
+delete excludedportrange`` commands with the same parameters (learn.microsoft.com windows-server/administration/
+windows-commands/netsh-interface, MicrosoftDocs/windowsserverdocs ``netsh-interface.md``), but on the Windows releases
+the collection supports they read and change what the ``ipv4`` context does, because the port ranges belong to the
+transport, not to an IP family:
+
+- Windows' TCP/IP stack has a dual IP layer: one TCP and one UDP implementation serve IPv4 and IPv6 (the "Next
+  Generation TCP/IP stack" of Windows Server 2008 and later).
+- The administered exclusions are persistent port reservations (the same ERROR_SHARING_VIOLATION for a port in use):
+  ``CreatePersistentTcpPortReservation`` / ``CreatePersistentUdpPortReservation`` take a start port and a count and no
+  address family, record the reservation "in a persistent store for the TCP module", and a socket of either family
+  draws from it; a reservation that "matches or overlaps a persistent reservation ... already created" is refused with
+  ERROR_SHARING_VIOLATION (MicrosoftDocs/sdk-api ``nf-iphlpapi-createpersistenttcpportreservation.md``).
+- The dynamic range is one setting per transport: ``Set-NetTCPSetting`` / ``Set-NetUDPSetting`` take
+  ``-DynamicPortRangeStartPort`` and ``-DynamicPortRangeNumberOfPorts`` and no address family
+  (MicrosoftDocs/windows-powershell-docs ``nettcpip/Set-NetUDPSetting.md``); KB 929851's revisions up to 2010 said
+  the range was set "for each transport and for each version of IP", the current one (Windows Server 2012 R2 to
+  2019) "for each transport (TCP or UDP)" only.
+
+So ``ipv6`` answers from the same state as ``ipv4``: an exclusion added through one context is listed, and deleted,
+through the other, and adding it again through the other overlaps it and is refused with ERROR_SHARING_VIOLATION.
+
+What is modelled is what the collection runs: ``interface ipv4|ipv6 show dynamicport``, ``show|add|delete
 excludedportrange`` (the object names ``int``/``interface``, ``dynamicport``/``dynamicportrange`` as netsh accepts
-them, each parameter tagged or in its position). Anything else (ipv6, ``set dynamicport``, another context, an
-exclusion overlapping another, whose answer no source gives) raises Unsupported.
+them, each parameter tagged or in its position). Anything else (``set dynamicport``, the ``ip`` alias, another
+context, an exclusion overlapping one that is not an administered persistent one, whose answer no source gives)
+raises Unsupported.
 
 Node state (``node.data['tcpip_ports']``, at first the node profile's ``tcpip_ports``; absent = Windows' defaults): ``dynamic``: {protocol: [start, count]};
 ``excluded``: {protocol: [{'start', 'end', 'administered', 'persistent'}]}; ``in_use``: {protocol: [ports]} (the
@@ -38,6 +61,8 @@ import copy
 from ..pwsh.values import Unsupported
 
 PROTOCOLS = ('tcp', 'udp')
+# The contexts that show and change the port ranges, both of the one store per transport (see above).
+FAMILIES = ('ipv4', 'ipv6')
 DEFAULT_DYNAMIC = (49152, 16384)
 MIN_START = 1025
 MIN_COUNT = 255
@@ -136,8 +161,12 @@ def _excluded_range(node, verb, arguments):
         ranges.remove(matching[0])
         save(node, ports)
         return [OK, ''], 0
-    if any(_overlaps(start, end, entry['start'], entry['end']) for entry in ranges):
-        raise Unsupported('netsh add excludedportrange overlapping an existing exclusion (no source says what it answers)')
+    overlapping = [entry for entry in ranges if _overlaps(start, end, entry['start'], entry['end'])]
+    if any(entry['administered'] and entry['persistent'] for entry in overlapping):
+        return [IN_USE, ''], ERROR  # a persistent reservation overlapping one already created (sdk-api, see above)
+    if overlapping:
+        raise Unsupported('netsh add excludedportrange overlapping a reservation that is not an administered persistent '
+                          'one (no source says what it answers)')
     if any(start <= port <= end for port in ports['in_use'][protocol]):
         return [IN_USE, ''], ERROR
     ranges.append({'start': start, 'end': end, 'administered': True, 'persistent': store == 'persistent'})
@@ -148,9 +177,9 @@ def _excluded_range(node, verb, arguments):
 def run(node, argv):
     """netsh.exe with ``argv``: (standard output lines, exit code)."""
     words = [word.lower() for word in argv[:4]]
-    if len(words) < 4 or words[0] not in ('int', 'interface') or words[1] != 'ipv4':
-        raise Unsupported('netsh.exe %s (only "netsh interface ipv4 show|add|delete ..." port ranges are modelled)'
-                          % ' '.join(argv))
+    if len(words) < 4 or words[0] not in ('int', 'interface') or words[1] not in FAMILIES:
+        raise Unsupported('netsh.exe %s (only "netsh interface ipv4|ipv6 show|add|delete ..." port ranges are '
+                          'modelled)' % ' '.join(argv))
     verb, what, rest = words[2], words[3], argv[4:]
     if verb == 'show' and what in ('dynamicport', 'dynamicportrange'):
         arguments = _arguments(rest, ('protocol',))
@@ -172,7 +201,7 @@ def run(node, argv):
         if arguments is None:
             return [INVALID, ''], ERROR
         return _excluded_range(node, verb, arguments)
-    raise Unsupported('netsh.exe interface ipv4 %s %s' % (verb, what))
+    raise Unsupported('netsh.exe interface %s %s %s' % (words[1], verb, what))
 
 
 def netsh_exe(host, words, input_items, environment=None):  # pylint: disable=unused-argument
