@@ -25,6 +25,7 @@ PLAYBOOK = '''
       vars:
         artifacts_install: {install}
         artifacts_checksum_overrides: {overrides}
+        artifacts_install_sources: {sources}
 '''
 
 INSTALL = [
@@ -36,9 +37,10 @@ INSTALL = [
 ]
 
 
-def playbook(sim, install, overrides):
-    return sim.write('artifacts.yml', PLAYBOOK.format(install=yaml.safe_dump(install, default_flow_style=True).strip(),
-                                                      overrides=yaml.safe_dump(overrides, default_flow_style=True).strip()))
+def playbook(sim, install, overrides, sources=()):
+    return sim.write('artifacts.yml', PLAYBOOK.format(**{name: yaml.safe_dump(value, default_flow_style=True).strip()
+                                                         for name, value in (('install', install), ('overrides', overrides),
+                                                                             ('sources', list(sources)))}))
 
 
 def test_catalog_components_install_verified_then_nothing_to_do(sim, one_node):
@@ -79,3 +81,22 @@ def test_unverifiable_and_unknown_versions_are_refused_before_any_download(sim, 
     assert run.rc != 0 and 'kubelet 1.33.99 is not in the artifact catalog (known: 1.29.15,' in run.output
     assert run.calls['win1']['total'] == 1, 'only the snapshot reached the node'
     assert not sim.node('win1').file('C:\\k\\kubelet.exe')
+
+
+def test_files_given_by_url_install_with_the_catalogs_in_one_call(sim, one_node):
+    # artifacts_install_sources: a file the catalog does not know (the kubelet role's credential providers given by
+    # url), pinned by whoever names it, installed in the same artifact_batch call as the catalog's components.
+    digest = hashlib.sha256(web.body(FLANNELD)).hexdigest()
+    provider = {'name': 'credential provider acr', 'url': FLANNELD, 'checksum': 'sha256:' + digest,
+                'dest': 'C:\\k\\credential-provider\\acr-credential-provider.exe'}
+    book = playbook(sim, [INSTALL[0]], {}, [provider])
+    run = sim.run(book, one_node)
+    assert run.rc == 0, run.output
+    assert run.calls['win1']['by_kind'].get('win_powershell:artifact_fetch') == 1, run.calls['win1']
+    node = sim.node('win1')
+    assert node.file(provider['dest'])['sha256'] == digest and node.file('C:\\k\\kubelet.exe')
+    again = sim.run(book, one_node)
+    assert again.rc == 0 and again.changed('win1') == 0 and again.calls['win1']['total'] == 1, again.output
+    provider['checksum'] = 'sha256:' + '1' * 64
+    wrong = sim.run(playbook(sim, [], {}, [provider]), one_node)
+    assert wrong.rc != 0 and 'checksum' in wrong.output
