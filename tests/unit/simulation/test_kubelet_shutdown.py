@@ -2,6 +2,7 @@
 (kubewin_sim/kubelet_shutdown.py), through the model's service control manager and registry, and the registry
 provider shows what it wrote."""
 
+import json
 import os
 import sys
 
@@ -10,9 +11,11 @@ import pytest
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', 'simulation')))
 
 # pylint: disable=wrong-import-position
+from ansible_collections.kubewin.node.plugins.plugin_utils import _contracts, _pwsh  # noqa: E402
 from kubewin_sim import kubelet_shutdown, scm  # noqa: E402
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import registry, services  # noqa: E402
+from kubewin_sim.windows.win_powershell import invoke  # noqa: E402
 
 from ansible_collections.kubewin.node.plugins.plugin_utils._flags import windows_command_line  # noqa: E402
 
@@ -149,3 +152,21 @@ def test_the_registry_provider_writes_the_order_and_refuses_the_control_keys_oth
     from kubewin_sim.pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
     with pytest.raises(Unsupported):
         registry.set_value(node, registry.CONTROL, 'WaitToKillServiceTimeout', 'REG_SZ', '5000')
+
+
+def snapshot_of_kubelet(node):
+    result = invoke(node, _pwsh.load_script('node_info'), {'Sections': ['services'], 'Services': ['kubelet']},
+                    error_action='stop')
+    assert (result['failed'], result['error']) == (False, [])
+    kubelet = _contracts.check('node_info', json.loads(result['result']))['services']['kubelet']
+    return kubelet['preshutdown_timeout_ms'], kubelet['preshutdown_ordered']
+
+
+def test_the_snapshot_reads_the_time_out_and_the_order_the_kubelet_set():
+    node = kubelet_node()
+    assert snapshot_of_kubelet(node) == (None, False), 'the default time-out, not in the order'
+    scm.start(node, 'kubelet')
+    assert snapshot_of_kubelet(node) == (60000, True)
+    # Taken out of the order by hand (another tool rewrote it): the snapshot says so.
+    registry.set_preshutdown_order(node, DEFAULT_ORDER)
+    assert snapshot_of_kubelet(node) == (60000, False)
