@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 # pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import filesystem, registry, run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows import services as service_api  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -326,6 +327,29 @@ def test_pending_file_renames_show_in_the_session_manager_key_until_the_boot_car
     assert ok(node, read) == ['0']
     assert node.file('C:\\Program Files\\OVS\\ovs.dll')['content'] == 'v2'
     assert node.file('C:\\Program Files\\OVS\\ovs.dll.new') is None
+
+
+CONTROL = r"HKLM:\SYSTEM\CurrentControlSet\Control"
+
+
+def test_the_control_keys_preshutdown_order_and_a_services_preshutdown_timeout_are_the_scm_view():
+    # PreshutdownOrder (Service Control Handler Function) and SERVICE_PRESHUTDOWN_INFO as the SCM keeps it.
+    node = fresh_node()
+    read = "(Get-ItemProperty -LiteralPath '%s' -Name PreshutdownOrder).PreshutdownOrder" % CONTROL
+    assert ok(node, read) == list(registry.DEFAULT_PRESHUTDOWN_ORDER)
+    ok(node, "New-ItemProperty -LiteralPath '%s' -Name PreshutdownOrder -PropertyType MultiString "
+             "-Value @('kubelet','containerd') -Force | Out-Null" % CONTROL)
+    assert registry.preshutdown_order(node) == ['kubelet', 'containerd']
+    # The key's other values are not modelled: reading them all is an engine gap, not an empty answer.
+    assert run_on_node(node, "Get-ItemProperty -LiteralPath '%s'" % CONTROL).unsupported
+    key = r"HKLM:\SYSTEM\CurrentControlSet\Services\kubelet"
+    assert ok(node, "$null -eq (Get-ItemProperty -LiteralPath '%s').PreshutdownTimeout" % key) == ['True']
+    assert service_api.query_preshutdown_timeout(node, 'kubelet') == 10000, 'the default from build 15063 on'
+    ok(node, "New-ItemProperty -LiteralPath '%s' -Name PreshutdownTimeout -PropertyType DWord -Value 90000 -Force "
+             "| Out-Null" % key)
+    assert service_api.query_preshutdown_timeout(node, 'kubelet') == 90000
+    service_api.change_preshutdown_timeout(node, 'kubelet', 120000)
+    assert ok(node, "(Get-ItemProperty -LiteralPath '%s').PreshutdownTimeout" % key) == ['120000']
 
 
 def test_a_pending_file_rename_is_a_pending_reboot():

@@ -10,7 +10,8 @@ description (Windows Commands reference: "option= value" with the space after th
 separated by /) and the Win32 system error codes it prints and exits with (1060
 ERROR_SERVICE_DOES_NOT_EXIST, 1073 ERROR_SERVICE_EXISTS, 1072 ERROR_SERVICE_MARKED_FOR_DELETE, 87
 ERROR_INVALID_PARAMETER); Win32_Service (CIMWin32 reference) and its Change method (return value 0 on
-success).
+success); QueryServiceConfig2/ChangeServiceConfig2 with SERVICE_CONFIG_PRESHUTDOWN_INFO (the SERVICE_PRESHUTDOWN_INFO
+structure, winsvc.h), which the kubelet calls at its start (kubewin_sim/kubelet_shutdown.py).
 
 State is ``node.data['services']`` (lower-case name -> the service), the same the registry's service keys
 show (windows/registry.py). Starting a service runs what the node model makes the program do
