@@ -40,6 +40,16 @@ function Get-KubeWinPreshutdownOrder {
     return ,@($control.PreshutdownOrder | Where-Object { $_ })
 }
 
+function Remove-KubeWinPreshutdownOrderEntry {
+    # A deleted service's name taken out of the pre-shutdown order: the kubelet put itself and its dependencies there
+    # (graceful shutdown); the other entries, Windows' own, stay.
+    param([Parameter(Mandatory)][string]$Name)
+    $order = Get-KubeWinPreshutdownOrder
+    if ($Name -notin $order) { return }
+    $kept = [string[]]@($order | Where-Object { $_ -ne $Name })
+    New-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Control' -Name PreshutdownOrder -PropertyType MultiString -Value $kept -Force | Out-Null
+}
+
 function Get-KubeWinService {
     param([Parameter(Mandatory)][string]$Name)
     $service = Get-Service -Name $Name -ErrorAction SilentlyContinue
