@@ -16,7 +16,9 @@ a failing shutdown manager is logged, "Failed to start node shutdown manager", a
   that period with ChangeServiceConfig2 and checks it took.
 
 The gate (kubernetes/website ``feature-gates/WindowsGracefulNodeShutdown.md``; pkg/features/kube_features.go): alpha
-and off by default in 1.32 and 1.33, beta and on from 1.34; before 1.32 the kubelet has no shutdown manager on Windows.
+and off by default in 1.32 and 1.33, beta and on from 1.34; before 1.32 the kubelet has no shutdown manager on Windows
+(there the gate's name is unknown and a kubelet given it exits at start; the collection refuses that before any host,
+and this model does not check gate names).
 ``--feature-gates`` wins over the configuration's ``featureGates``; the drop-in files of ``--config-dir`` (``*.conf``,
 in lexical order, KEP-3983) are merged over the ``--config`` file.
 """
