@@ -362,7 +362,10 @@ SERVICE_FIELDS = {
     'recovery': nullable(RECOVERY),
     'nssm': nullable(NSSM),
 }
-SERVICE_OPTIONAL = {'account': nullable(STR), 'exit_code': nullable(INT)}
+# preshutdown_timeout_ms: the service's PreshutdownTimeout (None: the service control manager's default);
+# preshutdown_ordered: whether it is in the Control key's PreshutdownOrder.
+SERVICE_OPTIONAL = {'account': nullable(STR), 'exit_code': nullable(INT), 'preshutdown_timeout_ms': nullable(INT),
+                    'preshutdown_ordered': BOOL}
 SERVICE = tagged('exists', {
     False: obj(required={'name': STR}),
     True: obj(required=dict(SERVICE_FIELDS, name=STR), optional=SERVICE_OPTIONAL),

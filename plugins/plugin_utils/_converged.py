@@ -28,7 +28,8 @@ collection having anything to do: the last boot time, the clock, free disk space
 the HNS endpoints and policy lists, which pods and kube-proxy create and delete (the host
 endpoint the l2bridge role attaches shows as its ``vEthernet`` adapter, which is compared),
 the named pipes csi-proxy serves, which its HostProcess pod opens whenever the kubelet starts it
-(a csiproxy service shows in the services section), and the ids of the HNS networks. flanneld's vxlan network is not persistent and comes back
+(a csiproxy service shows in the services section), what the kubelet writes for its graceful shutdown at each start
+(PROGRAM_OWNED_FIELDS), and the ids of the HNS networks. flanneld's vxlan network is not persistent and comes back
 with a new id after every boot; nothing the node roles decide depends on that id. The
 modules find networks by name and compare their type, subnets, adapter and flags
 (_hns.py, hns_network, source_vip); hns_endpoint uses a network's id only to tell which
@@ -71,6 +72,12 @@ VOLATILE = {'os': ('last_boot', 'system_drive_free_bytes', 'now', 'page_files_kb
             'csi_proxy': ('pipes',)}
 # Fields of each item of a section's list that change on a healthy node (see the module docstring).
 VOLATILE_ITEM_FIELDS = {'hns': {'networks': ('id',)}}
+# Fields of each entry of a keyed section that a program owns: what the kubelet writes at each start for its graceful
+# shutdown (its service's pre-shutdown time-out, its place in the pre-shutdown order; kubelet role), whenever its
+# shutdown manager gets to it after the service reports Running. No node role decides from them (node_service compares
+# the service's configuration), the doctor reads them (graceful-shutdown-not-registered), and a run could not bring
+# them back but by restarting the kubelet.
+PROGRAM_OWNED_FIELDS = {'services': ('preshutdown_timeout_ms', 'preshutdown_ordered')}
 # Sections reported as lists whose order means nothing; sorted before hashing.
 UNORDERED = {'adapters': (), 'routes': (), 'hns': ('networks',)}
 # The collection files that make up its behaviour on a node.
@@ -142,6 +149,9 @@ def section_view(snapshot, section):
         value = {path: entry for path, entry in (value or {}).items() if not _is_record(path)}
     if isinstance(value, dict) and section in VOLATILE:
         value = {key: item for key, item in value.items() if key not in VOLATILE[section]}
+    if section in PROGRAM_OWNED_FIELDS:
+        value = {name: {field: item for field, item in entry.items() if field not in PROGRAM_OWNED_FIELDS[section]}
+                 if isinstance(entry, dict) else entry for name, entry in (value or {}).items()}
     for key, fields in VOLATILE_ITEM_FIELDS.get(section, {}).items():
         value = dict(value or {}, **{key: [{field: item for field, item in entry.items() if field not in fields}
                                            for entry in (value or {}).get(key) or []]})

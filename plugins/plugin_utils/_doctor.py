@@ -480,24 +480,60 @@ def check_services(snapshot, plan_node, plan_cluster, kube_proxy_mode='service',
     return found
 
 
+# SERVICE_PRESHUTDOWN_INFO's default time-out from Windows build 15063 on (every Windows Server the collection supports),
+# which a service without a PreshutdownTimeout of its own has.
+DEFAULT_PRESHUTDOWN_TIMEOUT_MS = 10000
+
+
 def check_graceful_shutdown(snapshot, node_vars=None):
     """With the kubelet role's kubelet_shutdown_grace_period, the kubelet service runs the kubelet itself (the SCM
     tells a native service, not nssm's child, of a shutdown) with its drop-in folder, where the periods are
-    (_flags.shutdown_periods)."""
-    if _role_option(node_vars, 'kubelet', 'kubelet_shutdown_grace_period') in ('0', 'None'):
+    (_flags.shutdown_periods), and the running kubelet took its registration: at its start it raises its service's
+    pre-shutdown time-out to the grace period and puts itself before its dependencies in the Control key's
+    PreshutdownOrder (kubernetes/kubernetes pkg/kubelet/nodeshutdown/nodeshutdown_manager_windows.go); a kubelet that
+    could not logs it and runs on without graceful shutdown."""
+    grace = _role_option(node_vars, 'kubelet', 'kubelet_shutdown_grace_period')
+    if grace in ('0', 'None'):
         return []
     service = (snapshot.get('services') or {}).get('kubelet') or {}
     if not service.get('exists'):
         return []  # check_services names a missing kubelet service
     flags = {word.split('=', 1)[0] for word in split_windows_command_line(_program_command_line(service))}
     missing = [flag for flag in ('--windows-service', '--config-dir') if flag not in flags]
-    if not missing:
+    if missing:
+        return [finding('graceful-shutdown-off', 'warning',
+                        'the kubelet runs without %s: a shutdown or restart of the node does not wait for its pods '
+                        '(kubelet_shutdown_grace_period is set)' % ' and '.join(missing),
+                        'the kubelet service was registered again by hand or by another tool',
+                        'run site.yml on the node (it registers the kubelet with its drop-in folder)')]
+    if service.get('state') != 'running' or 'preshutdown_timeout_ms' not in service:
+        return []  # check_services names a kubelet that does not run; a snapshot without the fields tells nothing
+    return _preshutdown_registration(service, int(grace))
+
+
+def _preshutdown_registration(service, grace_seconds):
+    """graceful-shutdown-not-registered: the service's pre-shutdown time-out is shorter than the grace period, or a
+    kubelet with dependencies (its runtime) is not in the pre-shutdown order, where it would be notified before
+    them."""
+    timeout_ms = service.get('preshutdown_timeout_ms')
+    timeout_ms = DEFAULT_PRESHUTDOWN_TIMEOUT_MS if timeout_ms is None else timeout_ms
+    problems = []
+    if timeout_ms < grace_seconds * 1000:
+        problems.append('its service\'s pre-shutdown time-out is %g s, shorter than the grace period of %d s: Windows '
+                        'goes on shutting down before the pods are stopped' % (timeout_ms / 1000.0, grace_seconds))
+    if service.get('dependencies') and not service.get('preshutdown_ordered'):
+        problems.append('the kubelet is not in the pre-shutdown order (HKLM\\SYSTEM\\CurrentControlSet\\Control, '
+                        'PreshutdownOrder): %s may stop before the pods do' % ', '.join(service['dependencies']))
+    if not problems:
         return []
-    return [finding('graceful-shutdown-off', 'warning',
-                    'the kubelet runs without %s: a shutdown or restart of the node does not wait for its pods '
-                    '(kubelet_shutdown_grace_period is set)' % ' and '.join(missing),
-                    'the kubelet service was registered again by hand or by another tool',
-                    'run site.yml on the node (it registers the kubelet with its drop-in folder)')]
+    return [finding('graceful-shutdown-not-registered', 'warning',
+                    'the kubelet did not register for graceful shutdown: %s' % '; '.join(problems),
+                    'the kubelet registers itself at its start, and did not: the WindowsGracefulNodeShutdown gate is '
+                    'off (alpha before 1.34), the kubelet binary is older than 1.32, or its shutdown manager failed '
+                    '("Failed to start node shutdown manager" in its log); or another tool lowered the time-out or '
+                    'rewrote the order after the kubelet started',
+                    'restart the kubelet (Restart-Service kubelet): it registers again at its start; if the finding '
+                    'stays, read its log for "Failed to start node shutdown manager" and run site.yml on the node')]
 
 
 def check_defender_exclusions(snapshot, plan_node, plan_paths, node_vars=None):

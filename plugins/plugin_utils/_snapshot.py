@@ -72,7 +72,10 @@ PROGRAM_EFFECTS = {
     'cri-dockerd': {'hns': [EVERYTHING]},
     # The kubelet's pods get HNS endpoints through the CNI; HostProcess pods (calico-node-windows, a flannel or
     # kube-proxy DaemonSet, csi-proxy) change the host's network and csi-proxy's pipes; the kubelet rotates its
-    # certificates and keeps its state under its root directory.
+    # certificates and keeps its state under its root directory. At each start it also writes its own service's
+    # pre-shutdown time-out and its place in the pre-shutdown order (graceful shutdown; kubelet_shutdown.py in the
+    # simulation): fields of its services entry that no module plans from (node_service compares the configuration)
+    # and that _converged.PROGRAM_OWNED_FIELDS leaves out of the record, so its services entry stays trusted.
     'kubelet': dict(_NETWORK, csi_proxy=[EVERYTHING], ovs=[EVERYTHING], files=['C:\\var\\lib\\kubelet\\'],
                     contents=['C:\\var\\lib\\kubelet\\'], credentials=['C:\\var\\lib\\kubelet\\']),
     # kube-proxy's winkernel proxier programs HNS load balancers and remote endpoints (pkg/proxy/winkernel).

@@ -1,6 +1,7 @@
 # kubewin-script: node_reset_apply
 # Takes a node back to before the collection set it up, in one call: stops and
-# deletes services, removes HNS policy lists and endpoints, removes files and
+# deletes services (and their names from the pre-shutdown order, where the
+# kubelet puts itself and its runtime), removes HNS policy lists and endpoints, removes files and
 # folders (recursively) and forgets them in the registry of managed files, and
 # removes registry keys (with their subkeys) that other programs left (Calico's).
 # HNS networks are left to hns_network, whose removal of the last vSwitch drops
@@ -41,6 +42,7 @@ foreach ($name in $Services) {
     while ((Get-Service -Name $name -ErrorAction SilentlyContinue) -and (Get-Date) -lt $deadline) {
         Start-Sleep -Milliseconds 500
     }
+    Remove-KubeWinPreshutdownOrderEntry -Name $name
 }
 
 # Load balancers reference endpoints, so HNS deletes them first.

@@ -16,7 +16,10 @@ in its first second, as far as it decides whether the service reaches Running:
   -flush-interval) exist from the 1.34 release's runner on
   (kubernetes/kubernetes#127667, CHANGELOG-1.34.md);
 - windows_exporter exits on a flag or a collector name its release does not know
-  (``_windows_exporter``); it serves metrics and changes nothing else on the node.
+  (``_windows_exporter``); it serves metrics and changes nothing else on the node;
+- the kubelet, once running, registers for the pre-shutdown notification where its
+  graceful shutdown is on (kubelet_shutdown.py): the Control key's PreshutdownOrder
+  and its service's pre-shutdown time-out.
 
 A failing program leaves the service Stopped with exit code 1, which is all the
 service control manager (and so node_service_apply.ps1) can see of the reason;
@@ -32,6 +35,7 @@ import tomllib
 
 from kubewin_sim import cluster as sim_cluster
 from kubewin_sim import csi_proxy
+from kubewin_sim import kubelet_shutdown
 
 CONTAINERD_ROOT = 'C:\\ProgramData\\containerd\\root'
 CONTAINERD_STATE = 'C:\\ProgramData\\containerd\\state'
@@ -419,3 +423,21 @@ def started(node, name, service):
         del events[:-200]
     if base == 'kube-proxy.exe':
         _kube_proxy(node, service)
+    if kubelet_shutdown.is_kubelet(base):
+        _kubelet(node, service)
+
+
+def _kubelet(node, service):
+    """The kubelet's shutdown manager registers it for the pre-shutdown notification (kubelet_shutdown.py). It runs as
+    the service itself (kube-log-runner starts it and the kubelet connects to the service control manager) with
+    --windows-service; under nssm it is nssm's child, no service of its own."""
+    program = program_of(service)
+    nssm = nssm_settings(service)
+    if nssm:
+        arguments = split_command_line(nssm.get('app_parameters') or '')
+    else:
+        argv = split_command_line(service.get('command_line') or '')
+        arguments = argv[argv.index(program) + 1:] if program in argv else []
+    kubelet_shutdown.start(node, lambda name: option(arguments, name),
+                           windows_service=not nssm and '--windows-service' in arguments,
+                           version=kubelet_shutdown.release(installed_version(node, program)))

@@ -46,7 +46,7 @@ FRESH_NODE = {
                   'description': None, 'state': 'running', 'start_mode': 'auto',
                   'command_line': 'C:\\Windows\\System32\\svchost.exe -k NetworkService -p',
                   'account': 'NT AUTHORITY\\NetworkService', 'dependencies': [], 'environment': [], 'exit_code': 0,
-                  'recovery': None, 'nssm': None}},
+                  'recovery': None, 'nssm': None, 'preshutdown_timeout_ms': None, 'preshutdown_ordered': False}},
     'files': {},
     'artifacts': {},
     'firewall': {},

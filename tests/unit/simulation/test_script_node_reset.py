@@ -134,6 +134,16 @@ def test_node_reset_apply_removes_everything():
     assert managed(node) == []
 
 
+def test_the_deleted_services_leave_the_pre_shutdown_order():
+    # Where the kubelet put itself and its runtime for its graceful shutdown (kubewin_sim/kubelet_shutdown.py).
+    node = reset_node()
+    registry.set_preshutdown_order(node, list(registry.DEFAULT_PRESHUTDOWN_ORDER) + ['kubelet', 'containerd'])
+    run_reset(node, {'Services': ['kube-proxy', 'kubelet', 'containerd']})
+    assert registry.preshutdown_order(node) == list(registry.DEFAULT_PRESHUTDOWN_ORDER), "Windows' own entries stay"
+    run_reset(node, {'Services': ['kubelet']})
+    assert registry.preshutdown_order(node) == list(registry.DEFAULT_PRESHUTDOWN_ORDER)
+
+
 def test_stopping_the_kubelet_stops_kube_proxy_which_stays():
     # Stop-Service -Force stops the services that depend on it too; only the kubelet is deleted.
     node = reset_node()

@@ -113,7 +113,8 @@ LOGS = {'C:\\k\\logs\\flanneld.out.log': 'I0301 flanneld lease\r\n',
 
 
 SERVICE = {'exists': True, 'description': None, 'state': 'running', 'start_mode': 'auto', 'dependencies': [],
-           'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0, 'nssm': None}
+           'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0, 'nssm': None,
+           'preshutdown_timeout_ms': None, 'preshutdown_ordered': False}
 SERVICES = {
     'flanneld': dict(SERVICE, name='flanneld', display_name='flanneld', command_line='C:\\k\\nssm.exe',
                      nssm={'application': 'C:\\k\\flanneld.exe', 'app_parameters': '--kube-subnet-mgr',

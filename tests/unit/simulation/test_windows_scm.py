@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, 'tests', 'simulation'))
 # pylint: disable=wrong-import-position
 from kubewin_sim.node import SimNode, initial_state  # noqa: E402
 from kubewin_sim.windows import filesystem, registry, run_on_node, win_powershell  # noqa: E402
+from kubewin_sim.windows import services as service_api  # noqa: E402
 from kubewin_sim.windows.registry import failure_actions_blob  # noqa: E402
 
 SCRIPTS = os.path.join(ROOT, 'plugins', 'plugin_utils', 'scripts')
@@ -45,7 +46,7 @@ def service(name, **values):
     record = {'name': name, 'exists': True, 'display_name': name, 'description': '%s (kubewin.node)' % name,
               'state': 'running', 'start_mode': 'auto', 'command_line': 'C:\\k\\%s.exe --v=2' % name,
               'dependencies': [], 'environment': [], 'account': 'LocalSystem', 'recovery': None, 'exit_code': 0,
-              'nssm': None}
+              'nssm': None, 'preshutdown_timeout_ms': None, 'preshutdown_ordered': False}
     record.update(values)
     return record
 
@@ -328,6 +329,29 @@ def test_pending_file_renames_show_in_the_session_manager_key_until_the_boot_car
     assert node.file('C:\\Program Files\\OVS\\ovs.dll.new') is None
 
 
+CONTROL = r"HKLM:\SYSTEM\CurrentControlSet\Control"
+
+
+def test_the_control_keys_preshutdown_order_and_a_services_preshutdown_timeout_are_the_scm_view():
+    # PreshutdownOrder (Service Control Handler Function) and SERVICE_PRESHUTDOWN_INFO as the SCM keeps it.
+    node = fresh_node()
+    read = "(Get-ItemProperty -LiteralPath '%s' -Name PreshutdownOrder).PreshutdownOrder" % CONTROL
+    assert ok(node, read) == list(registry.DEFAULT_PRESHUTDOWN_ORDER)
+    ok(node, "New-ItemProperty -LiteralPath '%s' -Name PreshutdownOrder -PropertyType MultiString "
+             "-Value @('kubelet','containerd') -Force | Out-Null" % CONTROL)
+    assert registry.preshutdown_order(node) == ['kubelet', 'containerd']
+    # The key's other values are not modelled: reading them all is an engine gap, not an empty answer.
+    assert run_on_node(node, "Get-ItemProperty -LiteralPath '%s'" % CONTROL).unsupported
+    key = r"HKLM:\SYSTEM\CurrentControlSet\Services\kubelet"
+    assert ok(node, "$null -eq (Get-ItemProperty -LiteralPath '%s').PreshutdownTimeout" % key) == ['True']
+    assert service_api.query_preshutdown_timeout(node, 'kubelet') == 10000, 'the default from build 15063 on'
+    ok(node, "New-ItemProperty -LiteralPath '%s' -Name PreshutdownTimeout -PropertyType DWord -Value 90000 -Force "
+             "| Out-Null" % key)
+    assert service_api.query_preshutdown_timeout(node, 'kubelet') == 90000
+    service_api.change_preshutdown_timeout(node, 'kubelet', 120000)
+    assert ok(node, "(Get-ItemProperty -LiteralPath '%s').PreshutdownTimeout" % key) == ['120000']
+
+
 def test_a_pending_file_rename_is_a_pending_reboot():
     node = fresh_node()
     pending = 'Test-KubeWinRebootPending'
@@ -497,7 +521,9 @@ def test_apply_creates_a_service():
     kubelet = service('kubelet', description='Kubernetes node agent', start_mode='delayed', command_line='C:\\k\\kubelet.exe --v=4',
                       dependencies=['containerd'], environment=['NODE_NAME=win1'], recovery=KUBELET_RECOVERY)
     assert real == reported(kubelet)
-    assert node.data['services']['kubelet'] == dict(kubelet, starts=1)
+    # The model's record has no pre-shutdown fields: those are the snapshot's reading of the registry.
+    stored = {key: value for key, value in kubelet.items() if not key.startswith('preshutdown_')}
+    assert node.data['services']['kubelet'] == dict(stored, starts=1)
 
 
 def test_apply_reconfigures_and_restarts_with_the_dependents():

@@ -32,11 +32,32 @@ function Get-KubeWinNssmSettings {
     }
 }
 
+function Get-KubeWinPreshutdownOrder {
+    # The services the service control manager notifies of a shutdown first, in order (the Control key's
+    # PreshutdownOrder); the kubelet adds itself there when its graceful shutdown is on.
+    $control = Get-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Control' -Name PreshutdownOrder -ErrorAction SilentlyContinue
+    if (-not $control) { return ,@() }
+    return ,@($control.PreshutdownOrder | Where-Object { $_ })
+}
+
+function Remove-KubeWinPreshutdownOrderEntry {
+    # A deleted service's name taken out of the pre-shutdown order: the kubelet put itself and its dependencies there
+    # (graceful shutdown); the other entries, Windows' own, stay.
+    param([Parameter(Mandatory)][string]$Name)
+    $order = Get-KubeWinPreshutdownOrder
+    if ($Name -notin $order) { return }
+    $kept = [string[]]@($order | Where-Object { $_ -ne $Name })
+    New-ItemProperty -LiteralPath 'HKLM:\SYSTEM\CurrentControlSet\Control' -Name PreshutdownOrder -PropertyType MultiString -Value $kept -Force | Out-Null
+}
+
 function Get-KubeWinService {
     param([Parameter(Mandatory)][string]$Name)
     $service = Get-Service -Name $Name -ErrorAction SilentlyContinue
     if (-not $service) { return [ordered]@{ name = $Name; exists = $false } }
     $key = Get-ItemProperty -LiteralPath "HKLM:\SYSTEM\CurrentControlSet\Services\$Name"
+    # SERVICE_PRESHUTDOWN_INFO as the SCM keeps it: none means the default time-out.
+    $preshutdownTimeout = $null
+    if ($null -ne $key.PreshutdownTimeout) { $preshutdownTimeout = [int64]$key.PreshutdownTimeout }
     $startModes = @{ 0 = 'boot'; 1 = 'system'; 2 = 'auto'; 3 = 'manual'; 4 = 'disabled' }
     $startMode = $startModes[[int]$key.Start]
     if ($startMode -eq 'auto' -and $key.DelayedAutostart -eq 1) { $startMode = 'delayed' }
@@ -55,6 +76,8 @@ function Get-KubeWinService {
         # A uint32 (Win32_Service): [int] would fail on a code above 2^31.
         exit_code = [int64](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
         nssm = Get-KubeWinNssmSettings -Name $service.Name
+        preshutdown_timeout_ms = $preshutdownTimeout
+        preshutdown_ordered = $service.Name -in (Get-KubeWinPreshutdownOrder)
     }
 }
 function Get-KubeWinServiceExitCode {

@@ -24,6 +24,15 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   each path with the \\??\\ prefix, and the session manager carries them out at the next boot, then removes the value.
   A file in use that an installer replaces (Windows Installer's "Files-in-use" handling, msiexec's 3010) is one.
   The key's other values are not modelled: reading them is an engine gap.
+- ``SYSTEM\\CurrentControlSet\\Control``'s ``PreshutdownOrder`` (REG_MULTI_SZ): the services the service control
+  manager sends SERVICE_CONTROL_PRESHUTDOWN in that order at shutdown ("Service Control Handler Function", Win32
+  services reference: "create a multistring registry value that contains the service names in the order in which they
+  should be shut down and assign it to the Control key's PreshutdownOrder value"), ``preshutdown_order`` below. The
+  key's other values (WaitToKillServiceTimeout, ...) are not modelled: reading or writing them is an engine gap.
+- A service's ``PreshutdownTimeout`` (REG_DWORD, milliseconds): where the SCM keeps what
+  ChangeServiceConfig2(SERVICE_CONFIG_PRESHUTDOWN_INFO) sets (the service key's value that ``reg add ... /v
+  PreshutdownTimeout /t REG_DWORD`` also sets); without it QueryServiceConfig2 answers the default of
+  SERVICE_PRESHUTDOWN_INFO (windows/services.py ``query_preshutdown_timeout``).
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -39,6 +48,15 @@ import struct
 from ..pwsh.values import Byte, Int64, PSArray, PSError, enumerate_value, is_enumerable, is_null, to_string
 
 HKLM = 'HKEY_LOCAL_MACHINE'
+CONTROL = 'system\\currentcontrolset\\control'
+PRESHUTDOWN_ORDER = 'PreshutdownOrder'
+# PreshutdownOrder as a Windows Server (2019 and later, like Windows 10) has it before anything adds to it: the Device
+# Install, Update Orchestrator, Group Policy Client and Windows Modules Installer services, as a registry listing of
+# the Control key shows it. Microsoft does not document the default entries; what the model relies on is that the
+# value exists: the kubelet, which reads it before it adds itself, fails its shutdown manager without it
+# (kubernetes/kubernetes pkg/kubelet/nodeshutdown/nodeshutdown_manager_windows.go, GetStringsValue), and its e2e test
+# of the feature (test/e2e/windows/node_shutdown.go) passes on stock Windows Server images.
+DEFAULT_PRESHUTDOWN_ORDER = ('DeviceInstall', 'UsoSvc', 'gpsvc', 'trustedinstaller')
 SERVICES = 'system\\currentcontrolset\\services'
 CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
 SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
@@ -185,9 +203,22 @@ def _service_values(node, service):
     recovery = service.get('recovery')
     if recovery and recovery.get('actions'):
         values['FailureActions'] = ('REG_BINARY', list(failure_actions_blob(recovery)))
+    if service.get('preshutdown_timeout_ms') is not None:
+        values['PreshutdownTimeout'] = ('REG_DWORD', int(service['preshutdown_timeout_ms']))
     for name, (kind, value) in (service.get('registry_values') or {}).items():
         values[name] = (kind, value)
     return values
+
+
+def preshutdown_order(node):
+    """The Control key's PreshutdownOrder (a list of service names), or None where the value does not exist."""
+    order = node.data.get('preshutdown_order', list(DEFAULT_PRESHUTDOWN_ORDER))
+    return None if order is None else list(order)
+
+
+def set_preshutdown_order(node, names):
+    """Write PreshutdownOrder (RegSetValueEx with REG_MULTI_SZ); None deletes the value."""
+    node.data['preshutdown_order'] = None if names is None else [to_string(name) for name in names]
 
 
 def _nssm_values(service):
@@ -221,6 +252,8 @@ def _set_service_value(node, service, name, kind, value):
         service['environment'] = list(value)
     elif lowered == 'failureactions' and kind == 'REG_BINARY':
         service['recovery'] = recovery_of_blob(value)
+    elif lowered == 'preshutdowntimeout' and kind == 'REG_DWORD':
+        service['preshutdown_timeout_ms'] = int(value) & 0xFFFFFFFF
     else:
         service.setdefault('registry_values', {})[name] = [kind, value]
 
@@ -228,7 +261,8 @@ def _set_service_value(node, service, name, kind, value):
 def _remove_service_value(service, name):
     lowered = name.lower()
     fields = {'description': ('description', None), 'dependonservice': ('dependencies', []),
-              'environment': ('environment', []), 'failureactions': ('recovery', None)}
+              'environment': ('environment', []), 'failureactions': ('recovery', None),
+              'preshutdowntimeout': ('preshutdown_timeout_ms', None)}
     if lowered in fields:
         field, empty = fields[lowered]
         service[field] = empty
@@ -311,6 +345,9 @@ def read_key(node, key):
         return {} if node.data.get('reboot_pending') else None
     if lowered == SESSION_ENVIRONMENT:
         return session_environment(node)
+    if lowered == CONTROL:
+        order = preshutdown_order(node)
+        return {} if order is None else {PRESHUTDOWN_ORDER: ('REG_MULTI_SZ', order)}
     if lowered == SESSION_MANAGER:
         renames = node.data.get('pending_file_renames')
         return {PENDING_RENAMES: ('REG_MULTI_SZ', list(renames))} if renames else {}
@@ -392,6 +429,8 @@ def _target(node, key):
             return ('nssm', service)
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
+    if lowered == CONTROL:
+        return ('control', None)
     if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)
             and lowered != HNS_STATE):
@@ -416,9 +455,18 @@ def set_value(node, key, name, kind, value):
         _set_nssm_value(holder, name, kind, value)
     elif where == 'env':
         node.data['environment'][name] = to_string(value)
+    elif where == 'control':
+        _set_control_value(node, name, kind, value)
     else:
         holder['values'][name] = [kind, value]
     return True
+
+
+def _set_control_value(node, name, kind, value):
+    if name.lower() != PRESHUTDOWN_ORDER.lower() or kind != 'REG_MULTI_SZ':
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('writing %s (%s) of %s' % (name, kind, provider_path(CONTROL)))
+    set_preshutdown_order(node, value)
 
 
 def remove_value(node, key, name):
@@ -437,6 +485,8 @@ def remove_value(node, key, name):
         holder.get('nssm_values', {}).pop(match[0], None)
     elif where == 'env':
         node.data['environment'].pop(match[0], None)
+    elif where == 'control':
+        set_preshutdown_order(node, None)
     else:
         holder['values'].pop(match[0], None)
     return True
@@ -683,10 +733,12 @@ def get_itemproperty(ctx, params, input_items):
         if values is None:
             ctx.write_error(_not_found(path))
             continue
-        if key.lower() == SESSION_MANAGER and (params.get('Name') is None or any(
-                to_string(name).lower() != PENDING_RENAMES.lower() for name in _names(params['Name']))):
+        # Keys of which the model holds one value: a read of all of them, or of another, is an engine gap.
+        only = {SESSION_MANAGER: PENDING_RENAMES, CONTROL: PRESHUTDOWN_ORDER}.get(key.lower())
+        if only and (params.get('Name') is None or any(
+                to_string(name).lower() != only.lower() for name in _names(params['Name']))):
             from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
-            raise Unsupported('reading values of %s other than %s' % (provider_path(key), PENDING_RENAMES))
+            raise Unsupported('reading values of %s other than %s' % (provider_path(key), only))
         wanted = _wanted(values, params)
         if params.get('Name') is not None and not wanted:
             ctx.write_error(PSError('Property %s does not exist at path %s.' % (to_string(params['Name']), provider_path(key)),

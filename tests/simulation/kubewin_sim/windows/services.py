@@ -10,7 +10,8 @@ description (Windows Commands reference: "option= value" with the space after th
 separated by /) and the Win32 system error codes it prints and exits with (1060
 ERROR_SERVICE_DOES_NOT_EXIST, 1073 ERROR_SERVICE_EXISTS, 1072 ERROR_SERVICE_MARKED_FOR_DELETE, 87
 ERROR_INVALID_PARAMETER); Win32_Service (CIMWin32 reference) and its Change method (return value 0 on
-success).
+success); QueryServiceConfig2/ChangeServiceConfig2 with SERVICE_CONFIG_PRESHUTDOWN_INFO (the SERVICE_PRESHUTDOWN_INFO
+structure, winsvc.h), which the kubelet calls at its start (kubewin_sim/kubelet_shutdown.py).
 
 State is ``node.data['services']`` (lower-case name -> the service), the same the registry's service keys
 show (windows/registry.py). Starting a service runs what the node model makes the program do
@@ -566,6 +567,57 @@ def new_service(ctx, params, input_items):
     if 'Description' in params:
         record['description'] = to_string(params['Description'])
     return [ServiceController(node, name)]
+
+
+# -- the pre-shutdown configuration (QueryServiceConfig2 / ChangeServiceConfig2, SERVICE_CONFIG_PRESHUTDOWN_INFO) -------
+# SERVICE_PRESHUTDOWN_INFO (winsvc.h, Win32 reference): dwPreshutdownTimeout in milliseconds, the time the SCM waits for a
+# service that accepts SERVICE_CONTROL_PRESHUTDOWN to stop before it goes on shutting down; "Starting with the Windows
+# Creator's Update (build 15063) the default preshutdown time-out value is 10,000 milliseconds (10 seconds). In prior
+# releases, the default preshutdown time-out value is 180,000 milliseconds (three minutes)." The SCM keeps a set value
+# as the service key's PreshutdownTimeout (windows/registry.py).
+DEFAULT_PRESHUTDOWN_TIMEOUT_MS = 10000
+DEFAULT_PRESHUTDOWN_TIMEOUT_MS_BEFORE_15063 = 180000
+# ERROR_SERVICE_DOES_NOT_EXIST (System Error Codes 1000-1299), which OpenService fails with for a name the SCM lacks.
+ERROR_SERVICE_DOES_NOT_EXIST = 1060
+
+
+class ServiceApiError(SimulationError):
+    """A Win32 service API call failed; ``code`` is its Win32 error."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+def _opened(node, name):
+    """OpenService: the node's service record (the services the collection installs), or ERROR_SERVICE_DOES_NOT_EXIST."""
+    scm.settle(node)
+    service = node.data['services'].get(name.lower())
+    if service is None:
+        raise ServiceApiError('OpenService %s: The specified service does not exist as an installed service.' % name,
+                              ERROR_SERVICE_DOES_NOT_EXIST)
+    return service
+
+
+def query_preshutdown_timeout(node, name):
+    """QueryServiceConfig2(SERVICE_CONFIG_PRESHUTDOWN_INFO): the service's time-out in milliseconds, its default where
+    none was set."""
+    service = _opened(node, name)
+    if service.get('preshutdown_timeout_ms') is not None:
+        return int(service['preshutdown_timeout_ms'])
+    if int(node.data['os']['build']) >= 15063:
+        return DEFAULT_PRESHUTDOWN_TIMEOUT_MS
+    return DEFAULT_PRESHUTDOWN_TIMEOUT_MS_BEFORE_15063
+
+
+def change_preshutdown_timeout(node, name, milliseconds):
+    """ChangeServiceConfig2(SERVICE_CONFIG_PRESHUTDOWN_INFO) with dwPreshutdownTimeout (a DWORD)."""
+    _opened(node, name)['preshutdown_timeout_ms'] = int(milliseconds) & 0xFFFFFFFF
+
+
+def service_dependencies(node, name):
+    """QueryServiceConfig's lpDependencies: the services (and groups) the service depends on, as registered."""
+    return list(_opened(node, name).get('dependencies') or [])
 
 
 # -- sc.exe ------------------------------------------------------------------------------------------

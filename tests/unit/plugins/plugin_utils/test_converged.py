@@ -87,6 +87,16 @@ def test_what_changes_on_a_healthy_node_is_not_compared():
     assert _decide(patched, 'in-1', now=NOW)[1] == ['the node changed since the record: os']
 
 
+def test_what_the_kubelet_writes_for_its_graceful_shutdown_is_not_compared():
+    # It writes its service's pre-shutdown time-out and its place in the order at each start, once its shutdown
+    # manager runs (after the service reports Running); the doctor, not the record, holds them to the grace period.
+    registered = {'kubelet': {'exists': True, 'state': 'running', 'preshutdown_timeout_ms': 60000,
+                              'preshutdown_ordered': True}}
+    assert _decide(recorded(services=registered), 'in-1', now=NOW) == (True, [])
+    stopped = {'kubelet': dict(registered['kubelet'], state='stopped')}
+    assert _decide(recorded(services=stopped), 'in-1', now=NOW)[1] == ['the node changed since the record: services']
+
+
 def test_a_network_created_again_with_another_id_is_the_same_network():
     """flanneld's vxlan network comes back after a boot with a new id (EnableNonPersistent)."""
     def hns(vxlan):

@@ -404,6 +404,40 @@ def test_graceful_shutdown_needs_the_kubelet_as_its_own_service_with_its_dropin_
     assert 'without --windows-service:' in found['what']
 
 
+def test_graceful_shutdown_needs_the_running_kubelet_registered_for_the_pre_shutdown_notification():
+    snap = snapshot()
+    on = {'kubelet_shutdown_grace_period': 60}
+    # What the kubelet leaves at its start with a 60 s grace period: its time-out raised, itself before containerd.
+    snap['services']['kubelet'].update(
+        command_line='C:\\k\\kubelet.exe --windows-service --config-dir=C:\\etc\\kubernetes\\kubelet.conf.d',
+        dependencies=['containerd'], preshutdown_timeout_ms=60000, preshutdown_ordered=True)
+    assert _doctor.check_graceful_shutdown(snap, on) == []
+    # A kubelet that did not take it (the gate off, an older kubelet): the default time-out, not in the order.
+    snap['services']['kubelet'].update(preshutdown_timeout_ms=None, preshutdown_ordered=False)
+    [found] = _doctor.check_graceful_shutdown(snap, on)
+    assert (found['id'], found['severity'], found['repair']) == ('graceful-shutdown-not-registered', 'warning', None)
+    assert 'pre-shutdown time-out is 10 s, shorter than the grace period of 60 s' in found['what']
+    assert 'not in the pre-shutdown order' in found['what'] and 'containerd may stop' in found['what']
+    assert 'WindowsGracefulNodeShutdown' in found['cause'] and 'Restart-Service kubelet' in found['fix']
+    # Each alone is a finding: a time-out lowered by hand, or the kubelet taken out of the order.
+    snap['services']['kubelet'].update(preshutdown_timeout_ms=30000, preshutdown_ordered=True)
+    [found] = _doctor.check_graceful_shutdown(snap, on)
+    assert 'is 30 s' in found['what'] and 'order' not in found['what']
+    snap['services']['kubelet'].update(preshutdown_timeout_ms=90000, preshutdown_ordered=False)
+    [found] = _doctor.check_graceful_shutdown(snap, on)
+    assert 'time-out' not in found['what'] and 'not in the pre-shutdown order' in found['what']
+    # Without dependencies the kubelet puts itself in no order (addToExistingOrder): nothing to miss.
+    snap['services']['kubelet']['dependencies'] = []
+    assert _doctor.check_graceful_shutdown(snap, on) == []
+    # No finding with the grace period 0 (the default), nor while the kubelet does not run (service-stopped names it).
+    snap['services']['kubelet'].update(dependencies=['containerd'], preshutdown_timeout_ms=None)
+    assert _doctor.check_graceful_shutdown(snap, {'kubelet_shutdown_grace_period': 0}) == []
+    assert _doctor.check_graceful_shutdown(snap, {}) == []
+    snap['services']['kubelet'].update(state='stopped', exit_code=1)
+    assert _doctor.check_graceful_shutdown(snap, on) == []
+    assert [f['id'] for f in diagnose(snap, node_vars=on)] == ['service-stopped']
+
+
 def test_dynamic_ports_over_the_node_ports_are_a_finding_while_the_guard_is_on():
     snap = snapshot()
     widened = {'dynamic_start': 1025, 'dynamic_count': 64511, 'excluded': []}
