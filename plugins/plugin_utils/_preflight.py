@@ -534,6 +534,8 @@ def _check_defender(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.C
 # The catalog's components that are kubelet image credential providers (kubelet_credential_providers' version picks
 # one of them by its name); any other provider names its binary with url and checksum.
 CREDENTIAL_PROVIDER_COMPONENTS = ('ecr-credential-provider',)
+# The role that installs them (through the artifacts role) and whose variable lists them.
+CREDENTIAL_PROVIDERS_ROLE = 'kubelet'
 CREDENTIAL_PROVIDERS_VARIABLE = 'kubelet_credential_providers'
 
 
@@ -547,7 +549,7 @@ def _check_credential_providers(nodes: t.Sequence[str], kubernetes_version: t.An
     refused: dict[str, list[str]] = {}
     passed: dict[str, list[Mapping[str, t.Any]]] = {}
     for host in nodes:
-        providers = plain(role_value_of(host)('kubelet', CREDENTIAL_PROVIDERS_VARIABLE))
+        providers = plain(role_value_of(host)(CREDENTIAL_PROVIDERS_ROLE, CREDENTIAL_PROVIDERS_VARIABLE))
         lines = []
         try:
             _flags.credential_providers(providers, _versions.parse_version(kubernetes_version, VERSION_VARIABLE),

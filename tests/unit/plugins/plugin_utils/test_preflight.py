@@ -228,7 +228,9 @@ def test_every_role_that_installs_artifacts_is_in_the_install_table():
     install = re.compile(r'name:\s*kubewin\.node\.artifacts\s*\n(?!\s*tasks_from:\s*stage)')
     including = {path.parent.parent.name for path in (ROOT / 'roles').glob('*/tasks/*.yml')
                  if install.search(path.read_text(encoding='utf-8'))}
-    known = {entry[0] for entry in _preflight.INSTALLS} | {_preflight.BINARIES_ROLE}
+    # The kubelet role's image credential providers are the node's share of kubelet_credential_providers
+    # (_credential_provider_downloads).
+    known = {entry[0] for entry in _preflight.INSTALLS} | {_preflight.BINARIES_ROLE, _preflight.CREDENTIAL_PROVIDERS_ROLE}
     assert including - known == set()
     assert including, 'no role includes the artifacts role: the scan proves nothing'
 
