@@ -24,6 +24,16 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   each path with the \\??\\ prefix, and the session manager carries them out at the next boot, then removes the value.
   A file in use that an installer replaces (Windows Installer's "Files-in-use" handling, msiexec's 3010) is one.
   The key's other values are not modelled: reading them is an engine gap.
+- ``...\\Session Manager\\Memory Management``'s ``PagingFiles`` (REG_MULTI_SZ): the page files the session manager
+  opens at the next boot, one string per file, "<path> <initial MB> <maximum MB>", "<path>" or "<path> 0 0" for a size
+  Windows manages on that drive, and "?:\\pagefile.sys" alone when Windows manages every page file (the setting of
+  Win32_ComputerSystem.AutomaticManagedPagefile and of Win32_PageFileSetting, which are views of this value). Sources:
+  Microsoft Learn "Introduction to the page file" and "How to determine the appropriate page file size for 64-bit
+  versions of Windows" (windows-client/performance: the session manager reads the value when the system boots, a
+  change takes effect at the next restart). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as
+  Windows Setup leaves a server), windows/boot.py puts it in force (``node.data['paging_files_in_force']``), and
+  Win32_OperatingSystem (windows/system.py) reports the page files in force. It is the key's only modelled value:
+  writing another, or PagingFiles as another kind, is an engine gap, and so is removing it.
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -43,11 +53,15 @@ SERVICES = 'system\\currentcontrolset\\services'
 CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
 SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
 SESSION_MANAGER = 'system\\currentcontrolset\\control\\session manager'
+MEMORY_MANAGEMENT = SESSION_MANAGER + '\\memory management'
+PAGING_FILES = 'PagingFiles'
+# Windows manages the size of every page file (Windows Setup's setting).
+AUTOMATIC_PAGING_FILES = ('?:\\pagefile.sys',)
 PENDING_RENAMES = 'PendingFileRenameOperations'
 REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending',
                'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
 # Keys every Windows Server has on the way to the keys above.
-_KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT,
+_KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT, MEMORY_MANAGEMENT,
           'software\\microsoft\\windows\\currentversion\\uninstall',
           'software\\wow6432node\\microsoft\\windows\\currentversion\\uninstall',
           'software\\microsoft\\windows\\currentversion\\component based servicing',
@@ -314,6 +328,8 @@ def read_key(node, key):
     if lowered == SESSION_MANAGER:
         renames = node.data.get('pending_file_renames')
         return {PENDING_RENAMES: ('REG_MULTI_SZ', list(renames))} if renames else {}
+    if lowered == MEMORY_MANAGEMENT:
+        return {PAGING_FILES: ('REG_MULTI_SZ', paging_files(node))}
     from . import msi  # pylint: disable=import-outside-toplevel
     product = msi.uninstall_values(node, key)
     if product is not None:
@@ -392,6 +408,8 @@ def _target(node, key):
             return ('nssm', service)
     if lowered == SESSION_ENVIRONMENT:
         return ('env', None)
+    if lowered == MEMORY_MANAGEMENT:
+        return ('paging', None)
     if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)
             and lowered != HNS_STATE):
@@ -416,6 +434,11 @@ def set_value(node, key, name, kind, value):
         _set_nssm_value(holder, name, kind, value)
     elif where == 'env':
         node.data['environment'][name] = to_string(value)
+    elif where == 'paging':
+        if name.lower() != PAGING_FILES.lower() or kind != 'REG_MULTI_SZ':
+            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+            raise Unsupported('writing %s (%s) of %s' % (name, kind, provider_path(key)))
+        node.data['paging_files'] = [to_string(item) for item in value]
     else:
         holder['values'][name] = [kind, value]
     return True
@@ -428,6 +451,9 @@ def remove_value(node, key, name):
     if not match:
         return False
     where, holder = _target(node, key)
+    if where == 'paging':
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('removing %s of %s' % (name, provider_path(key)))
     if where == 'service':
         _remove_service_value(holder, match[0])
     elif where == 'nssm':
@@ -440,6 +466,31 @@ def remove_value(node, key, name):
     else:
         holder['values'].pop(match[0], None)
     return True
+
+
+# -- the page files --------------------------------------------------------------------------------------
+
+def paging_files(node):
+    """The PagingFiles setting: the page files the next boot opens."""
+    setting = node.data.get('paging_files')
+    return list(AUTOMATIC_PAGING_FILES if setting is None else setting)
+
+
+def boot_paging_files(node):
+    """At boot the session manager opens the page files PagingFiles names: they are in force until the next boot."""
+    node.data['paging_files_in_force'] = paging_files(node)
+
+
+def paging_files_in_force_mb(node):
+    """What the page files in force hold, in MiB: a fixed size is created at its initial size; a size Windows manages
+    (on one drive or on all) is the node profile's page_file_mb, what Windows gave the server."""
+    total = 0
+    in_force = node.data.get('paging_files_in_force')
+    for entry in AUTOMATIC_PAGING_FILES if in_force is None else in_force:
+        fields = entry.split()
+        initial = int(fields[1]) if len(fields) >= 3 and fields[1].isdigit() else 0
+        total += initial or int(node.profile['page_file_mb'])
+    return total
 
 
 # -- renames at the next boot ---------------------------------------------------------------------------
