@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.kubewin.node.plugins.plugin_utils._host_settings import (commit_limit_problem, page_file_restart,
-                                                                              registry_settings)
+from ansible_collections.kubewin.node.plugins.plugin_utils._host_settings import (
+    commit_limit_problem, page_file_restart, registry_settings)
 
 
 class FilterModule:

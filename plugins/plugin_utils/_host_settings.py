@@ -21,16 +21,17 @@ which is what a reset does: it removes these two values, nothing else of the key
 REG_MULTI_SZ value ``PagingFiles`` of ``HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory
 Management``, one string per file, "<path> <initial MB> <maximum MB>", and "?:\\pagefile.sys" alone while Windows
 manages them all (Win32_ComputerSystem.AutomaticManagedPagefile true); the session manager reads it when the system
-boots, so a new size is in force after the next restart (Microsoft Learn, "Introduction to the page file" and "How to
-determine the appropriate page file size for 64-bit versions of Windows"). Win32_PageFileSetting and
-Win32_ComputerSystem.AutomaticManagedPagefile are the WMI provider's views of that value (MicrosoftDocs/win32
-desktop-src/CIMWin32Prov/win32-pagefilesetting.md, win32-computersystem.md); the collection writes the value itself,
-with kubewin.node.registry_values, so that the snapshot's registry section answers "is it set" without a call and a
-reset writes Setup's "?:\\pagefile.sys" back. What is in force is what Win32_OperatingSystem reports since the last
+boots to open the page files, so a new size is in force after the next restart. Sources: the value's forms,
+Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues" (MicrosoftDocs windows-itpro-docs);
+Win32_PageFileSetting (MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md), the WMI view of the
+same value - its InitialSize and MaximumSize map to PagingFiles and are "used when the file is created at system
+startup", changes "deferred until startup", and Win32_PageFileUsage is the run-time state. The collection writes the
+value itself, with kubewin.node.registry_values, so that the snapshot's registry section answers "is it set" without a
+call and a reset writes Setup's "?:\\pagefile.sys" back. What is in force is what Win32_OperatingSystem reports since the last
 boot (SizeStoredInPagingFiles): a fixed page file starts at its initial size and may grow to its maximum, so a node
 whose page files hold less than the initial size or more than the maximum still runs the old setting and restarts.
-AKS sets a fixed page file on its Windows nodes for the same reason as the commit limit check below (Azure/AKS issue
-1941).
+The size is the operator's: what the commit limit check below needs (a fixed page file too small is what Azure/AKS
+issue 1941 ran out of).
 
 **The commit limit.** Windows backs every committed allocation with physical memory or page file space, and its
 commit limit is their sum: Win32_OperatingSystem's TotalVirtualMemorySize, "adding the amount of total RAM to the

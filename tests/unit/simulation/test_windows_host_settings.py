@@ -71,8 +71,9 @@ def test_a_property_the_model_does_not_know_is_an_engine_gap():
 
 
 # The page files: Session Manager\Memory Management's PagingFiles (REG_MULTI_SZ), read by the session manager at boot
-# (Microsoft Learn "Introduction to the page file", "How to determine the appropriate page file size for 64-bit
-# versions of Windows"): "?:\pagefile.sys" while Windows manages every page file; a change is in force after a restart.
+# (Win32_PageFileSetting, whose InitialSize and MaximumSize map to it, "used when the file is created at system startup":
+# MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md): "?:\pagefile.sys" while Windows manages every page file, "<path> <initial> <maximum>"
+# when sized (Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues"); in force after a restart.
 MEMORY = 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management'
 COMMIT = "$os = Get-CimInstance -ClassName Win32_OperatingSystem; $os.SizeStoredInPagingFiles; $os.TotalVirtualMemorySize"
 

@@ -27,10 +27,12 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
 - ``...\\Session Manager\\Memory Management``'s ``PagingFiles`` (REG_MULTI_SZ): the page files the session manager
   opens at the next boot, one string per file, "<path> <initial MB> <maximum MB>", "<path>" or "<path> 0 0" for a size
   Windows manages on that drive, and "?:\\pagefile.sys" alone when Windows manages every page file (the setting of
-  Win32_ComputerSystem.AutomaticManagedPagefile and of Win32_PageFileSetting, which are views of this value). Sources:
-  Microsoft Learn "Introduction to the page file" and "How to determine the appropriate page file size for 64-bit
-  versions of Windows" (windows-client/performance: the session manager reads the value when the system boots, a
-  change takes effect at the next restart). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as
+  Win32_ComputerSystem.AutomaticManagedPagefile and of Win32_PageFileSetting, which are views of this value). Sources: the
+  value's forms, Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues" (MicrosoftDocs
+  windows-itpro-docs, its memory dump steps: "?:\\pagefile.sys" when system managed, the initial and maximum sizes
+  when customized); that Windows creates the page files from it at startup, so that a change waits for
+  the next boot, Win32_PageFileSetting (MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md: InitialSize and MaximumSize map to PagingFiles,
+  "the page file parameters used when the file is created at system startup", "deferred until startup"). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as
   Windows Setup leaves a server), windows/boot.py puts it in force (``node.data['paging_files_in_force']``), and
   Win32_OperatingSystem (windows/system.py) reports the page files in force. It is the key's only modelled value:
   writing another, or PagingFiles as another kind, is an engine gap, and so is removing it.
