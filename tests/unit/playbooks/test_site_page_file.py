@@ -71,8 +71,17 @@ def test_a_fixed_page_file_set_and_restarted_for_then_resized_then_off_then_rese
                              **OPTIONS)
     assert again.rc == 0 and again.changed(HOST) == 0 and again.calls[HOST]['total'] == 1, again.calls[HOST]
 
-    # A new size: a new input, the node runs again, writes it and restarts for it.
+    # A new size: a new input, the node runs again, writes it and restarts for it; check mode says so first, with the
+    # value's diff, and changes nothing.
     larger = {'initial_mb': 6144, 'maximum_mb': 6144, 'drive': 'C:'}
+    before = page_files(sim)
+    check = network_play.run(sim, 'playbooks/site.yml', fleet(sim, prerequisites_page_file=larger), '--check', '--diff',
+                             **OPTIONS)
+    assert check.rc == 0, check.output
+    assert page_files(sim) == before
+    [setting] = check.result("Set the host settings' registry values", HOST)['result']['results']
+    assert setting['changed'] and setting['diff']['after']['PagingFiles']['data'] == ['C:\\pagefile.sys 6144 6144'], setting
+    assert check.result('Reboot the node', HOST)['changed'], 'check mode predicts the restart'
     resized = network_play.run(sim, 'playbooks/site.yml', fleet(sim, prerequisites_page_file=larger), **OPTIONS)
     assert resized.rc == 0, resized.output
     assert page_files(sim)[:2] == (['C:\\pagefile.sys 6144 6144'], ['C:\\pagefile.sys 6144 6144'])
