@@ -1,6 +1,7 @@
 """playbooks/site.yml with prerequisites_page_file on an overlay node whose 1 GiB page file cannot hold its pods:
 the fixed size is written to PagingFiles and the node restarts to put it in force (so the commit limit check, even
-refuse, passes on the size the run sets); a converged re-run is one remote call; a new size runs again and restarts;
+refuse, passes on the size the run sets); a converged re-run is one remote call; the doctor finds a setting changed
+behind the collection's back; check mode predicts a new size and its restart, and the real run sets it and restarts;
 {} leaves the node's page file as it is; reset.yml gives the page file back to Windows (in force at the next boot)."""
 
 import os
@@ -70,6 +71,15 @@ def test_a_fixed_page_file_set_and_restarted_for_then_resized_then_off_then_rese
                              fleet(sim, prerequisites_page_file=fixed, prerequisites_commit_limit_check='refuse'),
                              **OPTIONS)
     assert again.rc == 0 and again.changed(HOST) == 0 and again.calls[HOST]['total'] == 1, again.calls[HOST]
+
+    # An administrator gives the page file back to Windows: the doctor reports the drift (and that the node, not yet
+    # restarted, still runs the fixed one is no news: the setting is what differs).
+    with sim.edit_node(HOST) as node:
+        node.data['paging_files'] = ['?:\\pagefile.sys']
+    doctor = sim.run('playbooks/doctor.yml', fleet(sim, prerequisites_page_file=fixed))
+    assert doctor.rc == 0, doctor.output
+    [found] = [f for f in doctor.report_row(HOST)['findings'] if f['id'].startswith('page-file')]
+    assert found['id'] == 'page-file-size-changed' and "['?:\\\\pagefile.sys']" in found['what'], found
 
     # A new size: a new input, the node runs again, writes it and restarts for it; check mode says so first, with the
     # value's diff, and changes nothing.
