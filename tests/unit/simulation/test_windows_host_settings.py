@@ -107,6 +107,16 @@ def test_automatic_management_again_gives_the_size_windows_chooses_after_the_nex
     assert run(target, COMMIT).output == ['1048576', '5242880']
 
 
+def test_a_size_windows_manages_on_one_drive_is_what_windows_gives_and_another_form_an_engine_gap():
+    target = node(memory_mb=4096, page_file_mb=1024)
+    target.data['paging_files'] = ['C:\\pagefile.sys 0 0']
+    target.reboot()
+    assert run(target, COMMIT).output == ['1048576', '5242880']
+    target.data['paging_files'] = ['C:\\pagefile.sys']
+    target.reboot()
+    assert run_on_node(target, COMMIT).unsupported is not None
+
+
 def test_other_values_of_the_memory_management_key_are_an_engine_gap():
     for text in ("New-ItemProperty -LiteralPath '%s' -Name ClearPageFileAtShutdown -PropertyType DWord -Value 1" % MEMORY,
                  "New-ItemProperty -LiteralPath '%s' -Name PagingFiles -PropertyType String -Value 'C:\\pagefile.sys' -Force" % MEMORY,

@@ -24,18 +24,19 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   each path with the \\??\\ prefix, and the session manager carries them out at the next boot, then removes the value.
   A file in use that an installer replaces (Windows Installer's "Files-in-use" handling, msiexec's 3010) is one.
   The key's other values are not modelled: reading them is an engine gap.
-- ``...\\Session Manager\\Memory Management``'s ``PagingFiles`` (REG_MULTI_SZ): the page files the session manager
-  opens at the next boot, one string per file, "<path> <initial MB> <maximum MB>", "<path>" or "<path> 0 0" for a size
-  Windows manages on that drive, and "?:\\pagefile.sys" alone when Windows manages every page file (the setting of
-  Win32_ComputerSystem.AutomaticManagedPagefile and of Win32_PageFileSetting, which are views of this value). Sources: the
-  value's forms, Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues" (MicrosoftDocs
-  windows-itpro-docs, its memory dump steps: "?:\\pagefile.sys" when system managed, the initial and maximum sizes
-  when customized); that Windows creates the page files from it at startup, so that a change waits for
-  the next boot, Win32_PageFileSetting (MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md: InitialSize and MaximumSize map to PagingFiles,
-  "the page file parameters used when the file is created at system startup", "deferred until startup"). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as
-  Windows Setup leaves a server), windows/boot.py puts it in force (``node.data['paging_files_in_force']``), and
-  Win32_OperatingSystem (windows/system.py) reports the page files in force. It is the key's only modelled value:
-  writing another, or PagingFiles as another kind, is an engine gap, and so is removing it.
+- ``...\\Session Manager\\Memory Management``'s ``PagingFiles`` (REG_MULTI_SZ): the page files Windows creates at
+  the next boot, one string per file, "<path> <initial MB> <maximum MB>" ("<path> 0 0": a size Windows manages on that
+  drive, as Win32_PageFileSetting's InitialSize and MaximumSize 0 say, community.windows win_pagefile's notes), and
+  "?:\\pagefile.sys" alone when Windows manages every page file (Win32_ComputerSystem.AutomaticManagedPagefile).
+  Sources: the value's forms, Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues"
+  (MicrosoftDocs windows-itpro-docs, its memory dump steps: "?:\\pagefile.sys" when system managed, the initial and
+  maximum sizes when customized); that the page files are created from it at startup, so that a change waits for the
+  next boot, Win32_PageFileSetting (MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md: InitialSize
+  and MaximumSize map to PagingFiles, "the page file parameters used when the file is created at system startup",
+  "deferred until startup"). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as Windows Setup
+  leaves a server), windows/boot.py puts it in force (``node.data['paging_files_in_force']``), and
+  Win32_OperatingSystem (windows/system.py) reports the page files in force. It is the key's only modelled value (an
+  enumeration lists only it): writing another, or PagingFiles as another kind, is an engine gap, and so is removing it.
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -486,12 +487,18 @@ def boot_paging_files(node):
 def paging_files_in_force_mb(node):
     """What the page files in force hold, in MiB: a fixed size is created at its initial size; a size Windows manages
     (on one drive or on all) is the node profile's page_file_mb, what Windows gave the server."""
+    from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
     total = 0
     in_force = node.data.get('paging_files_in_force')
     for entry in AUTOMATIC_PAGING_FILES if in_force is None else in_force:
         fields = entry.split()
-        initial = int(fields[1]) if len(fields) >= 3 and fields[1].isdigit() else 0
-        total += initial or int(node.profile['page_file_mb'])
+        if list(fields) == list(AUTOMATIC_PAGING_FILES):
+            total += int(node.profile['page_file_mb'])
+        elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+            total += int(fields[1]) or int(node.profile['page_file_mb'])
+        else:
+            # Another form (a path alone, several entries with "?:") is not one the sources describe.
+            raise Unsupported('the PagingFiles entry %r' % entry)
     return total
 
 
