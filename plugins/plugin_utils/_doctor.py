@@ -908,6 +908,7 @@ def diagnose(name, snapshot, plan_node=None, plan_cluster=None, plan_paths=None,
     found += check_credential_providers(snapshot, node_vars)
     found += check_monitoring(snapshot, node_vars)
     found += _host_settings.check_windows_update(snapshot, features, finding)
+    found += _host_settings.check_page_file(snapshot, node_vars, finding)
     found += _host_settings.check_commit_limit(snapshot, name, (plan_cluster or {}).get('max_pods'), node_vars, finding)
     found += check_csi_proxy(snapshot, csi_proxy_mode)
     found += check_gmsa(snapshot, features.get('gmsa'), (event_logs or {}).get(_gmsa.CCG_LOG),

@@ -484,7 +484,8 @@ def _check_features(variables: Mapping, nodes: t.Sequence[str], inventory: Mappi
 
 def _check_commit_limit_options(nodes: t.Sequence[str], role_value_of: t.Callable[[str], t.Callable[[str, str], t.Any]],
                                 problems: _Problems) -> None:
-    """The prerequisites role's commit limit check (_host_settings): its mode, and a per-pod figure in MiB."""
+    """The prerequisites role's commit limit check (_host_settings): its mode, a per-pod figure in MiB, and the fixed
+    page file size."""
     refused: dict[str, list[str]] = {}
     for host in nodes:
         value = role_value_of(host)
@@ -498,6 +499,10 @@ def _check_commit_limit_options(nodes: t.Sequence[str], role_value_of: t.Callabl
         if isinstance(pod_mb, bool) or not isinstance(pod_mb, int) or pod_mb < 0:
             refused.setdefault('prerequisites_commit_limit_pod_mb must be a whole number of MiB, 0 or more, got %r'
                                % (pod_mb,), []).append(host)
+        # The fixed page file the commit limit may need (prerequisites_page_file).
+        page_file = _host_settings.page_file_problem(plain(value('prerequisites', _host_settings.PAGE_FILE_OPTION)))
+        if page_file:
+            refused.setdefault(page_file, []).append(host)
     problems.extend(_on_nodes(refused, nodes))
 
 

@@ -68,3 +68,57 @@ def test_win32_operatingsystem_reports_the_memory_the_page_files_and_the_commit_
 def test_a_property_the_model_does_not_know_is_an_engine_gap():
     outcome = run_on_node(node(), "(Get-CimInstance -ClassName Win32_OperatingSystem).FreeSpaceInPagingFiles")
     assert outcome.unsupported is not None
+
+
+# The page files: Session Manager\Memory Management's PagingFiles (REG_MULTI_SZ), read by the session manager at boot
+# (Win32_PageFileSetting, whose InitialSize and MaximumSize map to it, "used when the file is created at system startup":
+# MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md): "?:\pagefile.sys" while Windows manages every page file, "<path> <initial> <maximum>"
+# when sized (Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues"); in force after a restart.
+MEMORY = 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management'
+COMMIT = "$os = Get-CimInstance -ClassName Win32_OperatingSystem; $os.SizeStoredInPagingFiles; $os.TotalVirtualMemorySize"
+
+
+def test_a_server_as_setup_leaves_it_has_windows_manage_its_page_files():
+    outcome = run(node(), "$k = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey('%s'); @($k.GetValueNames()) -join ','; "
+                          "[string]$k.GetValueKind('PagingFiles'); $k.GetValue('PagingFiles').GetType().FullName; "
+                          "$k.GetValue('PagingFiles')" % MEMORY[len('HKLM:\\'):])
+    assert (outcome.output, outcome.errors) == (['PagingFiles', 'MultiString', 'System.String[]', '?:\\pagefile.sys'], [])
+
+
+def test_a_fixed_size_written_to_paging_files_is_in_force_only_after_the_next_boot():
+    target = node(memory_mb=4096, page_file_mb=1024)
+    outcome = run(target, "New-ItemProperty -LiteralPath '%s' -Name PagingFiles -PropertyType MultiString "
+                          "-Value @('C:\\pagefile.sys 8192 16384') -Force | Out-Null; "
+                          "(Get-ItemProperty -LiteralPath '%s').PagingFiles; %s" % (MEMORY, MEMORY, COMMIT))
+    # The setting reads back at once; the page file in force (and with it the commit limit) is the old one.
+    assert (outcome.output, outcome.errors) == (['C:\\pagefile.sys 8192 16384', '1048576', '5242880'], [])
+    target.reboot()
+    # At boot the page file is created at its initial size.
+    assert run(target, COMMIT).output == ['8388608', '12582912']
+
+
+def test_automatic_management_again_gives_the_size_windows_chooses_after_the_next_boot():
+    target = node(memory_mb=4096, page_file_mb=1024)
+    target.data['paging_files'] = target.data['paging_files_in_force'] = ['C:\\pagefile.sys 8192 16384']
+    run(target, "New-ItemProperty -LiteralPath '%s' -Name PagingFiles -PropertyType MultiString -Value @('?:\\pagefile.sys') "
+                "-Force" % MEMORY)
+    assert run(target, COMMIT).output == ['8388608', '12582912']
+    target.reboot()
+    assert run(target, COMMIT).output == ['1048576', '5242880']
+
+
+def test_a_size_windows_manages_on_one_drive_is_what_windows_gives_and_another_form_an_engine_gap():
+    target = node(memory_mb=4096, page_file_mb=1024)
+    target.data['paging_files'] = ['C:\\pagefile.sys 0 0']
+    target.reboot()
+    assert run(target, COMMIT).output == ['1048576', '5242880']
+    target.data['paging_files'] = ['C:\\pagefile.sys']
+    target.reboot()
+    assert run_on_node(target, COMMIT).unsupported is not None
+
+
+def test_other_values_of_the_memory_management_key_are_an_engine_gap():
+    for text in ("New-ItemProperty -LiteralPath '%s' -Name ClearPageFileAtShutdown -PropertyType DWord -Value 1" % MEMORY,
+                 "New-ItemProperty -LiteralPath '%s' -Name PagingFiles -PropertyType String -Value 'C:\\pagefile.sys' -Force" % MEMORY,
+                 "Remove-ItemProperty -LiteralPath '%s' -Name PagingFiles" % MEMORY):
+        assert run_on_node(node(), text).unsupported is not None, text

@@ -186,6 +186,12 @@ function Get-KubeWinExecutionPolicies {
     return $policies
 }
 
+# Keys where Windows keeps values of its own beside the one the collection sets (_host_settings): only that one is
+# read, so that the snapshot holds what the collection decides from and no value Windows rewrites.
+$KubeWinSharedRegistryValues = @{
+    'HKLM:\SYSTEM\CurrentControlSet\Control\Session Manager\Memory Management' = @('PagingFiles')
+}
+
 function Get-KubeWinRegistryKey {
     param([Parameter(Mandatory)][string]$Key)
     $entry = [ordered]@{ exists = [bool](Test-Path -LiteralPath $Key) }
@@ -193,7 +199,12 @@ function Get-KubeWinRegistryKey {
         $entry.values = [ordered]@{}
         $handle = [Microsoft.Win32.Registry]::LocalMachine.OpenSubKey($Key.Substring('HKLM:\'.Length))
         try {
-            foreach ($name in @($handle.GetValueNames() | Sort-Object)) {
+            $names = $KubeWinSharedRegistryValues[$Key]
+            $listed = $null -eq $names
+            if ($listed) { $names = @($handle.GetValueNames() | Sort-Object) }
+            foreach ($name in @($names)) {
+                # A shared key's value that is not there: absent, as it would be from a listing.
+                if (-not $listed -and $null -eq $handle.GetValue($name)) { continue }
                 $entry.values[$name] = [ordered]@{
                     kind = [string]$handle.GetValueKind($name)
                     data = $handle.GetValue($name, $null, 'DoNotExpandEnvironmentNames')

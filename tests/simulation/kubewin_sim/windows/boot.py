@@ -29,7 +29,8 @@ unplanned reboot, Windows Update). Sources, one per behaviour:
   network and subnet.env). A service that fails to start stays Stopped, and the reason goes to the node's log,
   as the System event log would hold it.
 - **Features** whose install or removal is pending complete, and the pending-reboot markers go; the file renames
-  scheduled for the boot (PendingFileRenameOperations, windows/registry.py) are carried out.
+  scheduled for the boot (PendingFileRenameOperations, windows/registry.py) are carried out, and the page files
+  PagingFiles names are opened at the sizes it gives (windows/registry.py): the commit limit changes here.
 - **The time a restart takes** is the node profile's ``reboot_seconds`` (2 by default) of its simulated clock
   (node.py): the last boot time (Win32_OperatingSystem.LastBootUpTime) is the node's date at the end of it.
 """
@@ -83,6 +84,8 @@ def restart(node):
     # The session manager carries out the renames MoveFileEx scheduled for this boot (registry.py).
     from . import registry  # pylint: disable=import-outside-toplevel
     registry.complete_file_renames(node)
+    # The session manager opens the page files PagingFiles names (registry.py): a changed size is in force from now.
+    registry.boot_paging_files(node)
     # Port exclusions added with store=active last until this boot (netsh.py).
     from . import netsh  # pylint: disable=import-outside-toplevel
     netsh.boot(node)

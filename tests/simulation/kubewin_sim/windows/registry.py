@@ -33,6 +33,19 @@ state (the service control manager, Get-CimInstance, [Environment]) always agree
   ChangeServiceConfig2(SERVICE_CONFIG_PRESHUTDOWN_INFO) sets (the service key's value that ``reg add ... /v
   PreshutdownTimeout /t REG_DWORD`` also sets); without it QueryServiceConfig2 answers the default of
   SERVICE_PRESHUTDOWN_INFO (windows/services.py ``query_preshutdown_timeout``).
+- ``...\\Session Manager\\Memory Management``'s ``PagingFiles`` (REG_MULTI_SZ): the page files Windows creates at
+  the next boot, one string per file, "<path> <initial MB> <maximum MB>" ("<path> 0 0": a size Windows manages on that
+  drive, as Win32_PageFileSetting's InitialSize and MaximumSize 0 say, community.windows win_pagefile's notes), and
+  "?:\\pagefile.sys" alone when Windows manages every page file (Win32_ComputerSystem.AutomaticManagedPagefile).
+  Sources: the value's forms, Microsoft's "Advanced troubleshooting for Windows-based computer freeze issues"
+  (MicrosoftDocs windows-itpro-docs, its memory dump steps: "?:\\pagefile.sys" when system managed, the initial and
+  maximum sizes when customized); that the page files are created from it at startup, so that a change waits for the
+  next boot, Win32_PageFileSetting (MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-pagefilesetting.md: InitialSize
+  and MaximumSize map to PagingFiles, "the page file parameters used when the file is created at system startup",
+  "deferred until startup"). ``node.data['paging_files']`` holds it (absent: "?:\\pagefile.sys", as Windows Setup
+  leaves a server), windows/boot.py puts it in force (``node.data['paging_files_in_force']``), and
+  Win32_OperatingSystem (windows/system.py) reports the page files in force. It is the key's only modelled value (an
+  enumeration lists only it): writing another, or PagingFiles as another kind, is an engine gap, and so is removing it.
 - Any other key a script creates lives in ``node.data['registry']``.
 
 How the provider converts value kinds (about_Registry_Provider / Get-ItemProperty, New-ItemProperty
@@ -61,11 +74,28 @@ SERVICES = 'system\\currentcontrolset\\services'
 CURRENT_VERSION = 'software\\microsoft\\windows nt\\currentversion'
 SESSION_ENVIRONMENT = 'system\\currentcontrolset\\control\\session manager\\environment'
 SESSION_MANAGER = 'system\\currentcontrolset\\control\\session manager'
+MEMORY_MANAGEMENT = SESSION_MANAGER + '\\memory management'
+PAGING_FILES = 'PagingFiles'
+# Windows manages the size of every page file (Windows Setup's setting).
+AUTOMATIC_PAGING_FILES = ('?:\\pagefile.sys',)
 PENDING_RENAMES = 'PendingFileRenameOperations'
 REBOOT_KEYS = ('software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending',
                'software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired')
+# Keys of which Windows holds values the model does not: the model holds the one named here. A read of another value,
+# or of all of them (an enumeration would list only that one), is an engine gap (refuse_partial_read).
+PARTIAL_KEYS = {SESSION_MANAGER: PENDING_RENAMES, CONTROL: PRESHUTDOWN_ORDER, MEMORY_MANAGEMENT: PAGING_FILES}
+
+
+def refuse_partial_read(key, names=None):
+    """Unsupported when ``key`` is one of PARTIAL_KEYS and ``names`` (None: every value) is not its modelled value."""
+    only = PARTIAL_KEYS.get(key.lower())
+    if only and (names is None or any(to_string(name).lower() != only.lower() for name in names)):
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('reading values of %s other than %s' % (provider_path(key), only))
+
+
 # Keys every Windows Server has on the way to the keys above.
-_KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT,
+_KNOWN = (SERVICES, CURRENT_VERSION, SESSION_ENVIRONMENT, MEMORY_MANAGEMENT,
           'software\\microsoft\\windows\\currentversion\\uninstall',
           'software\\wow6432node\\microsoft\\windows\\currentversion\\uninstall',
           'software\\microsoft\\windows\\currentversion\\component based servicing',
@@ -351,6 +381,8 @@ def read_key(node, key):
     if lowered == SESSION_MANAGER:
         renames = node.data.get('pending_file_renames')
         return {PENDING_RENAMES: ('REG_MULTI_SZ', list(renames))} if renames else {}
+    if lowered == MEMORY_MANAGEMENT:
+        return {PAGING_FILES: ('REG_MULTI_SZ', paging_files(node))}
     from . import msi  # pylint: disable=import-outside-toplevel
     product = msi.uninstall_values(node, key)
     if product is not None:
@@ -431,6 +463,8 @@ def _target(node, key):
         return ('env', None)
     if lowered == CONTROL:
         return ('control', None)
+    if lowered == MEMORY_MANAGEMENT:
+        return ('paging', None)
     if lowered in (CURRENT_VERSION, SESSION_MANAGER) or lowered in REBOOT_KEYS or (
             parts[:3] == SERVICES.split('\\') and len(parts) >= 4 and parts[3] in builtin_services(node)
             and lowered != HNS_STATE):
@@ -457,6 +491,11 @@ def set_value(node, key, name, kind, value):
         node.data['environment'][name] = to_string(value)
     elif where == 'control':
         _set_control_value(node, name, kind, value)
+    elif where == 'paging':
+        if name.lower() != PAGING_FILES.lower() or kind != 'REG_MULTI_SZ':
+            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+            raise Unsupported('writing %s (%s) of %s' % (name, kind, provider_path(key)))
+        node.data['paging_files'] = [to_string(item) for item in value]
     else:
         holder['values'][name] = [kind, value]
     return True
@@ -476,6 +515,9 @@ def remove_value(node, key, name):
     if not match:
         return False
     where, holder = _target(node, key)
+    if where == 'paging':
+        from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+        raise Unsupported('removing %s of %s' % (name, provider_path(key)))
     if where == 'service':
         _remove_service_value(holder, match[0])
     elif where == 'nssm':
@@ -490,6 +532,37 @@ def remove_value(node, key, name):
     else:
         holder['values'].pop(match[0], None)
     return True
+
+
+# -- the page files --------------------------------------------------------------------------------------
+
+def paging_files(node):
+    """The PagingFiles setting: the page files the next boot opens."""
+    setting = node.data.get('paging_files')
+    return list(AUTOMATIC_PAGING_FILES if setting is None else setting)
+
+
+def boot_paging_files(node):
+    """At boot the session manager opens the page files PagingFiles names: they are in force until the next boot."""
+    node.data['paging_files_in_force'] = paging_files(node)
+
+
+def paging_files_in_force_mb(node):
+    """What the page files in force hold, in MiB: a fixed size is created at its initial size; a size Windows manages
+    (on one drive or on all) is the node profile's page_file_mb, what Windows gave the server."""
+    from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
+    total = 0
+    in_force = node.data.get('paging_files_in_force')
+    for entry in AUTOMATIC_PAGING_FILES if in_force is None else in_force:
+        fields = entry.split()
+        if list(fields) == list(AUTOMATIC_PAGING_FILES):
+            total += int(node.profile['page_file_mb'])
+        elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+            total += int(fields[1]) or int(node.profile['page_file_mb'])
+        else:
+            # Another form (a path alone, several entries with "?:") is not one the sources describe.
+            raise Unsupported('the PagingFiles entry %r' % entry)
+    return total
 
 
 # -- renames at the next boot ---------------------------------------------------------------------------
@@ -733,12 +806,7 @@ def get_itemproperty(ctx, params, input_items):
         if values is None:
             ctx.write_error(_not_found(path))
             continue
-        # Keys of which the model holds one value: a read of all of them, or of another, is an engine gap.
-        only = {SESSION_MANAGER: PENDING_RENAMES, CONTROL: PRESHUTDOWN_ORDER}.get(key.lower())
-        if only and (params.get('Name') is None or any(
-                to_string(name).lower() != only.lower() for name in _names(params['Name']))):
-            from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
-            raise Unsupported('reading values of %s other than %s' % (provider_path(key), only))
+        refuse_partial_read(key, None if params.get('Name') is None else _names(params['Name']))
         wanted = _wanted(values, params)
         if params.get('Name') is not None and not wanted:
             ctx.write_error(PSError('Property %s does not exist at path %s.' % (to_string(params['Name']), provider_path(key)),
@@ -929,11 +997,16 @@ class RegistryKey:
         parent = named.rsplit('\\', 1)[0] if '\\' in named else ''
         self.Name = provider_path(named)  # pylint: disable=invalid-name
         self.SubKeyCount = 0  # pylint: disable=invalid-name
-        self.ValueCount = len(read_key(node, key) or {})  # pylint: disable=invalid-name
+        self._node, self._key = node, key
         self.PSPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(named)  # pylint: disable=invalid-name
         self.PSParentPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(parent)  # pylint: disable=invalid-name
         self.PSChildName = child_name(named)  # pylint: disable=invalid-name
         self.PSIsContainer = True  # pylint: disable=invalid-name
+
+    @property
+    def ValueCount(self):  # pylint: disable=invalid-name
+        refuse_partial_read(self._key)
+        return len(read_key(self._node, self._key) or {})
 
     def to_string(self):
         return self.Name

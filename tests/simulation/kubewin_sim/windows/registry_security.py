@@ -49,7 +49,7 @@ from ..pwsh.types import NetType, enum_type, register
 from ..pwsh.values import AUTOMATION_NULL, PSArray, PSError, Unsupported, to_string
 from . import acl as acls
 from .addtype import known_definition
-from .registry import HKLM, SESSION_MANAGER, key_exists, parse_path, read_key, to_net
+from .registry import HKLM, key_exists, parse_path, read_key, refuse_partial_read, to_net
 
 RIGHTS = enum_type('System.Security.AccessControl.RegistryRights', {
     'QueryValues': 1, 'SetValue': 2, 'CreateSubKey': 4, 'EnumerateSubKeys': 8, 'Notify': 16, 'CreateLink': 32,
@@ -282,12 +282,12 @@ class NetRegistryKey:
         registry_security.owner_modified = registry_security.access_modified = False
         return AUTOMATION_NULL
 
-    def _values(self):
+    def _values(self, names=None):
+        """The key's values, to read those ``names`` (None: to enumerate them all)."""
         if not self._rights & QUERY_VALUES:
             raise _unauthorized()
-        if self._key.lower() == SESSION_MANAGER:
-            # windows/registry.py models one value of it (PendingFileRenameOperations), not the others.
-            raise Unsupported('reading the values of %s' % self.Name)
+        # A key of which windows/registry.py models one value (Memory Management's PagingFiles, ...), not the others.
+        refuse_partial_read(self._key, names)
         values = read_key(self._host.node, self._key)
         if values is None:
             raise PSError('Illegal operation attempted on a registry key that has been marked for deletion.',
@@ -296,7 +296,7 @@ class NetRegistryKey:
 
     def _value(self, name):
         wanted = to_string(name).lower()
-        return next((item for key, item in self._values().items() if key.lower() == wanted), None)
+        return next((item for key, item in self._values([name]).items() if key.lower() == wanted), None)
 
     def GetValueNames(self):  # pylint: disable=invalid-name
         return PSArray(list(self._values()), 'System.String')

@@ -6,7 +6,8 @@ are strings, LastBootUpTime a datetime that CimCmdlets return as a local System.
 uint64, DriveType uint32 3 for a local disk; TotalVisibleMemorySize, the physical memory available to the operating
 system, SizeStoredInPagingFiles, what the paging files can hold (0: none), and TotalVirtualMemorySize, the two added:
 the commit limit, each a uint64 in kilobytes, MicrosoftDocs/win32 desktop-src/CIMWin32Prov/win32-operatingsystem.md;
-the node profile's memory_mb and page_file_mb give them, and FreePhysicalMemory is half the memory);
+the node profile's memory_mb gives the memory, the page files in force since the last boot (windows/registry.py,
+PagingFiles) what they hold, and FreePhysicalMemory is half the memory);
 Get-WindowsFeature (docset/winserver2022-ps/ServerManager) returning
 Microsoft.Windows.ServerManager.Commands.Feature objects (Name, DisplayName, Installed, InstallState, FeatureType,
 Path, Depth) whose InstallState is the ServerManager InstallState enum (Available, Installed, InstallPending,
@@ -129,7 +130,7 @@ class Win32LogicalDisk(CimInstance):
 def win32_operatingsystem(node):
     os_state = node.data['os']
     boot = datetime.datetime.fromtimestamp(os_state['last_boot'], datetime.timezone.utc).replace(tzinfo=None)
-    memory_kb, page_files_kb = int(node.profile['memory_mb']) * 1024, int(node.profile['page_file_mb']) * 1024
+    memory_kb, page_files_kb = int(node.profile['memory_mb']) * 1024, registry.paging_files_in_force_mb(node) * 1024
     return [Win32OperatingSystem(
         Status='OK', Name='%s|C:\\Windows|\\Device\\Harddisk0\\Partition2' % os_state['product_name'],
         FreePhysicalMemory=UInt64(memory_kb // 2), BootDevice='\\Device\\HarddiskVolume1',

@@ -542,6 +542,55 @@ def test_windows_update_installing_by_itself_is_a_finding_when_patch_yml_owns_th
     assert _host_settings.check_windows_update({'registry': {}}, {'patch_managed': True}, _doctor.finding) == []
 
 
+def test_a_page_file_size_that_drifted_or_waits_for_a_restart_is_a_finding():
+    key = _host_settings.MEMORY_MANAGEMENT_KEY
+    asked = {'prerequisites_page_file': {'initial_mb': 4096, 'maximum_mb': 8192}}
+
+    def snapshot(paging_files, in_force_mb=4096, kind='MultiString'):
+        return {'registry': {key: {'exists': True, 'values': {'PagingFiles': {'kind': kind, 'data': paging_files}}}},
+                'os': {'page_files_kb': in_force_mb * 1024}}
+
+    def ids(found):
+        return [f['id'] for f in found if f['id'].startswith('page-file')]
+
+    # Set and in force: the page file holds between its initial and its maximum size (it may have grown).
+    assert ids(_doctor.diagnose('win1', snapshot(['C:\\pagefile.sys 4096 8192']), node_vars=asked)) == []
+    assert ids(_doctor.diagnose('win1', snapshot(['c:\\PageFile.sys 4096 8192'], 6000), node_vars=asked)) == []
+    # Windows manages it again (an administrator), or another size: the setting drifted.
+    [found] = [f for f in _doctor.diagnose('win1', snapshot(['?:\\pagefile.sys']), node_vars=asked)
+               if f['id'].startswith('page-file')]
+    assert (found['id'], found['severity']) == ('page-file-size-changed', 'warning')
+    assert "['?:\\\\pagefile.sys']" in found['what'] and 'C:\\\\pagefile.sys 4096 8192' in found['what']
+    assert ids(_doctor.diagnose('win1', snapshot(['C:\\pagefile.sys 4096 8192'], kind='String'), node_vars=asked)) == [
+        'page-file-size-changed']
+    # Set, but the node booted with another page file: it waits for a restart.
+    assert ids(_doctor.diagnose('win1', snapshot(['C:\\pagefile.sys 4096 8192'], 1024), node_vars=asked)) == [
+        'page-file-restart-pending']
+    # Off, or a snapshot that did not read the key: nothing to say.
+    assert ids(_doctor.diagnose('win1', snapshot(['?:\\pagefile.sys'], 1024), node_vars={})) == []
+    assert _host_settings.check_page_file({'registry': {}}, asked, _doctor.finding) == []
+
+
+def test_the_page_file_setting_is_a_registry_setting_written_back_to_automatic_by_a_reset():
+    assert _host_settings.registry_settings({}, {}) == []
+    [setting] = _host_settings.registry_settings({}, {'prerequisites_page_file': {'initial_mb': 4096, 'maximum_mb': 8192,
+                                                                                  'drive': 'd:'}})
+    assert setting == {'key': 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Memory Management',
+                       'restart': True,
+                       'values': [{'name': 'PagingFiles', 'type': 'multistring', 'data': ['D:\\pagefile.sys 4096 8192']}],
+                       'reset_values': [{'name': 'PagingFiles', 'type': 'multistring', 'data': ['?:\\pagefile.sys']}]}
+    assert [item['key'] for item in _host_settings.registry_settings(
+        {'patch_managed': True}, {'prerequisites_page_file': {'initial_mb': 1, 'maximum_mb': 1}})] == [
+        _host_settings.WINDOWS_UPDATE_KEY, _host_settings.MEMORY_MANAGEMENT_KEY]
+    # What is in force since the boot, against the size asked for.
+    asked = {'prerequisites_page_file': {'initial_mb': 4096, 'maximum_mb': 8192}}
+    assert _host_settings.page_file_restart({'page_files_kb': 1024 * 1024}, asked) is True
+    assert _host_settings.page_file_restart({'page_files_kb': 9000 * 1024}, asked) is True
+    assert _host_settings.page_file_restart({'page_files_kb': 8192 * 1024}, asked) is False
+    assert _host_settings.page_file_restart({'page_files_kb': 1024}, {}) is False
+    assert _host_settings.page_file_restart({}, asked) is False
+
+
 def test_a_commit_limit_short_of_the_pods_the_node_may_run_is_a_finding():
     # 4 GiB of memory and a 1 GiB page file: 5 GiB of commit for 4 GiB + 110 pods x 64 MiB.
     small = {'os': {'memory_kb': 4 * 1024 ** 2, 'page_files_kb': 1024 ** 2, 'commit_limit_kb': 5 * 1024 ** 2}}

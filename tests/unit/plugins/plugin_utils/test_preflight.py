@@ -566,6 +566,24 @@ def test_patch_managed_is_a_boolean_the_same_on_every_node_and_reaches_the_roles
     assert problem.startswith('kubewin_patch_managed must be the same on every Windows node')
 
 
+def test_a_fixed_page_file_has_sizes_in_mb_the_initial_not_above_the_maximum_on_a_drive_letter():
+    assert check({'all': {'prerequisites_page_file': {'initial_mb': 4096, 'maximum_mb': 4096}}})['problems'] == []
+    assert check({'all': {'prerequisites_page_file': {'initial_mb': 1, 'maximum_mb': 2, 'drive': 'd:'}}})['problems'] == []
+    assert check({'hosts': {'win-2': {'prerequisites_page_file': {'initial_mb': 8192, 'maximum_mb': 4096}}}})[
+        'problems'] == ['prerequisites_page_file: initial_mb (8192) must not be above maximum_mb (4096) (on win-2)']
+    assert check({'all': {'prerequisites_page_file': {'initial_mb': '4G', 'maximum_mb': 8192}}})['problems'] == [
+        "prerequisites_page_file: initial_mb and maximum_mb must be whole numbers of MB above 0, got "
+        "{'initial_mb': '4G', 'maximum_mb': 8192} (on all 3 Windows nodes)"]
+    assert check({'all': {'prerequisites_page_file': {'initial_mb': 0, 'maximum_mb': 0}}})['problems'][0].startswith(
+        'prerequisites_page_file: initial_mb and maximum_mb must be whole numbers of MB above 0')
+    assert check({'all': {'prerequisites_page_file': {'initial_mb': 1, 'maximum_mb': 2, 'drive': 'D:\\'}}})[
+        'problems'] == ["prerequisites_page_file: drive must be a drive letter with its colon, such as C:, got 'D:\\\\' "
+                        "(on all 3 Windows nodes)"]
+    assert check({'all': {'prerequisites_page_file': {'size_mb': 4096}}})['problems'] == [
+        "prerequisites_page_file must be {} (Windows manages the page file) or {initial_mb, maximum_mb, drive}, got "
+        "{'size_mb': 4096} (on all 3 Windows nodes)"]
+
+
 def test_the_commit_limit_check_is_warn_refuse_or_off_with_a_per_pod_figure():
     assert check({'all': {'prerequisites_commit_limit_check': 'refuse', 'prerequisites_commit_limit_pod_mb': 0}})[
         'problems'] == []
