@@ -163,13 +163,15 @@ def check_page_file(snapshot, node_vars, finding):
                         'the page files of the node are %s, not %s (prerequisites_page_file)'
                         % (held.get('data', 'unset'), wanted),
                         'an administrator, a Group Policy or an image step changed the page file settings',
-                        'run site.yml on the node (it writes PagingFiles and restarts the node to put it in force)')]
+                        'run site.yml on the node (it writes PagingFiles; a node that has not joined restarts to put it '
+                        'in force, one that has at its next drained restart)')]
     if page_file_restart((snapshot or {}).get('os'), node_vars):
         return [finding('page-file-restart-pending', 'warning',
                         'the page file is set to %s but the node still runs the page files it booted with (%d MB)'
                         % (wanted[0], int(snapshot['os']['page_files_kb']) // 1024),
-                        'the node has not restarted since the page file size was set',
-                        'restart the node in a drained window (patch.yml, or run site.yml with prerequisites_reboot)')]
+                        'the node has not restarted since the page file size was set (site.yml restarts a node for it '
+                        'only before it joins: this restart would not drain the node)',
+                        'drain the node (kubectl drain), restart it, and uncordon it')]
     return []
 
 
