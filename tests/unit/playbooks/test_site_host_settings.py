@@ -1,10 +1,17 @@
 """playbooks/site.yml with the host settings of a production node on an overlay node: kubewin_patch_managed sets
 Windows Update's policy values (notify, never install by itself) over what a Group Policy left, in one remote call
 more than the same converge without it; a converged re-run is one remote call; a node whose values drifted runs again
-and gets them back; false leaves them; reset.yml removes the two values and only them."""
+and gets them back; false leaves them; reset.yml removes the two values and only them.
+
+prerequisites_page_file on an overlay node whose 1 GiB page file cannot hold its pods: the fixed size is written to
+PagingFiles and the node, not joined yet, restarts to put it in force (so the commit limit check, even refuse, passes
+on the size the run sets); a converged re-run is one remote call; the doctor finds a setting changed behind the
+collection's back; a new size on the joined node is written but waits for a drained restart, which the doctor
+reports; {} leaves the node's page file as it is; reset.yml gives the page file back to Windows (at the next boot)."""
 
 import os
 import sys
+from unittest import mock
 
 import pytest
 
@@ -108,3 +115,88 @@ def test_a_node_with_a_small_page_file_is_refused_before_any_change_or_warned_ab
     assert warned.rc == 0, warned.output
     assert 'WARNING: win1: its commit limit' in warned.output
     assert sim.node(HOST).data['services']['kubelet']['state'] == 'running'
+
+
+def page_files(sim):
+    """The setting (PagingFiles), the page files in force since the last boot, and the boots the node had."""
+    data = sim.node(HOST).data
+    return data.get('paging_files'), data.get('paging_files_in_force'), data['os']['last_boot']
+
+
+# Long (make unit-long): converges twice with a restart each, and the off and reset runs.
+@pytest.mark.long
+def test_a_fixed_page_file_set_and_restarted_for_then_resized_then_off_then_reset(tmp_path):
+    baseline = simulation(tmp_path / 'off')
+    plain = network_play.run(baseline, 'playbooks/site.yml', small_page_file_fleet(baseline), **OPTIONS)
+    assert plain.rc == 0, plain.output
+    assert page_files(baseline)[:2] == (None, None), 'off: the page file is left to Windows'
+    assert 'WARNING: win1: its commit limit' in plain.output
+
+    sim = simulation(tmp_path / 'on')
+    fixed = {'initial_mb': 4096, 'maximum_mb': 8192}
+    converge = network_play.run(sim, 'playbooks/site.yml',
+                                small_page_file_fleet(sim, prerequisites_page_file=fixed, prerequisites_commit_limit_check='refuse'),
+                                **OPTIONS)
+    assert converge.rc == 0, converge.output
+    # Only a boot puts a setting in force (the model's session manager): the node restarted.
+    assert page_files(sim)[:2] == (['C:\\pagefile.sys 4096 8192'], ['C:\\pagefile.sys 4096 8192'])
+    assert 'its commit limit' not in converge.output
+    # One apply call (planned from the snapshot), the restart and the snapshot after it.
+    assert converge.calls[HOST]['total'] == plain.calls[HOST]['total'] + 3, (converge.calls[HOST], plain.calls[HOST])
+    # One skipped task more (the e2e budget): the host settings' include runs, where the NodePort guard and Defender's
+    # exclusions, off, show as skipped instead of the include; the restart's include runs instead of showing as skipped
+    # (it skips its feature install instead).
+    assert converge.stats[HOST]['skipped'] == plain.stats[HOST]['skipped'] + 1, (converge.stats[HOST], plain.stats[HOST])
+
+    again = network_play.run(sim, 'playbooks/site.yml',
+                             small_page_file_fleet(sim, prerequisites_page_file=fixed, prerequisites_commit_limit_check='refuse'),
+                             **OPTIONS)
+    assert again.rc == 0 and again.changed(HOST) == 0 and again.calls[HOST]['total'] == 1, again.calls[HOST]
+
+    # An administrator gives the page file back to Windows: the doctor reports the drift (and that the node, not yet
+    # restarted, still runs the fixed one is no news: the setting is what differs).
+    with sim.edit_node(HOST) as node:
+        node.data['paging_files'] = ['?:\\pagefile.sys']
+    doctor = sim.run('playbooks/doctor.yml', small_page_file_fleet(sim, prerequisites_page_file=fixed))
+    assert doctor.rc == 0, doctor.output
+    [found] = [f for f in doctor.report_row(HOST)['findings'] if f['id'].startswith('page-file')]
+    assert found['id'] == 'page-file-size-changed' and "['?:\\\\pagefile.sys']" in found['what'], found
+
+    # A new size on the joined node: written, not put in force by an undrained restart; check mode says so first, with
+    # the value's diff, and changes nothing. The doctor reports the restart the node waits for, until it restarts.
+    larger = {'initial_mb': 6144, 'maximum_mb': 6144, 'drive': 'C:'}
+    before = page_files(sim)
+    check = network_play.run(sim, 'playbooks/site.yml', small_page_file_fleet(sim, prerequisites_page_file=larger), '--check', '--diff',
+                             **OPTIONS)
+    assert check.rc == 0, check.output
+    assert page_files(sim) == before
+    [setting] = check.result("Set the host settings' registry values", HOST)['result']['results']
+    assert setting['changed'] and setting['diff']['after']['PagingFiles']['data'] == ['C:\\pagefile.sys 6144 6144'], setting
+    assert not check.results('Reboot the node', HOST), 'a joined node is not restarted undrained'
+    resized = network_play.run(sim, 'playbooks/site.yml', small_page_file_fleet(sim, prerequisites_page_file=larger), **OPTIONS)
+    assert resized.rc == 0, resized.output
+    assert page_files(sim) == (['C:\\pagefile.sys 6144 6144'], before[1], before[2])
+    assert sim.node(HOST).data['services']['kubelet']['state'] == 'running'
+    doctor = sim.run('playbooks/doctor.yml', small_page_file_fleet(sim, prerequisites_page_file=larger))
+    [found] = [f for f in doctor.report_row(HOST)['findings'] if f['id'].startswith('page-file')]
+    assert found['id'] == 'page-file-restart-pending' and 'kubectl drain' in found['fix'], found
+    # The operator's drained restart (the node's programs reach the simulated cluster in the state directory).
+    with mock.patch.dict(os.environ, KUBEWIN_SIM_STATE_DIR=sim.state_dir), sim.edit_node(HOST) as node:
+        node.reboot()
+    assert page_files(sim)[:2] == (['C:\\pagefile.sys 6144 6144'], ['C:\\pagefile.sys 6144 6144'])
+    doctor = sim.run('playbooks/doctor.yml', small_page_file_fleet(sim, prerequisites_page_file=larger))
+    assert not [f for f in doctor.report_row(HOST)['findings'] if f['id'].startswith('page-file')], doctor.output
+
+    # {} manages nothing: the node keeps its page file, runs again for its new input and writes only its record.
+    last_boot = page_files(sim)[2]
+    off = network_play.run(sim, 'playbooks/site.yml', small_page_file_fleet(sim), **OPTIONS)
+    assert off.rc == 0 and off.changed(HOST) == 1 and off.calls[HOST]['total'] == 3, (off.calls[HOST], off.output)
+    assert page_files(sim) == (['C:\\pagefile.sys 6144 6144'], ['C:\\pagefile.sys 6144 6144'], last_boot)
+
+    reset = network_play.run(sim, 'playbooks/reset.yml', small_page_file_fleet(sim, prerequisites_page_file=larger), **OPTIONS)
+    assert reset.rc == 0, reset.output
+    # Windows manages the page file again from the next boot; the reset does not restart the node.
+    assert page_files(sim) == (['?:\\pagefile.sys'], ['C:\\pagefile.sys 6144 6144'], last_boot)
+    print('calls: off %s, on %s, re-run %s, resized %s, off again %s, reset %s' % (
+        plain.calls[HOST]['total'], converge.calls[HOST]['total'], again.calls[HOST]['total'],
+        resized.calls[HOST]['total'], off.calls[HOST]['total'], reset.calls[HOST]['total']))
