@@ -127,3 +127,14 @@ def test_other_values_of_the_memory_management_key_are_an_engine_gap():
                  "New-ItemProperty -LiteralPath '%s' -Name PagingFiles -PropertyType String -Value 'C:\\pagefile.sys' -Force" % MEMORY,
                  "Remove-ItemProperty -LiteralPath '%s' -Name PagingFiles" % MEMORY):
         assert run_on_node(node(), text).unsupported is not None, text
+
+
+def test_a_keys_subkey_count_is_what_the_model_lists_and_an_engine_gap_where_it_lists_none():
+    # RegistryKey.SubKeyCount (.NET API reference): the keys a script created under a key it created are counted; the
+    # subkeys of a key Windows fills (Services) are not modelled, so their count is not guessed.
+    target = node()
+    outcome = run(target, "$k = New-Item -Path 'HKLM:\\SOFTWARE\\kubewin-test' -Force; "
+                          "$null = New-Item -Path 'HKLM:\\SOFTWARE\\kubewin-test\\one' -Force; $k.SubKeyCount")
+    assert outcome.output == ['1'], outcome
+    for key in ('HKLM:\\SOFTWARE', 'HKLM:\\SYSTEM\\CurrentControlSet', 'HKLM:\\SYSTEM\\CurrentControlSet\\Services'):
+        assert run_on_node(target, "Get-ChildItem -LiteralPath '%s'" % key).unsupported is not None, key

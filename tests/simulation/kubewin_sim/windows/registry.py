@@ -950,7 +950,10 @@ def subkeys(node, key):
     products = msi.uninstall_subkeys(node, key)
     if products is not None:
         return products
-    if any(known == key.lower() for known in _KNOWN) or key.lower() in REBOOT_KEYS or \
+    # A key Windows has of its own (one of the keys above or a key on the way to one, such as SOFTWARE) has subkeys the
+    # model does not hold: listing them would be a guess.
+    own = _KNOWN + tuple(REBOOT_KEYS) + (CONTROL, SESSION_MANAGER)
+    if any(known == key.lower() or known.startswith(key.lower() + '\\') for known in own) or \
             key.lower().startswith(SERVICES + '\\'):
         from ..pwsh.values import Unsupported  # pylint: disable=import-outside-toplevel
         raise Unsupported('listing the subkeys of %s' % provider_path(key))
@@ -996,12 +999,16 @@ class RegistryKey:
         named = _case(node, key)
         parent = named.rsplit('\\', 1)[0] if '\\' in named else ''
         self.Name = provider_path(named)  # pylint: disable=invalid-name
-        self.SubKeyCount = 0  # pylint: disable=invalid-name
         self._node, self._key = node, key
         self.PSPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(named)  # pylint: disable=invalid-name
         self.PSParentPath = 'Microsoft.PowerShell.Core\\Registry::' + provider_path(parent)  # pylint: disable=invalid-name
         self.PSChildName = child_name(named)  # pylint: disable=invalid-name
         self.PSIsContainer = True  # pylint: disable=invalid-name
+
+    @property
+    def SubKeyCount(self):  # pylint: disable=invalid-name
+        # What subkeys() lists (it refuses a key whose subkeys the model does not enumerate), not a guess.
+        return len(subkeys(self._node, self._key))
 
     @property
     def ValueCount(self):  # pylint: disable=invalid-name
