@@ -51,7 +51,9 @@ function Remove-KubeWinPreshutdownOrderEntry {
 }
 
 function Get-KubeWinService {
-    param([Parameter(Mandatory)][string]$Name)
+    # -PreshutdownOrder: the order as Get-KubeWinPreshutdownOrder read it, for a caller that reads several services
+    # (read here when not given).
+    param([Parameter(Mandatory)][string]$Name, [string[]]$PreshutdownOrder = $null)
     $service = Get-Service -Name $Name -ErrorAction SilentlyContinue
     if (-not $service) { return [ordered]@{ name = $Name; exists = $false } }
     $key = Get-ItemProperty -LiteralPath "HKLM:\SYSTEM\CurrentControlSet\Services\$Name"
@@ -77,7 +79,7 @@ function Get-KubeWinService {
         exit_code = [int64](Get-CimInstance -ClassName Win32_Service -Filter "Name='$($service.Name)'").ExitCode
         nssm = Get-KubeWinNssmSettings -Name $service.Name
         preshutdown_timeout_ms = $preshutdownTimeout
-        preshutdown_ordered = $service.Name -in (Get-KubeWinPreshutdownOrder)
+        preshutdown_ordered = $service.Name -in $(if ($null -eq $PreshutdownOrder) { Get-KubeWinPreshutdownOrder } else { $PreshutdownOrder })
     }
 }
 function Get-KubeWinServiceExitCode {

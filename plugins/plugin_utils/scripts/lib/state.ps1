@@ -283,8 +283,10 @@ function Get-KubeWinNodeState {
 
     if ('services' -in $Sections) {
         $state.services = [ordered]@{}
+        # Read once for all the services (each entry says whether it is in that order).
+        $preshutdownOrder = Get-KubeWinPreshutdownOrder
         foreach ($name in $Services) {
-            $state.services[$name] = Get-KubeWinService -Name $name
+            $state.services[$name] = Get-KubeWinService -Name $name -PreshutdownOrder $preshutdownOrder
         }
     }
 
